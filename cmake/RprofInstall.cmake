@@ -1,0 +1,26 @@
+# Installation: bin/rprof, include/rprof/*.h, librprof, a CMake package
+# (find_package(rprof) -> rprof::rprof) and a pkg-config file (rprof.pc).
+include(CMakePackageConfigHelpers)
+
+install(TARGETS rprof_runtime EXPORT rprofTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/rprof
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(TARGETS rprof RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+set(RPROF_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/rprof)
+install(EXPORT rprofTargets NAMESPACE rprof:: DESTINATION ${RPROF_CMAKE_DIR})
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/rprofConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/rprofConfig.cmake INSTALL_DESTINATION ${RPROF_CMAKE_DIR})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/rprofConfigVersion.cmake
+  COMPATIBILITY SameMajorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/rprofConfig.cmake
+              ${PROJECT_BINARY_DIR}/rprofConfigVersion.cmake
+  DESTINATION ${RPROF_CMAKE_DIR})
+
+configure_file(${PROJECT_SOURCE_DIR}/cmake/rprof.pc.in ${PROJECT_BINARY_DIR}/rprof.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/rprof.pc
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

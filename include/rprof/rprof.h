@@ -1,0 +1,73 @@
+/* rprof: C ABI of the runtime linked into profiled programs.
+ *
+ * Regions are opened and closed by name. Calls made while the program is not
+ * run under the `rprof` launcher are inactive and cost one predictable branch;
+ * set RPROF_VERBOSE=1 to be told why they are inactive.
+ *
+ * Prefer the macros of <rprof/markers.h> (C) or <rprof/rprof.hpp> (C++): they
+ * use a static per-call-site descriptor, so a hot begin/end does no string work.
+ */
+#ifndef RPROF_RPROF_H_
+#define RPROF_RPROF_H_
+
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define RPROF_API __declspec(dllimport)
+#elif defined(RPROF_BUILDING_RUNTIME)
+#define RPROF_API __attribute__((visibility("default")))
+#else
+#define RPROF_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Status codes: 0 is success, negative values are errors. */
+enum rprof_status {
+  RPROF_OK = 0,
+  RPROF_INACTIVE = 1,          /* not run under the launcher: nothing recorded */
+  RPROF_ERR_NAME = -1,         /* null or empty region name */
+  RPROF_ERR_NESTING = -2,      /* end does not match the innermost open region */
+  RPROF_ERR_DEPTH = -3,        /* nesting deeper than RPROF_MAX_DEPTH */
+  RPROF_ERR_CAPACITY = -4,     /* too many distinct regions, or out of memory */
+  RPROF_ERR_IO = -5            /* the raw profile could not be written */
+};
+
+/* A static per-call-site descriptor. `name` must outlive the program (a string
+ * literal); `id` is filled by the runtime on first use. Do not touch `id`. */
+typedef struct rprof_site {
+  const char* name;
+  uint32_t id;
+} rprof_site;
+
+/* Open / close a region by name. Names are compared by content; a name may be
+ * any bytes (it is escaped in reports). Nesting must be well formed: an end
+ * that does not match the innermost open region is recorded as an error and
+ * ignored. */
+RPROF_API int rprof_begin(const char* name);
+RPROF_API int rprof_end(const char* name);
+
+/* Same, with a static descriptor (what the macros use). */
+RPROF_API int rprof_begin_site(rprof_site* site);
+RPROF_API int rprof_end_site(rprof_site* site);
+
+/* Declares the algorithm's ideal work for the innermost open region, once per
+ * call of that region: `flops` under the FMA = 2 FLOPs convention and `bytes`
+ * the minimal source-level traffic (every operand crossing the boundary once).
+ * Reports show it beside what was measured. */
+RPROF_API int rprof_work(double flops, double bytes);
+
+/* 1 when markers record (the program runs under `rprof`), else 0. */
+RPROF_API int rprof_active(void);
+
+/* Writes the raw profile now (it is also written at exit and on fatal signals).
+ * Regions still open are reported as incomplete. */
+RPROF_API int rprof_flush(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RPROF_RPROF_H_ */

@@ -1,0 +1,45 @@
+// The counter-source interface of the runtime (linked into user programs).
+//
+// A backend reads 64-bit counters of the calling thread. The runtime reads the
+// clock itself (every backend gets time), calls read() at region begin and end,
+// and accumulates differences per region, inclusive and exclusive. Counter names
+// are the contract with the tool: lib/profile maps them to metrics (FLOPs by
+// precision and width, bytes per boundary), see docs/profile-schema.md.
+#ifndef RPROF_BACKENDS_BACKEND_H_
+#define RPROF_BACKENDS_BACKEND_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace rprof {
+
+inline constexpr int kMaxCounters = 32;
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual const char* name() const = 0;
+  // Number of counters read() fills (at most kMaxCounters) and their names.
+  virtual int num_counters() const = 0;
+  virtual const char* counter_name(int i) const = 0;
+  // Called on a thread before its first read(); false disables counters on
+  // that thread (its regions still get time).
+  virtual bool open_thread() { return true; }
+  // Reads the calling thread's counters into out[0..num_counters()).
+  virtual void read(uint64_t* out) = 0;
+  // Bracket the marker's own bookkeeping so that counting backends (sim) can
+  // keep it out of the region's counts.
+  virtual void enter_marker() {}
+  virtual void leave_marker() {}
+};
+
+// Creates the backend named by the launcher (RPROF_BACKEND). On failure returns
+// null and says why in *why (one line, for people).
+std::unique_ptr<Backend> make_runtime_backend(std::string_view name,
+                                              std::string* why);
+
+}  // namespace rprof
+
+#endif  // RPROF_BACKENDS_BACKEND_H_

@@ -1,0 +1,28 @@
+#include <cstdlib>
+
+#include "backends/backend.h"
+#include "backends/fake/fake_backend.h"
+#include "backends/time/time_backend.h"
+
+namespace rprof {
+
+#if defined(RPROF_HAVE_SIM_CLIENT)
+std::unique_ptr<Backend> make_sim_backend(std::string* why);
+#endif
+
+std::unique_ptr<Backend> make_runtime_backend(std::string_view name,
+                                              std::string* why) {
+  if (name.empty() || name == "time") return std::make_unique<TimeBackend>();
+  if (name == "fake") {
+    const char* step = std::getenv("RPROF_FAKE_STEP");
+    return std::make_unique<FakeBackend>(step ? std::strtoull(step, nullptr, 10)
+                                              : 1);
+  }
+#if defined(RPROF_HAVE_SIM_CLIENT)
+  if (name == "sim") return make_sim_backend(why);
+#endif
+  *why = "backend '" + std::string(name) + "' is not built into this runtime";
+  return nullptr;
+}
+
+}  // namespace rprof

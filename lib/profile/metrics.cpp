@@ -1,0 +1,133 @@
+#include "profile/metrics.h"
+
+#include <vector>
+
+namespace rprof {
+namespace {
+
+std::vector<MetricTranslation>& translations() {
+  static std::vector<MetricTranslation> t;
+  return t;
+}
+
+const char* kWidthKeys[] = {"scalar", "128", "256", "512"};
+const char* kPrecisionKeys[] = {"sp", "dp"};
+
+}  // namespace
+
+const char* boundary_name(Boundary b) {
+  static const char* n[] = {"L1", "L2", "LLC", "DRAM"};
+  return n[static_cast<int>(b)];
+}
+const char* boundary_key(Boundary b) {
+  static const char* n[] = {"l1", "l2", "llc", "dram"};
+  return n[static_cast<int>(b)];
+}
+const char* width_name(Width w) { return kWidthKeys[static_cast<int>(w)]; }
+const char* precision_name(Precision p) { return p == Precision::kSP ? "SP" : "DP"; }
+
+std::optional<Boundary> parse_boundary(const std::string& s) {
+  for (Boundary b : kBoundaries) {
+    if (s == boundary_key(b) || s == boundary_name(b)) return b;
+  }
+  return std::nullopt;
+}
+
+int lanes(Precision p, Width w) {
+  static const int kBits[] = {0, 128, 256, 512};
+  if (w == Width::kScalar) return 1;
+  return kBits[static_cast<int>(w)] / (p == Precision::kSP ? 32 : 64);
+}
+
+double Metrics::flops_total() const {
+  if (precision_agnostic) return flops_any;
+  return flops_of(Precision::kSP) + flops_of(Precision::kDP);
+}
+
+double Metrics::flops_of(Precision p) const {
+  double s = 0;
+  for (int w = 0; w < 4; ++w) s += flops[static_cast<int>(p)][w];
+  return s;
+}
+
+bool Metrics::any_traffic() const {
+  for (const Traffic& t : traffic) {
+    if (t.measured) return true;
+  }
+  return false;
+}
+
+std::optional<double> Metrics::vector_share() const {
+  if (!has_fp_instructions) return std::nullopt;
+  double scalar = 0, packed = 0;
+  for (int p = 0; p < 2; ++p) {
+    scalar += fp_instructions[p][0];
+    for (int w = 1; w < 4; ++w) packed += fp_instructions[p][w];
+  }
+  if (scalar + packed == 0) return std::nullopt;
+  return packed / (scalar + packed);
+}
+
+std::optional<Width> Metrics::widest_width() const {
+  if (!has_flops || precision_agnostic) return std::nullopt;
+  for (int w = 3; w >= 0; --w) {
+    if (flops[0][w] + flops[1][w] > 0) return static_cast<Width>(w);
+  }
+  return std::nullopt;
+}
+
+std::optional<Precision> Metrics::dominant_precision() const {
+  if (!has_flops || precision_agnostic) return std::nullopt;
+  const double sp = flops_of(Precision::kSP), dp = flops_of(Precision::kDP);
+  if (sp + dp == 0) return std::nullopt;
+  return dp >= sp ? Precision::kDP : Precision::kSP;
+}
+
+Metrics metrics_from_counters(const CounterMap& c) {
+  Metrics m;
+  auto get = [&](const std::string& k) -> std::optional<double> {
+    auto it = c.find(k);
+    if (it == c.end()) return std::nullopt;
+    return static_cast<double>(it->second);
+  };
+  for (int p = 0; p < 2; ++p) {
+    for (int w = 0; w < 4; ++w) {
+      const std::string suffix =
+          std::string(kPrecisionKeys[p]) + "." + kWidthKeys[w];
+      if (auto v = get("flops." + suffix)) {
+        m.has_flops = true;
+        m.flops[p][w] = *v;
+      }
+      if (auto v = get("fpins." + suffix)) {
+        m.has_fp_instructions = true;
+        m.fp_instructions[p][w] = *v;
+      }
+    }
+  }
+  if (auto v = get("flops.any"); v && !m.has_flops) {
+    m.has_flops = true;
+    m.precision_agnostic = true;
+    m.flops_any = *v;
+  }
+  for (Boundary b : kBoundaries) {
+    const std::string key = std::string("bytes.") + boundary_key(b);
+    auto r = get(key + ".read");
+    auto w = get(key + ".write");
+    if (r || w) {
+      Traffic& t = m.traffic[static_cast<int>(b)];
+      t.measured = true;
+      t.read_bytes = r.value_or(0);
+      t.write_bytes = w.value_or(0);
+    }
+  }
+  m.cycles = get("cycles");
+  m.instructions = get("instructions");
+  for (const MetricTranslation& t : translations()) t(c, m);
+  return m;
+}
+
+void register_metric_translation(MetricTranslation t) {
+  translations().push_back(std::move(t));
+}
+
+}  // namespace rprof

@@ -1,0 +1,84 @@
+// Metrics: what the counters of a region mean, independent of the backend.
+//
+// Backends record counters under canonical names (docs/profile-schema.md):
+//   flops.<sp|dp>.<scalar|128|256|512>   FLOPs, FMA = 2 FLOPs, per lane
+//   fpins.<sp|dp>.<scalar|128|256|512>   FP arithmetic instructions retired
+//   flops.any                            FLOPs without a precision split (AMD Zen3/4)
+//   bytes.<l1|l2|llc|dram>.<read|write>  bytes crossing a boundary
+//   cycles, instructions
+// A boundary is named after the level it leads into: L1 = core<->L1 (the
+// program's loads and stores), L2 = L1<->L2, LLC = L2<->LLC, DRAM = LLC<->DRAM.
+// "read" moves toward the core (fills), "write" away from it (stores at L1,
+// write-backs below). Backends that cannot count canonically (hardware events)
+// register a translation, see register_metric_translation().
+#ifndef RPROF_PROFILE_METRICS_H_
+#define RPROF_PROFILE_METRICS_H_
+
+#include <array>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "profile/profile.h"
+
+namespace rprof {
+
+enum class Precision { kSP = 0, kDP = 1 };
+enum class Width { kScalar = 0, k128 = 1, k256 = 2, k512 = 3 };
+enum class Boundary { kL1 = 0, kL2 = 1, kLLC = 2, kDRAM = 3 };
+
+inline constexpr std::array<Boundary, 4> kBoundaries = {Boundary::kL1, Boundary::kL2,
+                                                         Boundary::kLLC, Boundary::kDRAM};
+inline constexpr std::array<Width, 4> kWidths = {Width::kScalar, Width::k128,
+                                                 Width::k256, Width::k512};
+
+const char* boundary_name(Boundary b);  // "L1", "L2", "LLC", "DRAM"
+const char* boundary_key(Boundary b);   // "l1", "l2", "llc", "dram"
+const char* width_name(Width w);        // "scalar", "128", "256", "512"
+const char* precision_name(Precision p);  // "SP", "DP"
+std::optional<Boundary> parse_boundary(const std::string& s);  // l1|l2|llc|dram
+int lanes(Precision p, Width w);  // elements per instruction: 1, 2/4, 4/8, 8/16
+
+struct Traffic {
+  bool measured = false;
+  bool approximate = false;  // e.g. LLC misses standing in for DRAM traffic
+  std::string note;          // how it was obtained, when approximate
+  double read_bytes = 0;
+  double write_bytes = 0;
+  double bytes() const { return read_bytes + write_bytes; }
+};
+
+struct Metrics {
+  bool has_flops = false;
+  bool precision_agnostic = false;  // only flops.any known
+  double flops[2][4] = {};          // [Precision][Width], FMA = 2
+  double fp_instructions[2][4] = {};
+  bool has_fp_instructions = false;
+  double flops_any = 0;
+  std::array<Traffic, 4> traffic;   // [Boundary]
+  std::optional<double> cycles;
+  std::optional<double> instructions;
+
+  double flops_total() const;
+  double flops_of(Precision p) const;
+  const Traffic& at(Boundary b) const { return traffic[static_cast<int>(b)]; }
+  bool any_traffic() const;
+  // Share of FP instructions that are packed (vector), 0..1; nullopt if unknown.
+  std::optional<double> vector_share() const;
+  // The widest vector width with FP work, and the dominant precision.
+  std::optional<Width> widest_width() const;
+  std::optional<Precision> dominant_precision() const;
+};
+
+// Builds metrics from a region's counters (canonical names, then registered
+// translations for backend-specific event names).
+Metrics metrics_from_counters(const CounterMap& counters);
+
+// A translation from backend event counts to metrics; returns true when it
+// recognised the counters. Hardware backends register theirs at start-up.
+using MetricTranslation = std::function<bool(const CounterMap&, Metrics&)>;
+void register_metric_translation(MetricTranslation t);
+
+}  // namespace rprof
+
+#endif  // RPROF_PROFILE_METRICS_H_

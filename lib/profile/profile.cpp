@@ -1,0 +1,188 @@
+#include "profile/profile.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+
+namespace rprof {
+namespace {
+
+constexpr double kNs = 1e-9;
+
+CounterMap to_map(const std::vector<std::string>& names,
+                  const std::vector<uint64_t>& values) {
+  CounterMap m;
+  for (size_t i = 0; i < names.size() && i < values.size(); ++i) {
+    m[names[i]] = values[i];
+  }
+  return m;
+}
+
+void add_into(CounterMap& into, const CounterMap& from) {
+  for (const auto& [k, v] : from) into[k] += v;
+}
+
+std::vector<std::string> node_path(const RawProfile& raw, const RawThread& t,
+                                   size_t i) {
+  std::vector<std::string> path;
+  for (int64_t n = static_cast<int64_t>(i); n >= 0;
+       n = t.nodes[static_cast<size_t>(n)].parent) {
+    path.push_back(raw.region_names.at(t.nodes[static_cast<size_t>(n)].region));
+  }
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+std::string region_name_or(const RawProfile& raw, uint32_t id) {
+  auto it = raw.region_names.find(id);
+  return it == raw.region_names.end() ? std::string() : it->second;
+}
+
+}  // namespace
+
+const Region* Profile::find(const std::vector<std::string>& path) const {
+  for (const Region& r : regions) {
+    if (r.path == path) return &r;
+  }
+  return nullptr;
+}
+
+std::string path_string(const std::vector<std::string>& path) {
+  std::string s;
+  for (const std::string& p : path) {
+    if (!s.empty()) s += '/';
+    s += p;
+  }
+  return s;
+}
+
+void sort_tree(std::vector<Region>& regions) {
+  // Children of each path, ordered by time; then a depth-first walk.
+  std::map<std::vector<std::string>, std::vector<size_t>> children;
+  for (size_t i = 0; i < regions.size(); ++i) {
+    std::vector<std::string> parent(regions[i].path.begin(),
+                                    regions[i].path.end() - 1);
+    children[parent].push_back(i);
+  }
+  std::vector<Region> out;
+  out.reserve(regions.size());
+  std::function<void(const std::vector<std::string>&)> walk =
+      [&](const std::vector<std::string>& parent) {
+        auto it = children.find(parent);
+        if (it == children.end()) return;
+        std::vector<size_t> kids = it->second;
+        std::stable_sort(kids.begin(), kids.end(), [&](size_t a, size_t b) {
+          if (regions[a].is_program() != regions[b].is_program()) {
+            return regions[a].is_program();
+          }
+          return regions[a].time_s > regions[b].time_s;
+        });
+        for (size_t k : kids) {
+          out.push_back(regions[k]);
+          walk(regions[k].path);
+        }
+      };
+  walk({});
+  // Regions whose parent path is missing (cannot happen for raw input, but a
+  // hand-edited profile may) are kept at the end rather than dropped.
+  if (out.size() != regions.size()) {
+    std::set<std::vector<std::string>> seen;
+    for (const Region& r : out) seen.insert(r.path);
+    for (const Region& r : regions) {
+      if (!seen.count(r.path)) out.push_back(r);
+    }
+  }
+  regions = std::move(out);
+}
+
+Profile aggregate(const std::vector<RawProfile>& raws, RunInfo run) {
+  Profile p;
+  std::map<std::vector<std::string>, Region> by_path;
+  std::set<std::string> counter_names;
+  std::set<std::string> backends;
+  int threads = 0;
+  for (const RawProfile& raw : raws) {
+    backends.insert(raw.backend);
+    counter_names.insert(raw.counters.begin(), raw.counters.end());
+    if (run.host.empty()) run.host = raw.host;
+    if (run.start_unix_s == 0) run.start_unix_s = raw.start_unix_s;
+    if (raw.reason == "signal") {
+      p.notes.push_back("process " + std::to_string(raw.pid) +
+                        " was stopped by signal " + std::to_string(raw.signal) +
+                        ": its regions are those completed before it");
+    }
+    for (const RawThread& t : raw.threads) {
+      ++threads;
+      for (size_t i = 0; i < t.nodes.size(); ++i) {
+        const RawNode& n = t.nodes[i];
+        std::vector<std::string> path = node_path(raw, t, i);
+        Region& r = by_path[path];
+        if (r.path.empty()) {
+          r.path = path;
+          r.name = path.back();
+        }
+        ThreadRow row;
+        row.pid = raw.pid;
+        row.rank = raw.rank;
+        row.thread = t.index;
+        row.tid = t.tid;
+        row.calls = n.calls;
+        row.time_s = static_cast<double>(n.incl_ns) * kNs;
+        row.exclusive_time_s = static_cast<double>(n.excl_ns) * kNs;
+        row.counters = to_map(raw.counters, n.incl);
+        r.calls += n.calls;
+        r.time_s = std::max(r.time_s, row.time_s);
+        r.exclusive_time_s = std::max(r.exclusive_time_s, row.exclusive_time_s);
+        r.thread_time_s += row.time_s;
+        r.open_calls += n.open_calls;
+        r.open_time_s = std::max(r.open_time_s, static_cast<double>(n.open_ns) * kNs);
+        if (n.open_calls > 0) r.complete = false;
+        r.work_calls += n.work_calls;
+        r.work_flops += n.work_flops;
+        r.work_bytes += n.work_bytes;
+        add_into(r.counters, row.counters);
+        add_into(r.exclusive_counters, to_map(raw.counters, n.excl));
+        r.threads.push_back(std::move(row));
+      }
+      for (const RawError& e : t.errors) {
+        MarkerError me;
+        me.kind = e.kind;
+        me.expected = region_name_or(raw, e.expected);
+        me.got = region_name_or(raw, e.got);
+        me.count = e.count;
+        me.pid = raw.pid;
+        me.thread = t.index;
+        p.errors.push_back(std::move(me));
+      }
+    }
+  }
+  if (run.backend.empty()) {
+    for (const std::string& b : backends) {
+      run.backend += (run.backend.empty() ? "" : "+") + b;
+    }
+  }
+  run.processes = static_cast<int>(raws.size());
+  run.threads = threads;
+  if (run.wall_time_s > 0) {
+    Region prog;
+    prog.name = kProgramRegion;
+    prog.path = {kProgramRegion};
+    prog.calls = 1;
+    prog.time_s = run.wall_time_s;
+    prog.thread_time_s = run.wall_time_s;
+    double top = 0;
+    for (const auto& [path, r] : by_path) {
+      if (path.size() == 1) top += r.time_s;
+    }
+    prog.exclusive_time_s = std::max(0.0, run.wall_time_s - top);
+    prog.complete = run.signal == 0;
+    by_path.emplace(prog.path, prog);
+  }
+  for (auto& [path, r] : by_path) p.regions.push_back(std::move(r));
+  sort_tree(p.regions);
+  p.counters.assign(counter_names.begin(), counter_names.end());
+  p.run = std::move(run);
+  return p;
+}
+
+}  // namespace rprof

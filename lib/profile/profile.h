@@ -1,0 +1,107 @@
+// The profile model the tool reports from: regions identified by their path
+// (names from the outermost open region), aggregated over the threads and
+// processes of one run. Times in seconds; counters by backend name.
+//
+// Aggregation conventions (also in docs/profile-schema.md):
+// - calls, counters, declared work and thread_time_s are summed over threads;
+// - time_s and exclusive_time_s are the maximum over threads (the elapsed time
+//   of the slowest thread), so parallel regions are not counted N times;
+// - a region is complete when no instance was still open at the flush.
+#ifndef RPROF_PROFILE_PROFILE_H_
+#define RPROF_PROFILE_PROFILE_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "profile/raw_profile.h"
+
+namespace rprof {
+
+inline constexpr int kProfileSchemaVersion = 1;
+// Name of the synthetic region the launcher measures for the whole program.
+inline constexpr const char* kProgramRegion = "[program]";
+
+using CounterMap = std::map<std::string, uint64_t>;
+
+struct ThreadRow {
+  int64_t pid = 0;
+  int64_t rank = -1;
+  uint32_t thread = 0;  // index within its process, in order of first marker
+  int64_t tid = 0;
+  uint64_t calls = 0;
+  double time_s = 0;
+  double exclusive_time_s = 0;
+  CounterMap counters;
+};
+
+struct Region {
+  std::string name;
+  std::vector<std::string> path;  // outermost first; path.back() == name
+  uint64_t calls = 0;
+  double time_s = 0;            // inclusive, max over threads
+  double exclusive_time_s = 0;  // max over threads
+  double thread_time_s = 0;     // inclusive, summed over threads
+  bool complete = true;
+  uint64_t open_calls = 0;
+  double open_time_s = 0;       // elapsed time of open instances at the flush
+  uint64_t work_calls = 0;      // declared work (rprof_work): FMA = 2 FLOPs
+  double work_flops = 0;
+  double work_bytes = 0;
+  CounterMap counters;            // inclusive, summed over threads
+  CounterMap exclusive_counters;  // summed over threads
+  std::vector<ThreadRow> threads;
+
+  size_t depth() const { return path.size() - 1; }
+  bool is_program() const { return path.size() == 1 && name == kProgramRegion; }
+};
+
+struct MarkerError {
+  std::string kind;      // mismatched_end, end_without_begin, empty_name, ...
+  std::string expected;  // the open region, when it matters
+  std::string got;       // the name passed to the marker
+  uint64_t count = 0;
+  int64_t pid = 0;
+  uint32_t thread = 0;
+};
+
+struct RunInfo {
+  std::vector<std::string> command;
+  std::string backend;
+  std::string host;
+  int64_t start_unix_s = 0;
+  double wall_time_s = 0;      // measured by the launcher (0 if unknown)
+  double user_time_s = 0;      // CPU time of the app and its children
+  double system_time_s = 0;
+  int exit_code = 0;           // the app's exit status, when it exited
+  int signal = 0;              // the signal that killed the app, or 0
+  int processes = 0;           // raw profiles merged
+  int threads = 0;             // threads that ran markers
+};
+
+struct Profile {
+  int schema_version = kProfileSchemaVersion;
+  RunInfo run;
+  std::vector<std::string> counters;  // union of counter names, sorted
+  std::vector<Region> regions;        // tree order; siblings by time, longest first
+  std::vector<MarkerError> errors;
+  std::vector<std::string> notes;     // things the reader should know
+
+  const Region* find(const std::vector<std::string>& path) const;
+};
+
+// Merges raw profiles (one per process) into regions. `run` supplies what the
+// launcher measured; the synthetic [program] region is added when
+// run.wall_time_s > 0.
+Profile aggregate(const std::vector<RawProfile>& raws, RunInfo run);
+
+// Sorts regions into tree order, siblings by inclusive time (longest first).
+void sort_tree(std::vector<Region>& regions);
+
+// "a/b/c" for people; names are shown as they are.
+std::string path_string(const std::vector<std::string>& path);
+
+}  // namespace rprof
+
+#endif  // RPROF_PROFILE_PROFILE_H_

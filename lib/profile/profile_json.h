@@ -1,0 +1,25 @@
+// profile.json: the aggregated profile, the tool's saved output (format
+// "rprof-profile", docs/profile-schema.md). `rprof report` re-renders it.
+// Derived sections (metrics, roofline, verdicts) are written by lib/report and
+// recomputed when the file is read back, so only measured data is parsed here.
+#ifndef RPROF_PROFILE_PROFILE_JSON_H_
+#define RPROF_PROFILE_PROFILE_JSON_H_
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "profile/profile.h"
+
+namespace rprof {
+
+nlohmann::json profile_to_json(const Profile& p);
+Profile profile_from_json(const nlohmann::json& doc, const std::string& file);
+
+// Loads a profile from: a directory written by `rprof` (profile.json, or the
+// raw profiles in it / its raw/ folder), a profile.json, or a raw profile.
+// Throws Error naming the file and what is wrong with it.
+Profile load_profile(const std::string& path);
+
+}  // namespace rprof
+
+#endif  // RPROF_PROFILE_PROFILE_JSON_H_

@@ -1,0 +1,180 @@
+#include "profile/raw_profile.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "common/fs.h"
+
+namespace rprof {
+namespace {
+
+using nlohmann::json;
+
+// Field access that names the file and the field on failure.
+class Reader {
+ public:
+  explicit Reader(const std::string& file) : file_(file) {}
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw Error(file_ + ": not a valid rprof raw profile: " + what);
+  }
+  const json& field(const json& obj, const char* key, const char* where) const {
+    if (!obj.is_object()) fail(std::string(where) + " is not an object");
+    auto it = obj.find(key);
+    if (it == obj.end()) fail(std::string(where) + " has no '" + key + "'");
+    return *it;
+  }
+  uint64_t u64(const json& obj, const char* key, const char* where) const {
+    const json& v = field(obj, key, where);
+    if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<int64_t>() >= 0)) {
+      fail(std::string(where) + "." + key + " is not a non-negative integer");
+    }
+    return v.get<uint64_t>();
+  }
+  int64_t i64(const json& obj, const char* key, const char* where) const {
+    const json& v = field(obj, key, where);
+    if (!v.is_number_integer()) fail(std::string(where) + "." + key + " is not an integer");
+    return v.get<int64_t>();
+  }
+  std::string str(const json& obj, const char* key, const char* where) const {
+    const json& v = field(obj, key, where);
+    if (!v.is_string()) fail(std::string(where) + "." + key + " is not a string");
+    return v.get<std::string>();
+  }
+  const json& array(const json& obj, const char* key, const char* where) const {
+    const json& v = field(obj, key, where);
+    if (!v.is_array()) fail(std::string(where) + "." + key + " is not an array");
+    return v;
+  }
+  std::vector<uint64_t> counts(const json& obj, const char* key, size_t n,
+                               const char* where) const {
+    std::vector<uint64_t> out;
+    if (n == 0 && obj.find(key) == obj.end()) return out;
+    const json& a = array(obj, key, where);
+    if (a.size() != n) fail(std::string(where) + "." + key + " has the wrong length");
+    for (const json& v : a) {
+      if (!v.is_number_unsigned()) fail(std::string(where) + "." + key + " holds a non-count");
+      out.push_back(v.get<uint64_t>());
+    }
+    return out;
+  }
+
+ private:
+  const std::string& file_;
+};
+
+}  // namespace
+
+RawProfile parse_raw_profile(const std::string& text, const std::string& file) {
+  Reader r(file);
+  if (text.empty()) r.fail("the file is empty");
+  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) {
+    r.fail("not JSON (truncated or corrupt?)");
+  }
+  const auto format = doc.is_object() ? doc.find("format") : doc.end();
+  if (!doc.is_object() || format == doc.end() || *format != "rprof-raw") {
+    r.fail("missing \"format\": \"rprof-raw\" (a foreign file?)");
+  }
+  RawProfile p;
+  p.file = file;
+  p.schema_version = static_cast<int>(r.i64(doc, "schema_version", "profile"));
+  if (p.schema_version != kRawSchemaVersion) {
+    r.fail("schema_version " + std::to_string(p.schema_version) +
+           " is not supported (this rprof reads version " +
+           std::to_string(kRawSchemaVersion) + ")");
+  }
+  p.host = r.str(doc, "host", "profile");
+  p.pid = r.i64(doc, "pid", "profile");
+  p.parent_pid = r.i64(doc, "parent_pid", "profile");
+  p.rank = r.i64(doc, "rank", "profile");
+  p.backend = r.str(doc, "backend", "profile");
+  p.start_unix_s = r.i64(doc, "start_unix_s", "profile");
+  p.duration_ns = r.u64(doc, "duration_ns", "profile");
+  p.reason = r.str(doc, "reason", "profile");
+  p.signal = static_cast<int>(r.i64(doc, "signal", "profile"));
+  for (const json& c : r.array(doc, "counters", "profile")) {
+    if (!c.is_string()) r.fail("profile.counters holds a non-string");
+    p.counters.push_back(c.get<std::string>());
+  }
+  for (const json& reg : r.array(doc, "regions", "profile")) {
+    const uint64_t id = r.u64(reg, "id", "region");
+    if (id == 0 || id > UINT32_MAX) r.fail("region id out of range");
+    p.region_names[static_cast<uint32_t>(id)] = r.str(reg, "name", "region");
+  }
+  const size_t nc = p.counters.size();
+  for (const json& th : r.array(doc, "threads", "profile")) {
+    RawThread t;
+    t.index = static_cast<uint32_t>(r.u64(th, "index", "thread"));
+    t.tid = r.i64(th, "tid", "thread");
+    const json& exited = r.field(th, "exited", "thread");
+    if (!exited.is_boolean()) r.fail("thread.exited is not a boolean");
+    t.exited = exited.get<bool>();
+    for (const json& n : r.array(th, "nodes", "thread")) {
+      RawNode node;
+      const int64_t id = r.i64(n, "id", "node");
+      if (id != static_cast<int64_t>(t.nodes.size())) r.fail("node ids are not in order");
+      node.parent = r.i64(n, "parent", "node");
+      if (node.parent < -1 || node.parent >= id) r.fail("node parent out of range");
+      const uint64_t region = r.u64(n, "region", "node");
+      if (!p.region_names.count(static_cast<uint32_t>(region))) {
+        r.fail("node refers to unknown region " + std::to_string(region));
+      }
+      node.region = static_cast<uint32_t>(region);
+      node.calls = r.u64(n, "calls", "node");
+      node.incl_ns = r.u64(n, "incl_ns", "node");
+      node.excl_ns = r.u64(n, "excl_ns", "node");
+      if (n.contains("work_calls")) {
+        node.work_calls = r.u64(n, "work_calls", "node");
+        node.work_flops = static_cast<double>(r.u64(n, "work_flops", "node"));
+        node.work_bytes = static_cast<double>(r.u64(n, "work_bytes", "node"));
+      }
+      node.incl = r.counts(n, "incl", nc, "node");
+      node.excl = r.counts(n, "excl", nc, "node");
+      t.nodes.push_back(std::move(node));
+    }
+    for (const json& o : r.array(th, "open", "thread")) {
+      const int64_t id = r.i64(o, "node", "open");
+      if (id < 0 || id >= static_cast<int64_t>(t.nodes.size())) r.fail("open node out of range");
+      t.nodes[static_cast<size_t>(id)].open_calls += 1;
+      // Recursive instances share a node: count the outermost's time once.
+      RawNode& node = t.nodes[static_cast<size_t>(id)];
+      node.open_ns = std::max(node.open_ns, r.u64(o, "elapsed_ns", "open"));
+    }
+    for (const json& e : r.array(th, "errors", "thread")) {
+      RawError err;
+      err.kind = r.str(e, "kind", "error");
+      err.expected = static_cast<uint32_t>(r.u64(e, "expected", "error"));
+      err.got = static_cast<uint32_t>(r.u64(e, "got", "error"));
+      err.count = r.u64(e, "count", "error");
+      t.errors.push_back(std::move(err));
+    }
+    p.threads.push_back(std::move(t));
+  }
+  std::sort(p.threads.begin(), p.threads.end(),
+            [](const RawThread& a, const RawThread& b) { return a.index < b.index; });
+  return p;
+}
+
+RawProfile read_raw_profile(const std::string& file) {
+  return parse_raw_profile(read_file(file), file);
+}
+
+std::vector<std::string> list_raw_profiles(const std::string& dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("rprof-raw.", 0) == 0 && name.size() > 5 &&
+        name.compare(name.size() - 5, 5, ".json") == 0) {
+      files.push_back(e.path().string());
+    }
+  }
+  if (ec) throw Error("cannot list " + dir + ": " + ec.message());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace rprof

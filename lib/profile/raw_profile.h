@@ -1,0 +1,70 @@
+// The raw profile one process writes (format "rprof-raw"), parsed and
+// validated. Every defect is reported as an Error naming the file and what is
+// wrong; nothing is guessed.
+#ifndef RPROF_PROFILE_RAW_PROFILE_H_
+#define RPROF_PROFILE_RAW_PROFILE_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace rprof {
+
+inline constexpr int kRawSchemaVersion = 1;
+
+struct RawNode {
+  int64_t parent = -1;  // index into RawThread::nodes, or -1 for a top region
+  uint32_t region = 0;  // id into RawProfile::region_names
+  uint64_t calls = 0;
+  uint64_t incl_ns = 0;
+  uint64_t excl_ns = 0;
+  uint64_t work_calls = 0;
+  double work_flops = 0;
+  double work_bytes = 0;
+  std::vector<uint64_t> incl;  // per RawProfile::counters
+  std::vector<uint64_t> excl;
+  uint64_t open_calls = 0;     // instances still open at the flush
+  uint64_t open_ns = 0;        // their elapsed time up to the flush
+};
+
+struct RawError {
+  std::string kind;
+  uint32_t expected = 0;
+  uint32_t got = 0;
+  uint64_t count = 0;
+};
+
+struct RawThread {
+  uint32_t index = 0;
+  int64_t tid = 0;
+  bool exited = false;
+  std::vector<RawNode> nodes;
+  std::vector<RawError> errors;
+};
+
+struct RawProfile {
+  std::string file;
+  int schema_version = 0;
+  std::string host;
+  int64_t pid = 0;
+  int64_t parent_pid = 0;
+  int64_t rank = -1;
+  std::string backend;
+  int64_t start_unix_s = 0;
+  uint64_t duration_ns = 0;
+  std::string reason;  // exit, signal, explicit
+  int signal = 0;
+  std::vector<std::string> counters;
+  std::map<uint32_t, std::string> region_names;
+  std::vector<RawThread> threads;
+};
+
+RawProfile parse_raw_profile(const std::string& text, const std::string& file);
+RawProfile read_raw_profile(const std::string& file);
+// Raw profile files (rprof-raw.*.json) in a directory, sorted.
+std::vector<std::string> list_raw_profiles(const std::string& dir);
+
+}  // namespace rprof
+
+#endif  // RPROF_PROFILE_RAW_PROFILE_H_

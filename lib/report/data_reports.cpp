@@ -1,0 +1,61 @@
+#include "report/data_reports.h"
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "profile/profile_json.h"
+#include "report/text_report.h"
+
+namespace rprof {
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+void JsonReporter::write(const Profile& p, const ReportOptions&,
+                         std::ostream& out) const {
+  // Invalid UTF-8 in names is replaced (U+FFFD) rather than failing the dump.
+  out << profile_to_json(p).dump(2, ' ', false,
+                                 nlohmann::json::error_handler_t::replace)
+      << "\n";
+}
+
+void CsvReporter::write(const Profile& p, const ReportOptions&,
+                        std::ostream& out) const {
+  out << "path,name,depth,calls,time_s,exclusive_time_s,thread_time_s,"
+         "percent_of_run,threads,complete,open_calls,declared_flops,"
+         "declared_bytes";
+  for (const std::string& c : p.counters) out << "," << csv_field(c);
+  out << "\n";
+  for (const Region& r : p.regions) {
+    const double pct = p.run.wall_time_s > 0 ? 100.0 * r.time_s / p.run.wall_time_s : 0;
+    out << csv_field(path_string(r.path)) << "," << csv_field(r.name) << ","
+        << r.depth() << "," << r.calls << ","
+        << fmt::format("{:.9g},{:.9g},{:.9g},{:.4g}", r.time_s,
+                       r.exclusive_time_s, r.thread_time_s, pct)
+        << "," << r.threads.size() << "," << (r.complete ? "true" : "false")
+        << "," << r.open_calls << ","
+        << (r.work_calls ? fmt::format("{:.17g}", r.work_flops) : "") << ","
+        << (r.work_calls ? fmt::format("{:.17g}", r.work_bytes) : "");
+    for (const std::string& c : p.counters) {
+      auto it = r.counters.find(c);
+      out << "," << (it == r.counters.end() ? std::string() : std::to_string(it->second));
+    }
+    out << "\n";
+  }
+}
+
+std::unique_ptr<Reporter> make_reporter(const std::string& format) {
+  if (format == "text") return std::make_unique<TextReporter>();
+  if (format == "json") return std::make_unique<JsonReporter>();
+  if (format == "csv") return std::make_unique<CsvReporter>();
+  throw Error("unknown report format '" + format + "' (use text, json or csv)", 2);
+}
+
+}  // namespace rprof

@@ -1,0 +1,127 @@
+#include "report/text_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "report/table.h"
+
+namespace rprof {
+namespace {
+
+std::string seconds(double s) { return fmt::format("{:.6f}", s); }
+
+std::string command_line(const std::vector<std::string>& cmd) {
+  std::string out;
+  for (const std::string& a : cmd) out += (out.empty() ? "" : " ") + printable(a);
+  return out;
+}
+
+std::string error_line(const MarkerError& e) {
+  const std::string got = "\"" + printable(e.got) + "\"";
+  std::string what;
+  if (e.kind == "mismatched_end") {
+    what = "end " + got + " while \"" + printable(e.expected) +
+           "\" was the innermost open region (end ignored)";
+  } else if (e.kind == "end_without_begin") {
+    what = "end " + got + " with no region open (ignored)";
+  } else if (e.kind == "empty_name") {
+    what = "a marker with a null or empty name (ignored)";
+  } else if (e.kind == "too_deep") {
+    what = "begin " + got + " nested deeper than 256 regions (ignored)";
+  } else if (e.kind == "too_many_regions") {
+    what = "more distinct regions than the runtime holds (ignored)";
+  } else if (e.kind == "work_outside_region") {
+    what = "rprof_work() with no region open (ignored)";
+  } else {
+    what = e.kind;
+  }
+  return fmt::format("  {}: {} time{} (process {}, thread {})", what, e.count,
+                     e.count == 1 ? "" : "s", e.pid, e.thread);
+}
+
+}  // namespace
+
+void TextReporter::write(const Profile& p, const ReportOptions& opt,
+                         std::ostream& out) const {
+  const RunInfo& run = p.run;
+  out << fmt::format("rprof profile: {}\n",
+                     run.command.empty() ? std::string("(saved profile)")
+                                         : command_line(run.command));
+  std::string status;
+  if (run.signal != 0) {
+    status = fmt::format("killed by signal {}", run.signal);
+  } else {
+    status = fmt::format("exit status {}", run.exit_code);
+  }
+  out << fmt::format("backend {}, {} process{}, {} thread{} with markers, {}\n",
+                     run.backend.empty() ? "time" : run.backend, run.processes,
+                     run.processes == 1 ? "" : "es", run.threads,
+                     run.threads == 1 ? "" : "s", status);
+  if (run.wall_time_s > 0) {
+    out << fmt::format("wall time {:.6f} s (launcher, monotonic clock)\n",
+                       run.wall_time_s);
+  }
+  out << "Times in seconds; a region's time is its slowest thread's; "
+         "Excl = time outside child regions.\n\n";
+
+  bool any_threads = false, any_open = false, any_work = false;
+  for (const Region& r : p.regions) {
+    any_threads |= r.threads.size() > 1;
+    any_open |= !r.complete;
+    any_work |= r.work_calls > 0;
+  }
+  std::vector<std::string> headers = {"Region", "Calls", "Time [s]", "Excl [s]"};
+  if (run.wall_time_s > 0) headers.push_back("% run");
+  if (any_threads) headers.push_back("Threads");
+  if (any_work) {
+    headers.push_back("Declared [GFLOP]");
+    headers.push_back("Declared [GB]");
+  }
+  if (any_open) headers.push_back("Open");
+  TextTable table(headers);
+  for (const Region& r : p.regions) {
+    std::string label = std::string(2 * r.depth(), ' ') + printable(r.name);
+    if (r.is_program() && !run.command.empty()) {
+      label += " " + printable(run.command.front());
+    }
+    std::vector<std::string> row = {label, fmt::format("{}", r.calls),
+                                    seconds(r.time_s), seconds(r.exclusive_time_s)};
+    if (run.wall_time_s > 0) {
+      row.push_back(fmt::format("{:.1f}", 100.0 * r.time_s / run.wall_time_s));
+    }
+    if (any_threads) row.push_back(fmt::format("{}", r.threads.size()));
+    if (any_work) {
+      row.push_back(r.work_calls ? fmt::format("{:.4g}", r.work_flops / 1e9) : "");
+      row.push_back(r.work_calls ? fmt::format("{:.4g}", r.work_bytes / 1e9) : "");
+    }
+    if (any_open) {
+      row.push_back(r.complete ? "" : fmt::format("{} open (incomplete)", r.open_calls));
+    }
+    table.add_row(std::move(row));
+    if (opt.show_threads && r.threads.size() > 1) {
+      for (const ThreadRow& t : r.threads) {
+        std::vector<std::string> trow = {
+            std::string(2 * r.depth() + 2, ' ') +
+                fmt::format("thread {} (pid {})", t.thread, t.pid),
+            fmt::format("{}", t.calls), seconds(t.time_s),
+            seconds(t.exclusive_time_s)};
+        table.add_row(std::move(trow));
+      }
+    }
+  }
+  out << table.render();
+  if (any_work) {
+    out << "Declared work is what rprof_work() stated (FMA = 2 FLOPs; GB = 1e9 bytes).\n";
+  }
+  if (!p.errors.empty()) {
+    out << "\nMarker errors (other regions are unaffected):\n";
+    for (const MarkerError& e : p.errors) out << error_line(e) << "\n";
+  }
+  if (!p.notes.empty()) {
+    out << "\nNotes:\n";
+    for (const std::string& n : p.notes) out << "  " << n << "\n";
+  }
+}
+
+}  // namespace rprof

@@ -1,0 +1,26 @@
+// Process-wide interning of region names into small integer ids.
+//
+// Lookups are lock-free (an open-addressing table of atomic ids); a name seen
+// for the first time takes a mutex and copies the name once. Id 0 means "none".
+#ifndef RPROF_RUNTIME_REGION_TABLE_H_
+#define RPROF_RUNTIME_REGION_TABLE_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace rprof::runtime {
+
+inline constexpr uint32_t kMaxRegions = 16384;
+// Longer names are truncated to this many bytes (and compared truncated).
+inline constexpr size_t kMaxNameBytes = 1024;
+
+// Returns the id of `name` (interning it if new), or 0 when the table is full.
+uint32_t intern_region(const char* name);
+// Name of an interned id (valid for the life of the process).
+const char* region_name(uint32_t id);
+// Number of ids handed out so far (ids are 1..count).
+uint32_t region_count();
+
+}  // namespace rprof::runtime
+
+#endif  // RPROF_RUNTIME_REGION_TABLE_H_

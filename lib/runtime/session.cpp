@@ -1,0 +1,221 @@
+#include "runtime/session.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <memory>
+#include <string>
+
+#include "backends/backend.h"
+#include "runtime/clock.h"
+#include "runtime/raw_writer.h"
+
+namespace rprof::runtime {
+
+std::atomic<bool> g_active{false};
+
+namespace {
+
+struct Session {
+  std::unique_ptr<Backend> backend;
+  int num_counters = 0;
+  const char* counter_names[kMaxCounters] = {};
+  char dir[PATH_MAX] = {};
+  char host[256] = {};
+  int pid = 0;
+  int parent_pid = 0;
+  int rank = -1;
+  uint64_t start_ns = 0;
+  int64_t start_unix_s = 0;
+  std::atomic<ThreadState*> threads{nullptr};
+  std::atomic<uint32_t> thread_count{0};
+  std::atomic<bool> flushing{false};
+};
+
+Session* g_session = nullptr;  // set once in init(), never freed
+
+__attribute__((tls_model("initial-exec"))) thread_local ThreadState* t_state = nullptr;
+
+struct ThreadExit {
+  ~ThreadExit() {
+    if (t_state != nullptr) t_state->mark_exited();
+  }
+};
+thread_local ThreadExit t_exit;
+
+bool verbose() {
+  const char* v = std::getenv("RPROF_VERBOSE");
+  return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
+}
+
+void say(const char* what) {
+  std::fprintf(stderr, "rprof: %s\n", what);
+}
+
+int detect_rank() {
+  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
+                          "SLURM_PROCID"}) {
+    const char* v = std::getenv(var);
+    if (v != nullptr && *v != '\0') {
+      char* end = nullptr;
+      const long r = std::strtol(v, &end, 10);
+      if (*end == '\0' && r >= 0 && r < INT_MAX) return static_cast<int>(r);
+    }
+  }
+  return -1;
+}
+
+const int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
+                             SIGINT,  SIGTERM, SIGQUIT, SIGHUP};
+
+void on_fatal_signal(int sig) {
+  flush_profile("signal", sig);
+  // SA_RESETHAND restored the default action: re-raise so the process dies of
+  // the same signal (the launcher reports it).
+  raise(sig);
+}
+
+void install_signal_handlers() {
+  static char alt_stack[64 * 1024];  // so a stack overflow can still flush
+  stack_t ss{};
+  ss.ss_sp = alt_stack;
+  ss.ss_size = sizeof(alt_stack);
+  sigaltstack(&ss, nullptr);
+  for (int sig : kFatalSignals) {
+    struct sigaction old{};
+    if (sigaction(sig, nullptr, &old) != 0) continue;
+    // Leave alone what the program (or its parent) chose before us.
+    if (old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO)) continue;
+    struct sigaction sa{};
+    sa.sa_handler = on_fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND | SA_ONSTACK | SA_NODEFER;
+    sigaction(sig, &sa, nullptr);
+  }
+}
+
+void at_exit() { flush_profile("exit", 0); }
+
+void after_fork_in_child() {
+  Session& s = *g_session;
+  s.parent_pid = s.pid;
+  s.pid = static_cast<int>(getpid());
+  const uint64_t now = now_ns();
+  s.start_ns = now;
+  s.flushing.store(false);
+  for (ThreadState* t = s.threads.load(); t != nullptr; t = t->next) {
+    t->reset_after_fork(now);
+    if (t != t_state) t->mark_exited();  // only the forking thread survives
+  }
+}
+
+void init() {
+  const char* dir = std::getenv("RPROF_OUTPUT_DIR");
+  if (dir == nullptr || *dir == '\0') {
+    if (verbose()) {
+      say("markers inactive: RPROF_OUTPUT_DIR is not set (run the program "
+          "under `rprof ./app` to profile it)");
+    }
+    return;
+  }
+  struct stat st{};
+  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(dir, W_OK) != 0) {
+    std::string msg = "markers inactive: output directory '" + std::string(dir) +
+                      "' is not a writable directory";
+    say(msg.c_str());
+    return;
+  }
+  if (std::strlen(dir) >= PATH_MAX - 128) {
+    say("markers inactive: RPROF_OUTPUT_DIR is too long");
+    return;
+  }
+  auto* s = new (std::nothrow) Session;
+  if (s == nullptr) return;
+  const char* backend = std::getenv("RPROF_BACKEND");
+  std::string why;
+  s->backend = make_runtime_backend(backend ? backend : "time", &why);
+  if (!s->backend) {
+    std::string msg = "counters off, timing only: " + why;
+    say(msg.c_str());
+    s->backend = make_runtime_backend("time", &why);
+  }
+  s->num_counters = s->backend->num_counters();
+  for (int k = 0; k < s->num_counters; ++k) {
+    s->counter_names[k] = s->backend->counter_name(k);
+  }
+  std::strcpy(s->dir, dir);
+  if (gethostname(s->host, sizeof(s->host) - 1) != 0) std::strcpy(s->host, "host");
+  for (char* c = s->host; *c; ++c) {
+    if (*c == '/' || *c == '.') *c = '_';  // keep the file name parseable
+  }
+  s->pid = static_cast<int>(getpid());
+  s->rank = detect_rank();
+  s->start_ns = now_ns();
+  s->start_unix_s = static_cast<int64_t>(std::time(nullptr));
+  g_session = s;
+  std::atexit(at_exit);
+  install_signal_handlers();
+  pthread_atfork(nullptr, nullptr, after_fork_in_child);
+  g_active.store(true, std::memory_order_release);
+}
+
+// Runs when the runtime is loaded, before main().
+__attribute__((constructor)) void rprof_runtime_init() { init(); }
+
+}  // namespace
+
+ThreadState* current_thread() {
+  ThreadState* t = t_state;
+  if (t != nullptr) return t;
+  Session& s = *g_session;
+  const uint32_t index = s.thread_count.fetch_add(1);
+  t = new (std::nothrow) ThreadState(s.backend.get(), s.num_counters, index,
+                                     static_cast<int>(syscall(SYS_gettid)));
+  if (t == nullptr) return nullptr;
+  (void)&t_exit;  // touch: registers the exit hook of this thread
+  t->next = s.threads.load(std::memory_order_relaxed);
+  while (!s.threads.compare_exchange_weak(t->next, t, std::memory_order_release,
+                                          std::memory_order_relaxed)) {
+  }
+  t_state = t;
+  return t;
+}
+
+int flush_profile(const char* reason, int signal) {
+  if (g_session == nullptr) return 1;
+  Session& s = *g_session;
+  bool expected = false;
+  if (!s.flushing.compare_exchange_strong(expected, true)) return 0;
+  RawRunInfo info{};
+  info.dir = s.dir;
+  info.host = s.host;
+  info.backend = s.backend->name();
+  info.counter_names = s.counter_names;
+  info.num_counters = s.num_counters;
+  info.pid = s.pid;
+  info.parent_pid = s.parent_pid;
+  info.rank = s.rank;
+  info.start_ns = s.start_ns;
+  info.end_ns = now_ns();
+  info.start_unix_s = s.start_unix_s;
+  info.reason = reason;
+  info.signal = signal;
+  const int rc = write_raw_profile(info, s.threads.load(std::memory_order_acquire));
+  if (rc != 0 && signal == 0) {
+    std::fprintf(stderr, "rprof: could not write the raw profile to %s: %s\n",
+                 s.dir, std::strerror(-rc));
+  }
+  s.flushing.store(false);
+  return rc;
+}
+
+}  // namespace rprof::runtime

@@ -1,0 +1,31 @@
+// The process-wide session: the launcher handshake (environment), the backend,
+// the registry of thread states, and flushing the raw profile at exit, on
+// fatal signals and on request.
+//
+// Handshake (set by the `rprof` launcher, see docs/profile-schema.md):
+//   RPROF_OUTPUT_DIR  directory for raw profiles (required: markers are
+//                     inactive without it)
+//   RPROF_BACKEND     time (default), sim, perf, fake
+//   RPROF_VERBOSE=1   say on stderr why markers are inactive
+#ifndef RPROF_RUNTIME_SESSION_H_
+#define RPROF_RUNTIME_SESSION_H_
+
+#include <atomic>
+
+#include "runtime/thread_state.h"
+
+namespace rprof::runtime {
+
+// True once the handshake succeeded. Read on every marker call.
+extern std::atomic<bool> g_active;
+
+// The calling thread's state, created on first use (null when inactive or out
+// of memory).
+ThreadState* current_thread();
+
+// Writes the raw profile now. reason: "exit", "signal" or "explicit".
+int flush_profile(const char* reason, int signal);
+
+}  // namespace rprof::runtime
+
+#endif  // RPROF_RUNTIME_SESSION_H_

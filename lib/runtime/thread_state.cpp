@@ -1,0 +1,228 @@
+#include "runtime/thread_state.h"
+
+#include <cstdlib>
+#include <new>
+
+#include "rprof/rprof.h"
+#include "runtime/clock.h"
+
+namespace rprof::runtime {
+
+const char* error_kind_name(ErrorKind k) {
+  switch (k) {
+    case ErrorKind::kMismatchedEnd: return "mismatched_end";
+    case ErrorKind::kEndWithoutBegin: return "end_without_begin";
+    case ErrorKind::kEmptyName: return "empty_name";
+    case ErrorKind::kTooDeep: return "too_deep";
+    case ErrorKind::kTooManyRegions: return "too_many_regions";
+    case ErrorKind::kWorkOutsideRegion: return "work_outside_region";
+  }
+  return "unknown";
+}
+
+ThreadState::ThreadState(Backend* backend, int num_counters, uint32_t index,
+                         int tid)
+    : backend_(backend), nc_(num_counters), index_(index), tid_(tid) {
+  if (nc_ > 0 && backend_ != nullptr && backend_->open_thread()) {
+    frame_counters_ = static_cast<uint64_t*>(
+        std::calloc(static_cast<size_t>(2 * kMaxDepth * nc_), sizeof(uint64_t)));
+  }
+  counting_ = frame_counters_ != nullptr;
+  if (!counting_) nc_ = 0;
+}
+
+int32_t ThreadState::add_node(int32_t parent, uint32_t region) {
+  const int32_t i = nodes_.load(std::memory_order_relaxed);
+  const int chunk = i / kNodesPerChunk;
+  if (chunk >= kMaxChunks) return -1;
+  if (chunks_[chunk] == nullptr) {
+    chunks_[chunk] = new (std::nothrow) Node[kNodesPerChunk];
+    if (chunks_[chunk] == nullptr) return -1;
+  }
+  Node& n = node(i);
+  n.region = region;
+  n.parent = parent;
+  nodes_.store(i + 1, std::memory_order_release);  // publish before linking
+  if (parent < 0) {
+    if (root_last_child_ < 0) {
+      root_first_child_.store(i, std::memory_order_release);
+    } else {
+      node(root_last_child_).next_sibling.store(i, std::memory_order_release);
+    }
+    root_last_child_ = i;
+  } else {
+    Node& p = node(parent);
+    // Append at the head: order does not matter, readers use parent links.
+    n.next_sibling.store(p.first_child.load(std::memory_order_relaxed),
+                         std::memory_order_relaxed);
+    p.first_child.store(i, std::memory_order_release);
+  }
+  return i;
+}
+
+int32_t ThreadState::child_of(int32_t parent, uint32_t region) {
+  if (parent >= 0) {
+    Node& p = node(parent);
+    if (p.last_child >= 0 && node(p.last_child).region == region) {
+      return p.last_child;
+    }
+    for (int32_t c = p.first_child.load(std::memory_order_relaxed); c >= 0;
+         c = node(c).next_sibling.load(std::memory_order_relaxed)) {
+      if (node(c).region == region) return p.last_child = c;
+    }
+    const int32_t c = add_node(parent, region);
+    if (c >= 0) node(parent).last_child = c;
+    return c;
+  }
+  for (int32_t c = root_first_child_.load(std::memory_order_relaxed); c >= 0;
+       c = node(c).next_sibling.load(std::memory_order_relaxed)) {
+    if (node(c).region == region) return c;
+  }
+  return add_node(-1, region);
+}
+
+int ThreadState::begin(uint32_t region) {
+  if (counting_) backend_->enter_marker();
+  const int d = depth_.load(std::memory_order_relaxed);
+  if (d == kMaxDepth) {
+    record_error(ErrorKind::kTooDeep, 0, region);
+    if (counting_) backend_->leave_marker();
+    return RPROF_ERR_DEPTH;
+  }
+  int32_t n = -1;
+  bool recursive = false;
+  for (int i = d - 1; i >= 0; --i) {
+    if (frames_[i].region == region) {
+      n = frames_[i].node.load(std::memory_order_relaxed);
+      recursive = true;
+      break;
+    }
+  }
+  if (!recursive) {
+    n = child_of(d > 0 ? frames_[d - 1].node.load(std::memory_order_relaxed) : -1,
+                 region);
+    if (n < 0) {
+      record_error(ErrorKind::kTooManyRegions, 0, region);
+      if (counting_) backend_->leave_marker();
+      return RPROF_ERR_CAPACITY;
+    }
+  }
+  Frame& f = frames_[d];
+  f.node.store(n, std::memory_order_relaxed);
+  f.region = region;
+  f.recursive = recursive;
+  f.child_ns = 0;
+  if (counting_) {
+    uint64_t* cc = child_counters(d);
+    for (int k = 0; k < nc_; ++k) cc[k] = 0;
+    backend_->read(start_counters(d));
+  }
+  f.t0.store(now_ns(), std::memory_order_relaxed);
+  depth_.store(d + 1, std::memory_order_release);
+  if (counting_) backend_->leave_marker();
+  return RPROF_OK;
+}
+
+int ThreadState::end(uint32_t region) {
+  if (counting_) backend_->enter_marker();
+  const uint64_t t1 = now_ns();
+  uint64_t c1[kMaxCounters];
+  if (counting_) backend_->read(c1);
+  const int d = depth_.load(std::memory_order_relaxed);
+  int status = RPROF_OK;
+  if (d == 0) {
+    record_error(ErrorKind::kEndWithoutBegin, 0, region);
+    status = RPROF_ERR_NESTING;
+  } else if (frames_[d - 1].region != region) {
+    record_error(ErrorKind::kMismatchedEnd, frames_[d - 1].region, region);
+    status = RPROF_ERR_NESTING;
+  } else {
+    Frame& f = frames_[d - 1];
+    Node& n = node(f.node.load(std::memory_order_relaxed));
+    const uint64_t elapsed = t1 - f.t0.load(std::memory_order_relaxed);
+    add_relaxed(n.calls, 1);
+    if (!f.recursive) add_relaxed(n.incl_ns, elapsed);
+    add_relaxed(n.excl_ns, elapsed - f.child_ns);
+    if (d >= 2) frames_[d - 2].child_ns += elapsed;
+    if (counting_) {
+      const uint64_t* c0 = start_counters(d - 1);
+      const uint64_t* cc = child_counters(d - 1);
+      uint64_t* parent_cc = d >= 2 ? child_counters(d - 2) : nullptr;
+      for (int k = 0; k < nc_; ++k) {
+        const uint64_t delta = c1[k] - c0[k];
+        if (!f.recursive) add_relaxed(n.incl[k], delta);
+        add_relaxed(n.excl[k], delta - cc[k]);
+        if (parent_cc != nullptr) parent_cc[k] += delta;
+      }
+    }
+    depth_.store(d - 1, std::memory_order_release);
+  }
+  if (counting_) backend_->leave_marker();
+  return status;
+}
+
+int ThreadState::work(double flops, double bytes) {
+  const int d = depth_.load(std::memory_order_relaxed);
+  if (d == 0) {
+    record_error(ErrorKind::kWorkOutsideRegion, 0, 0);
+    return RPROF_ERR_NESTING;
+  }
+  Node& n = node(frames_[d - 1].node.load(std::memory_order_relaxed));
+  add_relaxed(n.work_calls, 1);
+  n.work_flops.store(n.work_flops.load(std::memory_order_relaxed) + flops,
+                     std::memory_order_relaxed);
+  n.work_bytes.store(n.work_bytes.load(std::memory_order_relaxed) + bytes,
+                     std::memory_order_relaxed);
+  return RPROF_OK;
+}
+
+void ThreadState::record_error(ErrorKind kind, uint32_t expected,
+                               uint32_t got) {
+  const int count = errors_.load(std::memory_order_relaxed);
+  for (int i = 0; i < count; ++i) {
+    ErrorRecord& e = error_records_[i];
+    if (e.kind == kind && e.expected == expected && e.got == got) {
+      add_relaxed(e.count, 1);
+      return;
+    }
+  }
+  if (count == kMaxErrors) {
+    ++errors_dropped_;
+    return;
+  }
+  ErrorRecord& e = error_records_[count];
+  e.kind = kind;
+  e.expected = expected;
+  e.got = got;
+  e.count.store(1, std::memory_order_relaxed);
+  errors_.store(count + 1, std::memory_order_release);
+}
+
+void ThreadState::reset_after_fork(uint64_t now) {
+  const int32_t count = nodes_.load(std::memory_order_relaxed);
+  for (int32_t i = 0; i < count; ++i) {
+    Node& n = node(i);
+    for (Counter* c : {&n.calls, &n.incl_ns, &n.excl_ns, &n.work_calls}) {
+      c->store(0, std::memory_order_relaxed);
+    }
+    n.work_flops.store(0, std::memory_order_relaxed);
+    n.work_bytes.store(0, std::memory_order_relaxed);
+    for (int k = 0; k < kMaxCounters; ++k) {
+      n.incl[k].store(0, std::memory_order_relaxed);
+      n.excl[k].store(0, std::memory_order_relaxed);
+    }
+  }
+  const int d = depth_.load(std::memory_order_relaxed);
+  for (int i = 0; i < d; ++i) {
+    frames_[i].t0.store(now, std::memory_order_relaxed);
+    frames_[i].child_ns = 0;
+    if (counting_) {
+      backend_->read(start_counters(i));
+      uint64_t* cc = child_counters(i);
+      for (int k = 0; k < nc_; ++k) cc[k] = 0;
+    }
+  }
+  errors_.store(0, std::memory_order_relaxed);
+}
+
+}  // namespace rprof::runtime

@@ -1,0 +1,133 @@
+// Per-thread region bookkeeping: a stack of open regions and a call tree of
+// nodes (one per distinct region path), with inclusive and exclusive sums.
+//
+// Only the owning thread writes; the flusher (exit, signal, rprof_flush) may
+// read from another thread, so shared fields are relaxed atomics (plain moves
+// on x86) and node storage never moves once published.
+//
+// Recursion: a region already open on this thread's stack is counted on that
+// same node (calls increase, inclusive sums are taken by the outermost
+// instance only, exclusive sums by every instance), so recursion depth does
+// not grow the tree and time is never counted twice.
+#ifndef RPROF_RUNTIME_THREAD_STATE_H_
+#define RPROF_RUNTIME_THREAD_STATE_H_
+
+#include <atomic>
+#include <cstdint>
+
+#include "backends/backend.h"
+
+namespace rprof::runtime {
+
+inline constexpr int kMaxDepth = 256;
+inline constexpr int kNodesPerChunk = 64;
+inline constexpr int kMaxChunks = 4096;  // 262144 nodes per thread
+inline constexpr int kMaxErrors = 64;    // distinct errors kept per thread
+
+using Counter = std::atomic<uint64_t>;
+
+// Relaxed single-writer helpers: no read-modify-write instruction needed.
+inline void add_relaxed(Counter& c, uint64_t v) {
+  c.store(c.load(std::memory_order_relaxed) + v, std::memory_order_relaxed);
+}
+inline uint64_t get(const Counter& c) {
+  return c.load(std::memory_order_relaxed);
+}
+
+struct Node {
+  uint32_t region = 0;
+  int32_t parent = -1;
+  std::atomic<int32_t> first_child{-1};
+  std::atomic<int32_t> next_sibling{-1};
+  int32_t last_child = -1;  // owner-only lookup hint
+  Counter calls{0};
+  Counter incl_ns{0};
+  Counter excl_ns{0};
+  Counter work_calls{0};
+  std::atomic<double> work_flops{0};
+  std::atomic<double> work_bytes{0};
+  Counter incl[kMaxCounters];
+  Counter excl[kMaxCounters];
+};
+
+enum class ErrorKind : uint8_t {
+  kMismatchedEnd,  // end(got) while `expected` is the innermost open region
+  kEndWithoutBegin,
+  kEmptyName,
+  kTooDeep,
+  kTooManyRegions,
+  kWorkOutsideRegion,
+};
+const char* error_kind_name(ErrorKind k);
+
+struct ErrorRecord {
+  ErrorKind kind;
+  uint32_t expected;  // region id or 0
+  uint32_t got;       // region id or 0
+  Counter count{0};
+};
+
+struct Frame {
+  std::atomic<int32_t> node{-1};
+  std::atomic<uint64_t> t0{0};
+  uint32_t region = 0;
+  bool recursive = false;
+  uint64_t child_ns = 0;
+};
+
+class ThreadState {
+ public:
+  ThreadState(Backend* backend, int num_counters, uint32_t index, int tid);
+  ThreadState(const ThreadState&) = delete;
+  ThreadState& operator=(const ThreadState&) = delete;
+
+  int begin(uint32_t region);
+  int end(uint32_t region);
+  int work(double flops, double bytes);
+  void record_error(ErrorKind kind, uint32_t expected, uint32_t got);
+  // After fork() in the child: forget counts, restart open regions now.
+  void reset_after_fork(uint64_t now);
+
+  // Reader side (any thread).
+  int32_t node_count() const { return nodes_.load(std::memory_order_acquire); }
+  const Node& node(int32_t i) const { return chunks_[i / kNodesPerChunk][i % kNodesPerChunk]; }
+  int depth() const { return depth_.load(std::memory_order_acquire); }
+  const Frame& frame(int d) const { return frames_[d]; }
+  int error_count() const { return errors_.load(std::memory_order_acquire); }
+  const ErrorRecord& error(int i) const { return error_records_[i]; }
+  uint32_t index() const { return index_; }
+  int tid() const { return tid_; }
+  bool exited() const { return exited_.load(std::memory_order_acquire); }
+  void mark_exited() { exited_.store(true, std::memory_order_release); }
+  int num_counters() const { return nc_; }
+
+  ThreadState* next = nullptr;  // registry link, set once before publication
+
+ private:
+  Node& node(int32_t i) { return chunks_[i / kNodesPerChunk][i % kNodesPerChunk]; }
+  int32_t child_of(int32_t parent, uint32_t region);
+  int32_t add_node(int32_t parent, uint32_t region);
+  uint64_t* start_counters(int d) { return frame_counters_ + 2 * d * nc_; }
+  uint64_t* child_counters(int d) { return frame_counters_ + (2 * d + 1) * nc_; }
+
+  Backend* backend_;
+  int nc_;
+  bool counting_;
+  uint32_t index_;
+  int tid_;
+  std::atomic<bool> exited_{false};
+  std::atomic<int> depth_{0};
+  Frame frames_[kMaxDepth];
+  uint64_t* frame_counters_ = nullptr;  // 2 * kMaxDepth * nc_ values
+  std::atomic<int32_t> nodes_{0};
+  std::atomic<int32_t> root_first_child_{-1};
+  int32_t root_last_child_ = -1;
+  Node* chunks_[kMaxChunks] = {};
+  std::atomic<int> errors_{0};
+  ErrorRecord error_records_[kMaxErrors];
+  uint64_t errors_dropped_ = 0;
+};
+
+}  // namespace rprof::runtime
+
+#endif  // RPROF_RUNTIME_THREAD_STATE_H_

@@ -1,0 +1,45 @@
+/* daxpy: y <- a*x + y on double vectors, the first seed's worked example.
+ *
+ * Usage: daxpy [n] [reps]   (defaults: n = 1000000, reps = 10)
+ * Expect: one region "daxpy" with exactly `reps` calls (nested under nothing),
+ * and a region "init" with 1 call. With a counting backend: 2n FLOPs per call
+ * (FMA = 2 FLOPs), 24n bytes per call at L1 (16 B loaded, 8 B stored per
+ * element), and about 24n bytes at DRAM per call once 16n bytes are far
+ * larger than the last-level cache: a DRAM bandwidth-bound region.
+ */
+#include <rprof/markers.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+__attribute__((noinline)) static void daxpy(size_t n, double a,
+                                            const double* restrict x,
+                                            double* restrict y) {
+  for (size_t i = 0; i < n; ++i) y[i] = a * x[i] + y[i];
+}
+
+int main(int argc, char** argv) {
+  const size_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 1000000;
+  const int reps = argc > 2 ? atoi(argv[2]) : 10;
+  double* x = malloc(n * sizeof(double));
+  double* y = malloc(n * sizeof(double));
+  if (x == NULL || y == NULL) {
+    fprintf(stderr, "daxpy: out of memory for n = %zu\n", n);
+    return 1;
+  }
+  RPROF_BEGIN("init");
+  for (size_t i = 0; i < n; ++i) {
+    x[i] = 1.0;
+    y[i] = 2.0;
+  }
+  RPROF_END("init");
+  for (int r = 0; r < reps; ++r) {
+    RPROF_BEGIN("daxpy");
+    RPROF_WORK(2.0 * (double)n, 24.0 * (double)n);
+    daxpy(n, 3.0, x, y);
+    RPROF_END("daxpy");
+  }
+  printf("daxpy: n=%zu reps=%d y[0]=%g\n", n, reps, y[0]);
+  free(x);
+  free(y);
+  return 0;
+}

@@ -1,0 +1,19 @@
+// CLI11 glue shared by the subcommands.
+#ifndef RPROF_TOOLS_RPROF_CLI_H_
+#define RPROF_TOOLS_RPROF_CLI_H_
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+namespace rprof {
+
+// Parses args (args[0] is the program name). Returns false when help was
+// printed (the caller exits 0); throws Error (exit 2) on a usage error.
+bool parse_cli(CLI::App& app, const std::vector<std::string>& args);
+
+inline const char* kVersion = RPROF_VERSION;
+
+}  // namespace rprof
+
+#endif  // RPROF_TOOLS_RPROF_CLI_H_

@@ -1,0 +1,28 @@
+// The subcommands of `rprof`. Each takes its own argv (argv[0] is
+// "rprof <name>") and returns the process exit code; errors are thrown as
+// rprof::Error and printed by main.
+#ifndef RPROF_TOOLS_RPROF_COMMANDS_H_
+#define RPROF_TOOLS_RPROF_COMMANDS_H_
+
+#include <string>
+#include <vector>
+
+namespace rprof {
+
+using Args = std::vector<std::string>;
+
+struct Command {
+  const char* name;
+  const char* summary;
+  int (*run)(const Args& args);
+};
+
+int cmd_run(const Args& args);     // rprof [options] [--] ./app args...
+int cmd_report(const Args& args);  // rprof report DIR|FILE
+
+// Every subcommand, in the order `rprof --help` lists them.
+const std::vector<Command>& commands();
+
+}  // namespace rprof
+
+#endif  // RPROF_TOOLS_RPROF_COMMANDS_H_

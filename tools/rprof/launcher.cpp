@@ -1,0 +1,185 @@
+#include "tools/rprof/launcher.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include "common/error.h"
+
+extern char** environ;
+
+namespace rprof {
+namespace {
+
+namespace fs = std::filesystem;
+
+volatile sig_atomic_t g_child = 0;
+
+void forward_signal(int sig) {
+  if (g_child > 0) kill(g_child, sig);
+}
+
+double tv_seconds(const timeval& tv) {
+  return static_cast<double>(tv.tv_sec) + 1e-6 * static_cast<double>(tv.tv_usec);
+}
+
+// Checks one candidate path: "" if executable, else the reason.
+int check_executable(const std::string& path) {
+  struct stat st{};
+  if (stat(path.c_str(), &st) != 0) return errno;
+  if (S_ISDIR(st.st_mode)) return EISDIR;
+  if (access(path.c_str(), X_OK) != 0) return EACCES;
+  return 0;
+}
+
+}  // namespace
+
+std::string resolve_program(const std::string& name) {
+  if (name.empty()) throw Error("no program to run: give one after the options", 2);
+  if (name.find('/') != std::string::npos) {
+    const int err = check_executable(name);
+    if (err == ENOENT || err == ENOTDIR) {
+      throw Error(name + ": no such file", 127);
+    }
+    if (err == EISDIR) throw Error(name + ": is a directory, not a program", 126);
+    if (err != 0) {
+      throw Error(name + ": not executable (" + std::strerror(err) +
+                      "); check its permissions (chmod +x)",
+                  126);
+    }
+    return name;
+  }
+  const char* path_env = std::getenv("PATH");
+  std::string path = path_env ? path_env : "/usr/local/bin:/usr/bin:/bin";
+  bool found_not_exec = false;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find(':', start);
+    if (end == std::string::npos) end = path.size();
+    std::string dir = path.substr(start, end - start);
+    if (dir.empty()) dir = ".";
+    const std::string candidate = dir + "/" + name;
+    const int err = check_executable(candidate);
+    if (err == 0) return candidate;
+    if (err == EACCES) found_not_exec = true;
+    start = end + 1;
+  }
+  if (found_not_exec) {
+    throw Error(name + ": found in PATH but not executable; check its permissions", 126);
+  }
+  throw Error(name + ": command not found (not in PATH; use ./" + name +
+                  " for a program in this directory)",
+              127);
+}
+
+std::string make_output_dir(const std::string& requested, const std::string& app) {
+  std::error_code ec;
+  if (!requested.empty()) {
+    if (fs::exists(requested, ec)) {
+      if (!fs::is_directory(requested, ec)) {
+        throw Error("output " + requested + " exists and is not a directory", 2);
+      }
+      if (!fs::is_empty(requested, ec)) {
+        throw Error("output directory " + requested +
+                        " is not empty; choose a new one so profiles are not mixed",
+                    2);
+      }
+    } else if (mkdir(requested.c_str(), 0700) != 0) {
+      throw Error("cannot create output directory " + requested + ": " +
+                      std::strerror(errno),
+                  2);
+    }
+    return fs::absolute(requested).lexically_normal().string();
+  }
+  std::string base = fs::path(app).filename().string();
+  for (char& c : base) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
+  }
+  if (base.empty() || base.size() > 64) base = "app";
+  std::string templ = "rprof-" + base + "-XXXXXX";
+  if (mkdtemp(templ.data()) == nullptr) {
+    throw Error("cannot create an output directory in " + fs::current_path(ec).string() +
+                    ": " + std::strerror(errno) + "; choose one with -o DIR",
+                2);
+  }
+  return fs::absolute(templ).lexically_normal().string();
+}
+
+LaunchResult launch(const LaunchSpec& spec) {
+  std::vector<std::string> args = spec.wrapper;
+  args.insert(args.end(), spec.argv.begin(), spec.argv.end());
+  const std::string program = resolve_program(args.front());
+
+  int pipefd[2];
+  if (pipe2(pipefd, O_CLOEXEC) != 0) {
+    throw Error(std::string("cannot create a pipe: ") + std::strerror(errno));
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const pid_t pid = fork();
+  if (pid < 0) throw Error(std::string("cannot fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    close(pipefd[0]);
+    for (const auto& [k, v] : spec.env) setenv(k.c_str(), v.c_str(), 1);
+    std::vector<char*> cargv;
+    for (const std::string& a : args) cargv.push_back(const_cast<char*>(a.c_str()));
+    cargv.push_back(nullptr);
+    execv(program.c_str(), cargv.data());
+    const int err = errno;
+    (void)!write(pipefd[1], &err, sizeof(err));
+    _exit(127);
+  }
+  close(pipefd[1]);
+  g_child = pid;
+  struct sigaction ign{}, fwd{}, old_int{}, old_quit{}, old_term{}, old_hup{};
+  ign.sa_handler = SIG_IGN;
+  fwd.sa_handler = forward_signal;
+  sigaction(SIGINT, &ign, &old_int);
+  sigaction(SIGQUIT, &ign, &old_quit);
+  sigaction(SIGTERM, &fwd, &old_term);
+  sigaction(SIGHUP, &fwd, &old_hup);
+
+  int exec_errno = 0;
+  ssize_t n;
+  do {
+    n = read(pipefd[0], &exec_errno, sizeof(exec_errno));
+  } while (n < 0 && errno == EINTR);
+  close(pipefd[0]);
+
+  int status = 0;
+  rusage ru{};
+  pid_t w;
+  do {
+    w = wait4(pid, &status, 0, &ru);
+  } while (w < 0 && errno == EINTR);
+  const auto t1 = std::chrono::steady_clock::now();
+  g_child = 0;
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGQUIT, &old_quit, nullptr);
+  sigaction(SIGTERM, &old_term, nullptr);
+  sigaction(SIGHUP, &old_hup, nullptr);
+
+  if (n == sizeof(exec_errno)) {
+    throw Error(program + ": cannot execute: " + std::strerror(exec_errno),
+                exec_errno == ENOENT ? 127 : 126);
+  }
+  if (w < 0) throw Error(std::string("waiting for the app failed: ") + std::strerror(errno));
+  LaunchResult r;
+  r.wall_time_s = std::chrono::duration<double>(t1 - t0).count();
+  r.user_time_s = tv_seconds(ru.ru_utime);
+  r.system_time_s = tv_seconds(ru.ru_stime);
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+  return r;
+}
+
+}  // namespace rprof

@@ -1,0 +1,44 @@
+// Starting the profiled application: output directory, path resolution,
+// fork/exec with the handshake environment, waiting with signal forwarding.
+#ifndef RPROF_TOOLS_RPROF_LAUNCHER_H_
+#define RPROF_TOOLS_RPROF_LAUNCHER_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace rprof {
+
+struct LaunchSpec {
+  std::vector<std::string> argv;           // argv[0] as the user typed it
+  std::map<std::string, std::string> env;  // added to the inherited environment
+  std::vector<std::string> wrapper;        // e.g. valgrind and its options
+};
+
+struct LaunchResult {
+  int exit_code = 0;   // when the app exited
+  int signal = 0;      // when a signal killed it
+  double wall_time_s = 0;
+  double user_time_s = 0;
+  double system_time_s = 0;
+  // rprof's own exit code for this outcome: the app's code, or 128 + signal.
+  int shell_status() const { return signal != 0 ? 128 + signal : exit_code; }
+};
+
+// Resolves argv[0] like a shell (PATH when it has no '/'). Throws Error with
+// exit code 127 (not found) or 126 (found but not executable).
+std::string resolve_program(const std::string& name);
+
+// Creates the output directory: `requested` (created with mode 0700 if absent;
+// refused if it exists and is not empty), or, when empty, a fresh directory
+// ./rprof-<app>-<random> (mkdtemp, mode 0700). Returns its absolute path.
+std::string make_output_dir(const std::string& requested, const std::string& app);
+
+// Runs the program and waits for it. While waiting, SIGINT and SIGQUIT are
+// ignored by rprof (the terminal delivers them to the app too) and SIGTERM and
+// SIGHUP are forwarded to it, so rprof always lives to write the report.
+LaunchResult launch(const LaunchSpec& spec);
+
+}  // namespace rprof
+
+#endif  // RPROF_TOOLS_RPROF_LAUNCHER_H_

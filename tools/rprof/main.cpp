@@ -1,0 +1,76 @@
+// rprof: a roofline profiler. `rprof ./app` runs and reports; subcommands
+// handle saved profiles and the machine.
+#include <cstring>
+#include <exception>
+#include <iostream>
+
+#include "common/error.h"
+#include "tools/rprof/cli.h"
+#include "tools/rprof/commands.h"
+
+namespace rprof {
+namespace {
+
+int cmd_help(const Args& args);
+
+const std::vector<Command> kCommands = {
+    {"report", "re-render a saved profile (text, json, csv)", cmd_report},
+    {"help", "this list, or the help of one subcommand", cmd_help},
+};
+
+void print_overview() {
+  std::cout << "rprof " << kVersion << ": a roofline profiler for C and C++\n\n"
+            << "Usage:\n"
+            << "  rprof [options] [--] ./app [args...]   run the app, report its regions\n";
+  for (const Command& c : kCommands) {
+    std::cout << "  rprof " << c.name << std::string(33 - std::strlen(c.name), ' ')
+              << c.summary << "\n";
+  }
+  std::cout << "\nrprof --help: the run options; rprof <subcommand> --help: its options.\n";
+}
+
+int cmd_help(const Args& args) {
+  if (args.size() < 2) {
+    print_overview();
+    return 0;
+  }
+  for (const Command& c : kCommands) {
+    if (args[1] == c.name) return c.run({std::string("rprof ") + c.name, "--help"});
+  }
+  throw Error("no subcommand '" + args[1] + "' (rprof help lists them)", 2);
+}
+
+}  // namespace
+
+const std::vector<Command>& commands() { return kCommands; }
+
+}  // namespace rprof
+
+int main(int argc, char** argv) {
+  using rprof::Args;
+  try {
+    if (argc < 2) {
+      rprof::cmd_help({"rprof help"});
+      return 2;
+    }
+    const std::string first = argv[1];
+    for (const rprof::Command& c : rprof::commands()) {
+      if (first == c.name) {
+        Args args = {std::string("rprof ") + c.name};
+        args.insert(args.end(), argv + 2, argv + argc);
+        return c.run(args);
+      }
+    }
+    if (first == "--help" || first == "-h") {
+      rprof::cmd_help({"rprof help"});
+      std::cout << "\n";
+    }
+    return rprof::cmd_run(Args(argv, argv + argc));
+  } catch (const rprof::Error& e) {
+    std::cerr << "rprof: " << e.what() << "\n";
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    std::cerr << "rprof: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}
