@@ -1,0 +1,117 @@
+#include "integration/harness.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace rprof::test {
+namespace fs = std::filesystem;
+
+RunResult run_command(const std::vector<std::string>& argv,
+                      const std::vector<std::string>& env) {
+  int out[2], err[2];
+  if (pipe(out) != 0 || pipe(err) != 0) throw std::runtime_error("pipe");
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(out[1], 1);
+    dup2(err[1], 2);
+    close(out[0]);
+    close(err[0]);
+    close(out[1]);
+    close(err[1]);
+    for (const std::string& e : env) putenv(const_cast<char*>(e.c_str()));
+    std::vector<char*> a;
+    for (const std::string& s : argv) a.push_back(const_cast<char*>(s.c_str()));
+    a.push_back(nullptr);
+    execvp(a[0], a.data());
+    _exit(127);
+  }
+  close(out[1]);
+  close(err[1]);
+  RunResult r;
+  pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
+  int open_fds = 2;
+  char buf[65536];
+  while (open_fds > 0) {
+    if (poll(fds, 2, -1) < 0) continue;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP))) continue;
+      const ssize_t n = read(fds[i].fd, buf, sizeof(buf));
+      if (n <= 0) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      } else {
+        (i == 0 ? r.out : r.err).append(buf, static_cast<size_t>(n));
+      }
+    }
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+std::string fresh_path(const std::string& tag) {
+  static std::atomic<int> counter{0};
+  const fs::path base = fs::path(RPROF_TEST_BIN_DIR) / "work";
+  fs::create_directories(base);
+  return (base / (tag + "-" + std::to_string(getpid()) + "-" +
+                  std::to_string(counter++)))
+      .string();
+}
+
+std::string fresh_dir(const std::string& tag) {
+  const std::string d = fresh_path(tag);
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+RunResult run_rprof(const std::vector<std::string>& args,
+                    const std::vector<std::string>& env) {
+  const std::string dir = fresh_path("out");
+  fs::remove_all(dir);
+  std::vector<std::string> argv = {RPROF_BIN, "-o", dir};
+  argv.insert(argv.end(), args.begin(), args.end());
+  RunResult r = run_command(argv, env);
+  r.dir = dir;
+  return r;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+nlohmann::json load_json(const std::string& path) {
+  return nlohmann::json::parse(read_text(path));
+}
+
+nlohmann::json find_region(const nlohmann::json& profile, const std::string& path) {
+  for (const auto& r : profile.at("regions")) {
+    std::string p;
+    for (const auto& part : r.at("path")) {
+      p += (p.empty() ? "" : "/") + part.get<std::string>();
+    }
+    if (p == path) return r;
+  }
+  return nullptr;
+}
+
+std::string sample(const std::string& name) {
+  return std::string(RPROF_SAMPLES_DIR) + "/" + name;
+}
+
+}  // namespace rprof::test

@@ -1,0 +1,42 @@
+// Raw profile parsing and validation.
+#include <catch2/catch.hpp>
+
+#include "common/error.h"
+#include "profile/raw_profile.h"
+
+using rprof::parse_raw_profile;
+
+namespace {
+const char* kMinimal = R"({"format":"rprof-raw","schema_version":1,"host":"h","pid":7,
+ "parent_pid":0,"rank":-1,"backend":"time","start_unix_s":1,"duration_ns":5,
+ "reason":"exit","signal":0,"counters":[],"regions":[{"id":1,"name":"a"}],
+ "threads":[{"index":0,"tid":7,"exited":false,"open":[],"nodes":[
+   {"id":0,"parent":-1,"region":1,"calls":3,"incl_ns":30,"excl_ns":30}],"errors":[]}]})";
+}
+
+TEST_CASE("a minimal raw profile parses") {
+  auto p = parse_raw_profile(kMinimal, "f.json");
+  REQUIRE(p.threads.size() == 1);
+  CHECK(p.threads[0].nodes[0].calls == 3);
+  CHECK(p.region_names.at(1) == "a");
+}
+
+TEST_CASE("defects are named with the file") {
+  auto msg = [](const std::string& text) {
+    try {
+      parse_raw_profile(text, "bad.json");
+    } catch (const rprof::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK_THAT(msg(""), Catch::Contains("bad.json") && Catch::Contains("empty"));
+  CHECK_THAT(msg(std::string(kMinimal).substr(0, 100)), Catch::Contains("truncated"));
+  CHECK_THAT(msg(R"({"hello":1})"), Catch::Contains("foreign"));
+  std::string v2 = kMinimal;
+  v2.replace(v2.find("\"schema_version\":1"), 18, "\"schema_version\":9");
+  CHECK_THAT(msg(v2), Catch::Contains("schema_version 9"));
+  std::string badparent = kMinimal;
+  badparent.replace(badparent.find("\"parent\":-1"), 11, "\"parent\":5");
+  CHECK_THAT(msg(badparent), Catch::Contains("parent"));
+}
