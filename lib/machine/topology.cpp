@@ -1,0 +1,137 @@
+#include "machine/topology.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace rprof {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string s = ss.str();
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+int to_int(const std::string& s, int fallback = 0) {
+  try {
+    return std::stoi(s, nullptr, 0);
+  } catch (...) {
+    return fallback;
+  }
+}
+
+}  // namespace
+
+const CacheLevel* Topology::level(int l) const {
+  for (const CacheLevel& c : caches) {
+    if (c.level == l) return &c;
+  }
+  return nullptr;
+}
+
+const CacheLevel* Topology::last_level() const {
+  return caches.empty() ? nullptr : &caches.back();
+}
+
+CpuId parse_cpuinfo(const std::string& text) {
+  CpuId id;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) {
+      if (!id.vendor.empty()) break;  // end of the first processor block
+      continue;
+    }
+    std::string key = line.substr(0, colon);
+    while (!key.empty() && (key.back() == ' ' || key.back() == '\t')) key.pop_back();
+    std::string value = colon + 2 <= line.size() ? line.substr(colon + 2) : "";
+    if (key == "vendor_id") id.vendor = value;
+    else if (key == "cpu family") id.family = to_int(value);
+    else if (key == "model") id.model = to_int(value);
+    else if (key == "stepping") id.stepping = to_int(value);
+    else if (key == "model name") id.model_name = value;
+    else if (key == "flags") {
+      std::istringstream flags(value);
+      std::string f;
+      while (flags >> f) {
+        if (f == "sse2") id.sse2 = true;
+        else if (f == "avx") id.avx = true;
+        else if (f == "avx2") id.avx2 = true;
+        else if (f == "fma") id.fma = true;
+        else if (f == "avx512f") id.avx512f = true;
+      }
+    }
+  }
+  return id;
+}
+
+uint64_t parse_cache_size(const std::string& text) {
+  if (text.empty()) return 0;
+  size_t pos = 0;
+  uint64_t v = 0;
+  try {
+    v = std::stoull(text, &pos);
+  } catch (...) {
+    return 0;
+  }
+  const char unit = pos < text.size() ? text[pos] : ' ';
+  if (unit == 'K' || unit == 'k') return v << 10;
+  if (unit == 'M' || unit == 'm') return v << 20;
+  if (unit == 'G' || unit == 'g') return v << 30;
+  return v;
+}
+
+int count_cpu_list(const std::string& text) {
+  int n = 0;
+  std::istringstream in(text);
+  std::string part;
+  while (std::getline(in, part, ',')) {
+    const size_t dash = part.find('-');
+    if (part.empty()) continue;
+    if (dash == std::string::npos) {
+      ++n;
+    } else {
+      n += to_int(part.substr(dash + 1)) - to_int(part.substr(0, dash)) + 1;
+    }
+  }
+  return std::max(n, 0);
+}
+
+Topology detect_topology(const std::string& root) {
+  Topology t;
+  const fs::path base = root.empty() ? fs::path("/") : fs::path(root);
+  t.cpu = parse_cpuinfo(slurp(base / "proc/cpuinfo"));
+  const fs::path cpu = base / "sys/devices/system/cpu";
+  const std::string online = slurp(cpu / "online");
+  t.logical_cpus = online.empty() ? static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN))
+                                  : count_cpu_list(online);
+  std::error_code ec;
+  for (int i = 0; i < 16; ++i) {
+    const fs::path idx = cpu / "cpu0/cache" / ("index" + std::to_string(i));
+    if (!fs::exists(idx, ec)) break;
+    const std::string type = slurp(idx / "type");
+    if (type == "Instruction") continue;
+    CacheLevel c;
+    c.level = to_int(slurp(idx / "level"));
+    c.size_bytes = parse_cache_size(slurp(idx / "size"));
+    c.associativity = to_int(slurp(idx / "ways_of_associativity"));
+    c.line_bytes = to_int(slurp(idx / "coherency_line_size"), 64);
+    c.shared_cpus = std::max(1, count_cpu_list(slurp(idx / "shared_cpu_list")));
+    if (c.level > 0 && c.size_bytes > 0) t.caches.push_back(c);
+  }
+  std::sort(t.caches.begin(), t.caches.end(),
+            [](const CacheLevel& a, const CacheLevel& b) { return a.level < b.level; });
+  return t;
+}
+
+}  // namespace rprof
