@@ -37,11 +37,26 @@ uint32_t region_of(ThreadState* t, rprof_site* site) {
   return id;
 }
 
+// Brackets a marker call for counting backends: the name lookup (which may
+// take a lock and call libc on a site's first use) and the bookkeeping stay
+// out of every region's counts.
+class MarkerScope {
+ public:
+  explicit MarkerScope(ThreadState* t) : t_(t) { t_->enter_marker(); }
+  ~MarkerScope() { t_->leave_marker(); }
+  MarkerScope(const MarkerScope&) = delete;
+  MarkerScope& operator=(const MarkerScope&) = delete;
+
+ private:
+  ThreadState* t_;
+};
+
 template <class Key>
 int begin(Key key) {
   if (!active()) return RPROF_INACTIVE;
   ThreadState* t = current_thread();
   if (t == nullptr) return RPROF_ERR_CAPACITY;
+  MarkerScope scope(t);
   const uint32_t id = region_of(t, key);
   return id == 0 ? RPROF_ERR_NAME : t->begin(id);
 }
@@ -51,6 +66,7 @@ int end(Key key) {
   if (!active()) return RPROF_INACTIVE;
   ThreadState* t = current_thread();
   if (t == nullptr) return RPROF_ERR_CAPACITY;
+  MarkerScope scope(t);
   const uint32_t id = region_of(t, key);
   return id == 0 ? RPROF_ERR_NAME : t->end(id);
 }

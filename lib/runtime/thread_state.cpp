@@ -82,11 +82,9 @@ int32_t ThreadState::child_of(int32_t parent, uint32_t region) {
 }
 
 int ThreadState::begin(uint32_t region) {
-  if (counting_) backend_->enter_marker();
   const int d = depth_.load(std::memory_order_relaxed);
   if (d == kMaxDepth) {
     record_error(ErrorKind::kTooDeep, 0, region);
-    if (counting_) backend_->leave_marker();
     return RPROF_ERR_DEPTH;
   }
   int32_t n = -1;
@@ -103,7 +101,6 @@ int ThreadState::begin(uint32_t region) {
                  region);
     if (n < 0) {
       record_error(ErrorKind::kTooManyRegions, 0, region);
-      if (counting_) backend_->leave_marker();
       return RPROF_ERR_CAPACITY;
     }
   }
@@ -119,12 +116,10 @@ int ThreadState::begin(uint32_t region) {
   }
   f.t0.store(now_ns(), std::memory_order_relaxed);
   depth_.store(d + 1, std::memory_order_release);
-  if (counting_) backend_->leave_marker();
   return RPROF_OK;
 }
 
 int ThreadState::end(uint32_t region) {
-  if (counting_) backend_->enter_marker();
   const uint64_t t1 = now_ns();
   uint64_t c1[kMaxCounters];
   if (counting_) backend_->read(c1);
@@ -157,7 +152,6 @@ int ThreadState::end(uint32_t region) {
     }
     depth_.store(d - 1, std::memory_order_release);
   }
-  if (counting_) backend_->leave_marker();
   return status;
 }
 

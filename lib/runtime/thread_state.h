@@ -83,6 +83,14 @@ class ThreadState {
 
   int begin(uint32_t region);
   int end(uint32_t region);
+  // Bracket a whole marker call, name lookup included, so that counting
+  // backends (sim) leave the marker's own work out of every region.
+  void enter_marker() {
+    if (counting_) backend_->enter_marker();
+  }
+  void leave_marker() {
+    if (counting_) backend_->leave_marker();
+  }
   int work(double flops, double bytes);
   void record_error(ErrorKind kind, uint32_t expected, uint32_t got);
   // After fork() in the child: forget counts, restart open regions now.

@@ -1,0 +1,66 @@
+// The runtime side of the `sim` backend: the running thread's counters come
+// from rprof's Valgrind tool (lib/backends/sim/tool) through client requests.
+// Outside Valgrind a client request is a few no-op instructions returning the
+// default, so the factory asks the tool for its protocol number first and
+// refuses (the runtime then falls back to timing) unless it answers.
+//
+// enter_marker()/leave_marker() suspend counting on this thread while the
+// runtime does its bookkeeping: what runs in between (clock_gettime, malloc of
+// a new region node) is taken back out of the counters by the tool, and the
+// cache model does not see it. The runtime's own code is never instrumented
+// at all (see tool/rp_exclude.h).
+#include <valgrind/valgrind.h>
+
+#include <cstring>
+
+#include "backends/backend.h"
+#include "backends/sim/sim_protocol.h"
+
+namespace rprof {
+namespace {
+
+static_assert(RPROF_SIM_NCOUNTERS <= kMaxCounters, "too many sim counters");
+
+constexpr unsigned kRequestBase = VG_USERREQ_TOOL_BASE('R', 'P');
+
+const char* const kCounterNames[RPROF_SIM_NCOUNTERS] = {
+#define RPROF_SIM_NAME(i, name) name,
+    RPROF_SIM_COUNTERS(RPROF_SIM_NAME)
+#undef RPROF_SIM_NAME
+};
+
+unsigned long request(unsigned offset, void* arg1 = nullptr, unsigned long arg2 = 0) {
+  return VALGRIND_DO_CLIENT_REQUEST_EXPR(0, kRequestBase + offset, arg1, arg2, 0, 0, 0);
+}
+
+class SimBackend final : public Backend {
+ public:
+  const char* name() const override { return "sim"; }
+  int num_counters() const override { return RPROF_SIM_NCOUNTERS; }
+  const char* counter_name(int i) const override { return kCounterNames[i]; }
+  void read(uint64_t* out) override {
+    if (request(RPROF_SIM_REQ_READ, out, RPROF_SIM_NCOUNTERS) != RPROF_SIM_NCOUNTERS) {
+      std::memset(out, 0, sizeof(uint64_t) * RPROF_SIM_NCOUNTERS);
+    }
+  }
+  void enter_marker() override { request(RPROF_SIM_REQ_SUSPEND); }
+  void leave_marker() override { request(RPROF_SIM_REQ_RESUME); }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_sim_backend(std::string* why) {
+  if (RUNNING_ON_VALGRIND == 0) {
+    *why = "the sim backend counts only under rprof's Valgrind tool; run the "
+           "program with `rprof --backend=sim`";
+    return nullptr;
+  }
+  if (request(RPROF_SIM_REQ_PING) != RPROF_SIM_PROTOCOL) {
+    *why = "running under Valgrind, but not under rprof's tool of this version "
+           "(rprof-sim); run the program with `rprof --backend=sim`";
+    return nullptr;
+  }
+  return std::make_unique<SimBackend>();
+}
+
+}  // namespace rprof

@@ -1,0 +1,389 @@
+/* rprof-sim: instrumenting a superblock.
+ *
+ * Pass 1 splits the superblock into guest instructions (IMark to IMark),
+ * classifies each one's FP work (rp_flops.h) and decides which ones belong to
+ * the marker (rp_exclude.h). Pass 2 copies the statements and adds:
+ *  - for each data access, a call to the cache model right at the access
+ *    (so side exits taken before it skip it), a load and a later store of
+ *    the same address in one instruction merged into one call;
+ *  - counter increments known at translation time (FLOPs, FP instructions,
+ *    L1 bytes), summed and added inline to rp_live before each side exit
+ *    and at the end: an exit taken counts exactly what ran before it.
+ */
+#include "pub_tool_basics.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_machine.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_tooliface.h"
+#include "rp_exclude.h"
+#include "rp_flops.h"
+#include "rp_state.h"
+
+typedef struct {
+   Addr      addr;
+   UInt      len;
+   Int       first_fp; /* statement index of its first FP op, or -1 */
+   Bool      is_call;  /* stores its own return address */
+   Bool      skip;     /* marker code: not counted */
+   RpFpCount fp;
+} Insn;
+
+/* A data access whose cache call is still being built: consecutive accesses
+ * merge into one call when nothing else touches memory in between:
+ *  - contiguous loads (a packed FMA's memory operand arrives as one scalar
+ *    load per lane), or contiguous stores, become one wider access;
+ *  - a load then a store of the same bytes becomes one read-modify-write.
+ * The merged call behaves exactly as the separate ones: same lines, same
+ * order, the write always hits the line the read brought in. */
+enum { ACC_NONE, ACC_READ, ACC_WRITE, ACC_MODIFY };
+
+typedef struct {
+   Int     kind;
+   IRExpr* addr;   /* address of the first byte */
+   IRTemp  base;   /* addr = base + off when base != IRTemp_INVALID */
+   Long    off;
+   UWord   size;
+} Access;
+
+typedef struct {
+   IRSB*  sb;
+   ULong  pending[RPROF_SIM_NCOUNTERS];
+   Access acc;
+   /* tmp -> (base tmp, offset) for tmps defined as Add64(tmp, const). */
+   IRTemp* base_of;
+   Long*   off_of;
+} Out;
+
+static Insn* insns = NULL;
+static Int insns_cap = 0;
+static IRTemp* base_tab = NULL;
+static Long* off_tab = NULL;
+static Int tab_cap = 0;
+
+/* ---- emitting ---------------------------------------------------------- */
+
+static void emit_counter_add(IRSB* sb, Int k, ULong v)
+{
+   IRExpr* addr = mkIRExpr_HWord((HWord)&rp_live[k]);
+   IRTemp t1 = newIRTemp(sb->tyenv, Ity_I64);
+   IRTemp t2 = newIRTemp(sb->tyenv, Ity_I64);
+   addStmtToIRSB(sb, IRStmt_WrTmp(t1, IRExpr_Load(Iend_LE, Ity_I64, addr)));
+   addStmtToIRSB(sb, IRStmt_WrTmp(t2, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(t1),
+                                                   IRExpr_Const(IRConst_U64(v)))));
+   addStmtToIRSB(sb, IRStmt_Store(Iend_LE, addr, IRExpr_RdTmp(t2)));
+}
+
+static void flush_pending(Out* o)
+{
+   Int k;
+   for (k = 0; k < RPROF_SIM_NCOUNTERS; k++) {
+      if (o->pending[k] != 0) {
+         emit_counter_add(o->sb, k, o->pending[k]);
+         o->pending[k] = 0;
+      }
+   }
+}
+
+static void emit_call(Out* o, void* fn, const HChar* name, IRExpr* addr,
+                      UWord size, IRExpr* guard)
+{
+   IRDirty* di = unsafeIRDirty_0_N(2, name, VG_(fnptr_to_fnentry)(fn),
+                                   mkIRExprVec_2(addr, mkIRExpr_HWord(size)));
+   if (guard != NULL) di->guard = guard;
+   addStmtToIRSB(o->sb, IRStmt_Dirty(di));
+}
+
+static void flush_access(Out* o)
+{
+   Access* a = &o->acc;
+   switch (a->kind) {
+   case ACC_READ: emit_call(o, rp_read, "rp_read", a->addr, a->size, NULL); break;
+   case ACC_WRITE: emit_call(o, rp_write, "rp_write", a->addr, a->size, NULL); break;
+   case ACC_MODIFY: emit_call(o, rp_modify, "rp_modify", a->addr, a->size, NULL); break;
+   default: break;
+   }
+   a->kind = ACC_NONE;
+}
+
+/* Splits an address atom into (base tmp, constant offset). */
+static void split_addr(const Out* o, IRExpr* addr, IRTemp* base, Long* off)
+{
+   *base = IRTemp_INVALID;
+   *off = 0;
+   if (addr->tag == Iex_RdTmp) {
+      const IRTemp t = addr->Iex.RdTmp.tmp;
+      if (o->base_of[t] != IRTemp_INVALID) {
+         *base = o->base_of[t];
+         *off = o->off_of[t];
+      } else {
+         *base = t;
+      }
+   }
+}
+
+static void on_access(Out* o, Int kind, IRExpr* addr, UWord size)
+{
+   Access* a = &o->acc;
+   IRTemp base;
+   Long off;
+   split_addr(o, addr, &base, &off);
+   o->pending[kind == ACC_READ ? RPROF_SIM_L1_READ : RPROF_SIM_L1_WRITE] += size;
+   if (a->kind != ACC_NONE && base != IRTemp_INVALID && base == a->base) {
+      if (kind == a->kind && kind != ACC_MODIFY && off == a->off + (Long)a->size) {
+         a->size += size; /* contiguous */
+         return;
+      }
+      if (kind == ACC_WRITE && a->kind == ACC_READ && off == a->off && size == a->size) {
+         a->kind = ACC_MODIFY;
+         return;
+      }
+   }
+   flush_access(o);
+   a->kind = kind;
+   a->addr = addr;
+   a->base = base;
+   a->off = off;
+   a->size = size;
+}
+
+static void note_tmp(Out* o, const IRStmt* st)
+{
+   const IRExpr* e = st->Ist.WrTmp.data;
+   if (e->tag == Iex_Binop && e->Iex.Binop.op == Iop_Add64 &&
+       e->Iex.Binop.arg1->tag == Iex_RdTmp && e->Iex.Binop.arg2->tag == Iex_Const) {
+      const IRTemp b = e->Iex.Binop.arg1->Iex.RdTmp.tmp;
+      const Long c = (Long)e->Iex.Binop.arg2->Iex.Const.con->Ico.U64;
+      const IRTemp t = st->Ist.WrTmp.tmp;
+      if (o->base_of[b] != IRTemp_INVALID) {
+         o->base_of[t] = o->base_of[b];
+         o->off_of[t] = o->off_of[b] + c;
+      } else {
+         o->base_of[t] = b;
+         o->off_of[t] = c;
+      }
+   }
+}
+
+static Bool is_true(const IRExpr* guard)
+{
+   return guard == NULL ||
+          (guard->tag == Iex_Const && guard->Iex.Const.con->tag == Ico_U1 &&
+           guard->Iex.Const.con->Ico.U1);
+}
+
+/* ---- pass 1 ------------------------------------------------------------ */
+
+static IROp op_of(const IRExpr* e)
+{
+   switch (e->tag) {
+   case Iex_Unop: return e->Iex.Unop.op;
+   case Iex_Binop: return e->Iex.Binop.op;
+   case Iex_Triop: return e->Iex.Triop.details->op;
+   case Iex_Qop: return e->Iex.Qop.details->op;
+   default: return Iop_INVALID;
+   }
+}
+
+/* Constant target of the superblock's final jump, or the value of the slot
+ * it loads (`call *slot(%rip)`), or 0. */
+static Addr final_target(const IRSB* sb)
+{
+   Int i;
+   if (sb->next->tag == Iex_Const) return (Addr)sb->next->Iex.Const.con->Ico.U64;
+   if (sb->next->tag != Iex_RdTmp) return 0;
+   for (i = sb->stmts_used - 1; i >= 0; i--) {
+      const IRStmt* st = sb->stmts[i];
+      if (st->tag == Ist_WrTmp && st->Ist.WrTmp.tmp == sb->next->Iex.RdTmp.tmp) {
+         const IRExpr* e = st->Ist.WrTmp.data;
+         if (e->tag == Iex_Load && e->Iex.Load.addr->tag == Iex_Const)
+            return rp_read_slot((Addr)e->Iex.Load.addr->Iex.Const.con->Ico.U64);
+         return 0;
+      }
+   }
+   return 0;
+}
+
+static Int scan(const IRSB* sb)
+{
+   Int i, n = 0, cur = -1;
+   RpFpAcc acc;
+   for (i = 0; i < sb->stmts_used; i++) {
+      const IRStmt* st = sb->stmts[i];
+      if (st->tag == Ist_IMark) n++;
+   }
+   if (n > insns_cap) {
+      insns_cap = n * 2;
+      insns = VG_(realloc)("rp.insns", insns, insns_cap * sizeof(Insn));
+   }
+   for (i = 0; i < sb->stmts_used; i++) {
+      const IRStmt* st = sb->stmts[i];
+      if (st->tag == Ist_IMark) {
+         if (cur >= 0) rp_fp_classify(&acc, &insns[cur].fp);
+         cur++;
+         VG_(memset)(&insns[cur], 0, sizeof(Insn));
+         VG_(memset)(&acc, 0, sizeof(acc));
+         insns[cur].addr = (Addr)st->Ist.IMark.addr;
+         insns[cur].len = st->Ist.IMark.len;
+         insns[cur].first_fp = -1;
+      } else if (cur < 0) {
+         continue;
+      } else if (st->tag == Ist_WrTmp) {
+         const IROp op = op_of(st->Ist.WrTmp.data);
+         if (op != Iop_INVALID && rp_fp_add_op(&acc, op) && insns[cur].first_fp < 0)
+            insns[cur].first_fp = i;
+      } else if (st->tag == Ist_Store) {
+         const IRExpr* d = st->Ist.Store.data;
+         if (d->tag == Iex_Const && d->Iex.Const.con->tag == Ico_U64 &&
+             d->Iex.Const.con->Ico.U64 == insns[cur].addr + insns[cur].len)
+            insns[cur].is_call = True;
+      }
+   }
+   if (cur >= 0) rp_fp_classify(&acc, &insns[cur].fp);
+   for (i = 0; i < n; i++) {
+      Insn* in = &insns[i];
+      in->skip = rp_is_runtime(in->addr) || rp_is_stub_into_runtime(in->addr, in->len);
+      if (!in->skip && in->is_call) {
+         Addr target = 0;
+         const Addr fall = in->addr + in->len;
+         if (i + 1 < n && insns[i + 1].addr != fall) {
+            target = insns[i + 1].addr; /* VEX chased into the callee */
+         } else if (i + 1 == n && sb->jumpkind == Ijk_Call) {
+            target = final_target(sb);
+         }
+         in->skip = rp_leads_to_runtime(target);
+      }
+   }
+   return n;
+}
+
+/* ---- pass 2 ------------------------------------------------------------ */
+
+IRSB* rp_instrument(VgCallbackClosure* closure, IRSB* sbIn,
+                    const VexGuestLayout* layout, const VexGuestExtents* vge,
+                    const VexArchInfo* archinfo_host, IRType gWordTy,
+                    IRType hWordTy)
+{
+   Out o;
+   Int i, k = -1, j;
+   const Int n = scan(sbIn);
+   const Int ntmps = sbIn->tyenv->types_used;
+   (void)closure; (void)layout; (void)vge; (void)archinfo_host;
+   if (gWordTy != hWordTy) VG_(tool_panic)("host/guest word size mismatch");
+   VG_(memset)(&o, 0, sizeof(o));
+   o.sb = deepCopyIRSBExceptStmts(sbIn);
+   if (ntmps > tab_cap) {
+      tab_cap = ntmps * 2;
+      base_tab = VG_(realloc)("rp.base", base_tab, tab_cap * sizeof(IRTemp));
+      off_tab = VG_(realloc)("rp.off", off_tab, tab_cap * sizeof(Long));
+   }
+   for (i = 0; i < ntmps; i++) base_tab[i] = IRTemp_INVALID;
+   o.base_of = base_tab;
+   o.off_of = off_tab;
+   for (i = 0; i < sbIn->stmts_used; i++) {
+      IRStmt* st = sbIn->stmts[i];
+      const Insn* in = k >= 0 ? &insns[k] : NULL;
+      if (st->tag == Ist_IMark) {
+         k++;
+         tl_assert(k < n);
+         addStmtToIRSB(o.sb, st);
+         continue;
+      }
+      if (st->tag == Ist_Exit) {
+         flush_access(&o);
+         flush_pending(&o);
+         addStmtToIRSB(o.sb, st);
+         continue;
+      }
+      if (st->tag == Ist_WrTmp) note_tmp(&o, st);
+      if (in == NULL || in->skip) {
+         addStmtToIRSB(o.sb, st);
+         continue;
+      }
+      switch (st->tag) {
+      case Ist_WrTmp: {
+         IRExpr* e = st->Ist.WrTmp.data;
+         if (i == in->first_fp) {
+            for (j = 0; j < (Int)in->fp.n; j++) o.pending[in->fp.idx[j]] += in->fp.val[j];
+         }
+         addStmtToIRSB(o.sb, st);
+         if (e->tag == Iex_Load)
+            on_access(&o, ACC_READ, e->Iex.Load.addr, sizeofIRType(e->Iex.Load.ty));
+         break;
+      }
+      case Ist_Store:
+         on_access(&o, ACC_WRITE, st->Ist.Store.addr,
+                   sizeofIRType(typeOfIRExpr(sbIn->tyenv, st->Ist.Store.data)));
+         addStmtToIRSB(o.sb, st);
+         break;
+      case Ist_LoadG: {
+         IRLoadG* lg = st->Ist.LoadG.details;
+         IRType ty = Ity_INVALID, wide = Ity_INVALID;
+         typeOfIRLoadGOp(lg->cvt, &wide, &ty);
+         flush_access(&o);
+         addStmtToIRSB(o.sb, st);
+         emit_call(&o, rp_read_counted, "rp_read_counted", lg->addr,
+                   sizeofIRType(ty), lg->guard);
+         break;
+      }
+      case Ist_StoreG: {
+         IRStoreG* sg = st->Ist.StoreG.details;
+         flush_access(&o);
+         emit_call(&o, rp_write_counted, "rp_write_counted", sg->addr,
+                   sizeofIRType(typeOfIRExpr(sbIn->tyenv, sg->data)), sg->guard);
+         addStmtToIRSB(o.sb, st);
+         break;
+      }
+      case Ist_CAS: {
+         IRCAS* cas = st->Ist.CAS.details;
+         UWord size = sizeofIRType(typeOfIRExpr(sbIn->tyenv, cas->dataLo));
+         if (cas->dataHi != NULL) size *= 2;
+         /* lock cmpxchg writes the location even when the compare fails. */
+         flush_access(&o);
+         o.pending[RPROF_SIM_L1_READ] += size;
+         o.pending[RPROF_SIM_L1_WRITE] += size;
+         emit_call(&o, rp_modify, "rp_modify", cas->addr, size, NULL);
+         addStmtToIRSB(o.sb, st);
+         break;
+      }
+      case Ist_LLSC: {
+         flush_access(&o);
+         if (st->Ist.LLSC.storedata == NULL) {
+            const UWord size = sizeofIRType(typeOfIRTemp(sbIn->tyenv, st->Ist.LLSC.result));
+            emit_call(&o, rp_read_counted, "rp_read_counted", st->Ist.LLSC.addr, size, NULL);
+         } else {
+            const UWord size = sizeofIRType(typeOfIRExpr(sbIn->tyenv, st->Ist.LLSC.storedata));
+            emit_call(&o, rp_write_counted, "rp_write_counted", st->Ist.LLSC.addr, size, NULL);
+         }
+         addStmtToIRSB(o.sb, st);
+         break;
+      }
+      case Ist_Dirty: {
+         IRDirty* d = st->Ist.Dirty.details;
+         flush_access(&o);
+         if (d->mFx != Ifx_None) {
+            const UWord size = (UWord)d->mSize;
+            const Bool rd = d->mFx == Ifx_Read || d->mFx == Ifx_Modify;
+            const Bool wr = d->mFx == Ifx_Write || d->mFx == Ifx_Modify;
+            if (is_true(d->guard)) {
+               if (rd) o.pending[RPROF_SIM_L1_READ] += size;
+               if (wr) o.pending[RPROF_SIM_L1_WRITE] += size;
+               if (rd) emit_call(&o, rp_read, "rp_read", d->mAddr, size, NULL);
+               if (wr) emit_call(&o, rp_write, "rp_write", d->mAddr, size, NULL);
+            } else {
+               if (rd) emit_call(&o, rp_read_counted, "rp_read_counted", d->mAddr, size, d->guard);
+               if (wr) emit_call(&o, rp_write_counted, "rp_write_counted", d->mAddr, size, d->guard);
+            }
+         }
+         addStmtToIRSB(o.sb, st);
+         break;
+      }
+      default:
+         addStmtToIRSB(o.sb, st);
+         break;
+      }
+   }
+   flush_access(&o);
+   flush_pending(&o);
+   return o.sb;
+}

@@ -1,0 +1,252 @@
+/* rprof-sim: a Valgrind tool counting FLOPs (by precision and vector width)
+ * and bytes at every cache boundary, per thread, for rprof's `sim` backend.
+ *
+ * Options (the rprof launcher passes them; sizes in bytes):
+ *   --rp-l1=SIZE,WAYS,LINE  --rp-l2=...  --rp-llc=...   cache geometry
+ *   --rp-out=FILE           whole-run totals written at exit
+ * Client requests: see sim_protocol.h.
+ */
+#include "pub_tool_basics.h"
+#include "pub_tool_clreq.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_options.h"
+#include "pub_tool_threadstate.h"
+#include "pub_tool_tooliface.h"
+#include "pub_tool_aspacemgr.h"
+#include "pub_tool_vki.h"
+#include "rp_state.h"
+
+ULong rp_live[RPROF_SIM_NCOUNTERS];
+Bool rp_suspended = False;
+RpCache rp_l1, rp_l2, rp_llc;
+RpGeometry rp_geom_l1 = {32768, 8, 64};
+RpGeometry rp_geom_l2 = {1048576, 8, 64};
+RpGeometry rp_geom_llc = {8388608, 16, 64};
+
+static const HChar* clo_out = NULL;
+static const HChar* const counter_names[RPROF_SIM_NCOUNTERS] = {
+#define RP_NAME(i, name) name,
+   RPROF_SIM_COUNTERS(RP_NAME)
+#undef RP_NAME
+};
+
+static RpThread* threads = NULL; /* indexed by ThreadId */
+static ThreadId running = VG_INVALID_THREADID;
+
+/* ---- threads ----------------------------------------------------------- */
+
+static RpThread* thread_of(ThreadId tid)
+{
+   RpThread* t;
+   tl_assert(tid >= 1 && tid < VG_N_THREADS);
+   t = &threads[tid];
+   if (!t->used) {
+      t->used = True;
+      rp_cache_init(&t->l1, &rp_geom_l1);
+      rp_cache_init(&t->l2, &rp_geom_l2);
+   }
+   return t;
+}
+
+RpThread* rp_running(void)
+{
+   return running == VG_INVALID_THREADID ? NULL : &threads[running];
+}
+
+/* Makes `tid` the running thread: its counters and caches become the live
+ * ones generated code works on. */
+void rp_switch_thread(ThreadId tid)
+{
+   RpThread* t;
+   if (tid == running) return;
+   if (running != VG_INVALID_THREADID) {
+      RpThread* old = &threads[running];
+      VG_(memcpy)(old->cnt, rp_live, sizeof(rp_live));
+      old->l1 = rp_l1;
+      old->l2 = rp_l2;
+      old->suspended = rp_suspended;
+   }
+   t = thread_of(tid);
+   VG_(memcpy)(rp_live, t->cnt, sizeof(rp_live));
+   rp_l1 = t->l1;
+   rp_l2 = t->l2;
+   rp_suspended = t->suspended;
+   running = tid;
+}
+
+static void on_start_client_code(ThreadId tid, ULong blocks)
+{
+   (void)blocks;
+   rp_switch_thread(tid);
+}
+
+/* A new thread (or a reused ThreadId) starts with cold private caches. */
+static void on_thread_create(ThreadId parent, ThreadId child)
+{
+   RpThread* t;
+   (void)parent;
+   if (child == running) return; /* cannot happen: the parent is running */
+   t = thread_of(child);
+   rp_cache_clear(&t->l1);
+   rp_cache_clear(&t->l2);
+   t->suspended = False;
+}
+
+/* ---- client requests --------------------------------------------------- */
+
+static Bool handle_request(ThreadId tid, UWord* arg, UWord* ret)
+{
+   RpThread* t;
+   if (!VG_IS_TOOL_USERREQ('R', 'P', arg[0])) return False;
+   rp_switch_thread(tid);
+   t = &threads[tid];
+   *ret = 0;
+   switch (arg[0] - VG_USERREQ_TOOL_BASE('R', 'P')) {
+   case RPROF_SIM_REQ_PING:
+      *ret = RPROF_SIM_PROTOCOL;
+      return True;
+   case RPROF_SIM_REQ_READ: {
+      UWord n = arg[2] < RPROF_SIM_NCOUNTERS ? arg[2] : RPROF_SIM_NCOUNTERS;
+      const ULong* src = rp_suspended ? t->saved : rp_live;
+      if (n > 0 && VG_(am_is_valid_for_client)(arg[1], n * sizeof(ULong), VKI_PROT_WRITE)) {
+         VG_(memcpy)((void*)arg[1], src, n * sizeof(ULong));
+         *ret = n;
+      }
+      return True;
+   }
+   case RPROF_SIM_REQ_SUSPEND:
+      if (!rp_suspended) {
+         VG_(memcpy)(t->saved, rp_live, sizeof(rp_live));
+         rp_suspended = True;
+      }
+      return True;
+   case RPROF_SIM_REQ_RESUME:
+      if (rp_suspended) {
+         VG_(memcpy)(rp_live, t->saved, sizeof(rp_live));
+         rp_suspended = False;
+      }
+      return True;
+   default:
+      return False;
+   }
+}
+
+/* ---- options ----------------------------------------------------------- */
+
+/* "SIZE,WAYS,LINE" in bytes. */
+static Bool parse_geometry(const HChar* s, RpGeometry* g)
+{
+   HChar* end;
+   const Long size = VG_(strtoll10)(s, &end);
+   Long ways, line;
+   if (*end != ',') return False;
+   ways = VG_(strtoll10)(end + 1, &end);
+   if (*end != ',') return False;
+   line = VG_(strtoll10)(end + 1, &end);
+   if (*end != '\0' || size <= 0 || ways <= 0 || line <= 0) return False;
+   g->size = (ULong)size;
+   g->assoc = (UInt)ways;
+   g->line = (UInt)line;
+   return True;
+}
+
+static Bool process_option(const HChar* arg)
+{
+   const HChar* v;
+   RpGeometry* g = NULL;
+   if (VG_STR_CLO(arg, "--rp-l1", v)) g = &rp_geom_l1;
+   else if (VG_STR_CLO(arg, "--rp-l2", v)) g = &rp_geom_l2;
+   else if (VG_STR_CLO(arg, "--rp-llc", v)) g = &rp_geom_llc;
+   else if (VG_STR_CLO(arg, "--rp-out", clo_out)) return True;
+   else return False;
+   if (!parse_geometry(v, g)) {
+      VG_(fmsg_bad_option)(arg, "expected SIZE,WAYS,LINE in bytes\n");
+   } else {
+      const HChar* why = rp_geometry_check(g);
+      if (why != NULL) VG_(fmsg_bad_option)(arg, "%s\n", why);
+   }
+   return True;
+}
+
+static void print_usage(void)
+{
+   VG_(printf)(
+      "    --rp-l1=SIZE,WAYS,LINE   private L1 per thread [32768,8,64]\n"
+      "    --rp-l2=SIZE,WAYS,LINE   private L2 per thread [1048576,8,64]\n"
+      "    --rp-llc=SIZE,WAYS,LINE  shared last-level cache [8388608,16,64]\n"
+      "    --rp-out=FILE            write whole-run counter totals to FILE\n");
+}
+
+static void print_debug_usage(void)
+{
+   VG_(printf)("    (none)\n");
+}
+
+/* ---- start and end ----------------------------------------------------- */
+
+static void post_clo_init(void)
+{
+   if (rp_geom_l1.line != rp_geom_l2.line || rp_geom_l1.line != rp_geom_llc.line) {
+      VG_(fmsg_bad_option)("--rp-l1/--rp-l2/--rp-llc",
+                           "all levels must have the same line size\n");
+   }
+   rp_cache_setup(rp_geom_l1.line);
+   rp_cache_init(&rp_llc, &rp_geom_llc);
+   threads = VG_(calloc)("rp.threads", VG_N_THREADS, sizeof(RpThread));
+}
+
+/* Totals over all threads, as "name value" lines. */
+static void write_totals(void)
+{
+   ULong total[RPROF_SIM_NCOUNTERS];
+   HChar line[128];
+   Int fd, k;
+   UInt t;
+   SysRes sr;
+   if (clo_out == NULL) return;
+   if (running != VG_INVALID_THREADID)
+      VG_(memcpy)(threads[running].cnt, rp_live, sizeof(rp_live));
+   VG_(memset)(total, 0, sizeof(total));
+   for (t = 1; t < VG_N_THREADS; t++) {
+      if (!threads[t].used) continue;
+      for (k = 0; k < RPROF_SIM_NCOUNTERS; k++) total[k] += threads[t].cnt[k];
+   }
+   sr = VG_(open)(clo_out, VKI_O_CREAT | VKI_O_TRUNC | VKI_O_WRONLY, 0600);
+   if (sr_isError(sr)) {
+      VG_(umsg)("rprof-sim: cannot write %s\n", clo_out);
+      return;
+   }
+   fd = (Int)sr_Res(sr);
+   for (k = 0; k < RPROF_SIM_NCOUNTERS; k++) {
+      const Int len = VG_(snprintf)(line, sizeof(line), "%s %llu\n", counter_names[k], total[k]);
+      VG_(write)(fd, line, len);
+   }
+   VG_(close)(fd);
+}
+
+static void fini(Int exitcode)
+{
+   (void)exitcode;
+   write_totals();
+}
+
+static void pre_clo_init(void)
+{
+   VG_(details_name)(RPROF_SIM_TOOL_NAME);
+   VG_(details_version)("1");
+   VG_(details_description)("rprof: FLOPs and bytes per cache boundary");
+   VG_(details_copyright_author)("the rprof authors");
+   VG_(details_bug_reports_to)("the rprof issue tracker");
+   VG_(details_avg_translation_sizeB)(400);
+   VG_(basic_tool_funcs)(post_clo_init, rp_instrument, fini);
+   VG_(needs_command_line_options)(process_option, print_usage, print_debug_usage);
+   VG_(needs_client_requests)(handle_request);
+   VG_(track_start_client_code)(on_start_client_code);
+   VG_(track_pre_thread_ll_create)(on_thread_create);
+}
+
+VG_DETERMINE_INTERFACE_VERSION(pre_clo_init)
