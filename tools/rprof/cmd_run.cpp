@@ -1,15 +1,24 @@
 // rprof [options] [--] ./app args...: run, collect, report.
+//
+// With --backend=sim the program runs twice: natively for times, then under
+// rprof's Valgrind tool for counts (FLOPs, bytes per boundary), and the two
+// are joined per region (lib/profile/join.h). --sim-only skips the native run.
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "common/error.h"
 #include "common/fs.h"
+#include "machine/topology.h"
+#include "profile/join.h"
 #include "profile/profile_json.h"
 #include "report/reporter.h"
 #include "tools/rprof/cli.h"
 #include "tools/rprof/commands.h"
 #include "tools/rprof/launcher.h"
+#include "tools/rprof/sim_config.h"
+#include "tools/rprof/sim_run.h"
 
 namespace rprof {
 namespace {
@@ -21,8 +30,15 @@ struct RunOptions {
   std::string backend = "auto";
   std::string format = "text";
   bool quiet = false;
+  bool sim_only = false;
+  std::string sim_cache;
   ReportOptions report;
   std::vector<std::string> app;
+};
+
+struct BackendChoice {
+  std::string name;            // what the app's runtime is told: time, sim, fake
+  std::optional<SimTool> sim;  // set for sim
 };
 
 // Reads the raw profiles the app left; a missing or unreadable one becomes a
@@ -40,11 +56,74 @@ std::vector<RawProfile> collect_raw(const std::string& raw_dir,
   return raws;
 }
 
-std::string resolve_backend(const std::string& requested) {
-  if (requested == "auto" || requested == "time") return "time";
-  if (requested == "fake") return "fake";  // scripted counters, for tests
-  throw Error("backend '" + requested + "' is not available in this build "
-              "(use --backend=time)", 2);
+BackendChoice resolve_backend(const RunOptions& o) {
+  const std::string& b = o.backend;
+  if (b == "time" || b == "fake") {  // fake: scripted counters, for tests
+    if (o.sim_only) throw Error("--sim-only needs --backend=sim (or auto)", 2);
+    return {b, std::nullopt};
+  }
+  std::string why;
+  if (b == "sim") {
+    std::optional<SimTool> tool = find_sim_tool(&why);
+    if (!tool) throw Error("--backend=sim: " + why, 2);
+    return {"sim", tool};
+  }
+  if (b == "auto") {
+    // No hardware-counter backend is built in yet, so counters come from the
+    // simulator wherever it is installed.
+    std::optional<SimTool> tool = find_sim_tool(&why);
+    if (tool) {
+      std::cerr << "rprof: no hardware counters here; counting by simulation "
+                   "(--backend=sim: a native run for times, a Valgrind run for "
+                   "counts; --backend=time for timing only)\n";
+      return {"sim", tool};
+    }
+    if (o.sim_only) throw Error("--sim-only: " + why, 2);
+    std::cerr << "rprof: no hardware counters and no simulator (" << why
+              << "); timing only\n";
+    return {"time", std::nullopt};
+  }
+  throw Error("unknown backend '" + b + "' (use time, sim or auto)", 2);
+}
+
+RunInfo run_info(const std::vector<std::string>& command, const std::string& backend,
+                 const LaunchResult& r) {
+  RunInfo run;
+  run.command = command;
+  run.backend = backend;
+  run.wall_time_s = r.wall_time_s;
+  run.user_time_s = r.user_time_s;
+  run.system_time_s = r.system_time_s;
+  run.exit_code = r.exit_code;
+  run.signal = r.signal;
+  return run;
+}
+
+// One run of the app with the handshake environment; the profile of its raw
+// files, with notes on what is missing.
+Profile run_once(const LaunchSpec& spec, const std::string& raw_dir,
+                 const std::string& backend, LaunchResult* result) {
+  *result = launch(spec);
+  std::vector<std::string> notes;
+  const std::vector<RawProfile> raws = collect_raw(raw_dir, notes);
+  Profile p = aggregate(raws, run_info(spec.argv, backend, *result));
+  p.notes.insert(p.notes.begin(), notes.begin(), notes.end());
+  if (raws.empty()) {
+    p.notes.push_back(
+        "no marker data: the program has no rprof markers, is not linked with "
+        "the rprof runtime, or died before writing its profile; only the whole "
+        "program was measured");
+  }
+  if (result->signal != 0) {
+    p.notes.push_back("the app was killed by signal " + std::to_string(result->signal) +
+                      "; regions it completed are kept, open ones are marked incomplete");
+  }
+  return p;
+}
+
+std::string outcome(const LaunchResult& r) {
+  return r.signal != 0 ? "was killed by signal " + std::to_string(r.signal)
+                       : "exited with status " + std::to_string(r.exit_code);
 }
 
 }  // namespace
@@ -58,7 +137,21 @@ int cmd_run(const Args& args) {
   RunOptions o;
   app.add_option("-o,--output", o.output,
                  "output directory (created, mode 0700; default ./rprof-<app>-<random>)");
-  app.add_option("--backend", o.backend, "time or auto (default auto)");
+  app.add_option("--backend", o.backend,
+                 "time: timing only; sim: counts by simulation under Valgrind "
+                 "(FLOPs by precision and vector width, FMA = 2 FLOPs; bytes at "
+                 "L1, L2, LLC and DRAM from a simulated cache hierarchy), times "
+                 "from a separate native run; auto (default): hardware counters "
+                 "where they work, else sim, else time");
+  app.add_flag("--sim-only", o.sim_only,
+               "sim: skip the native run (times are then the simulator's, "
+               "far slower than native)");
+  app.add_option("--sim-cache", o.sim_cache,
+                 "sim: cache geometry overrides, LEVEL=SIZE[:WAYS[:LINE]],... with "
+                 "LEVEL l1, l2 (private per thread) or llc (shared); SIZE in bytes "
+                 "with K/M/G (binary) suffixes; e.g. llc=1M:16 or "
+                 "l1=32K:8:64,l2=1M:8:64,llc=8M:16:64. Default: this machine's "
+                 "caches from sysfs");
   app.add_option("--format", o.format, "report printed on stdout: text, json or csv")
       ->check(CLI::IsMember({"text", "json", "csv"}));
   app.add_flag("--threads", o.report.show_threads, "per-thread rows in the text report");
@@ -70,47 +163,77 @@ int cmd_run(const Args& args) {
   app.footer(
       "Subcommands: rprof report|help (rprof help for the list).\n"
       "Exit status: the app's, or 128+N when signal N killed it; 126/127 when it\n"
-      "cannot be run; 1 or 2 for rprof's own errors.");
+      "cannot be run; 1 or 2 for rprof's own errors (1 also when the simulated\n"
+      "run of --backend=sim failed, e.g. on AVX-512 code).");
   app.prefix_command();
   if (!parse_cli(app, args)) return 0;
   o.app = app.remaining();
   if (!o.app.empty() && o.app.front() == "--") o.app.erase(o.app.begin());
   if (o.app.empty()) throw Error("no program to run (usage: rprof [options] [--] ./app args...)", 2);
 
-  const std::string backend = resolve_backend(o.backend);
+  const BackendChoice backend = resolve_backend(o);
+  const bool sim = backend.sim.has_value();
+  SimCaches caches;
+  if (sim) {
+    caches = sim_caches_from_topology(detect_topology());
+    apply_sim_cache_spec(caches, o.sim_cache);
+    check_sim_caches(caches);
+  } else if (!o.sim_cache.empty()) {
+    throw Error("--sim-cache applies to --backend=sim only", 2);
+  }
   resolve_program(o.app.front());  // fail before creating anything
   const std::string out_dir = make_output_dir(o.output, o.app.front());
-  const std::string raw_dir = out_dir + "/raw";
-  if (!fs::create_directory(raw_dir)) throw Error("cannot create " + raw_dir);
-  fs::permissions(raw_dir, fs::perms::owner_all, fs::perm_options::replace);
 
-  LaunchSpec spec;
-  spec.argv = o.app;
-  spec.env["RPROF_OUTPUT_DIR"] = raw_dir;
-  spec.env["RPROF_BACKEND"] = backend;
-  const LaunchResult result = launch(spec);
-
-  RunInfo run;
-  run.command = o.app;
-  run.backend = backend;
-  run.wall_time_s = result.wall_time_s;
-  run.user_time_s = result.user_time_s;
-  run.system_time_s = result.system_time_s;
-  run.exit_code = result.exit_code;
-  run.signal = result.signal;
-  std::vector<std::string> notes;
-  const std::vector<RawProfile> raws = collect_raw(raw_dir, notes);
-  Profile p = aggregate(raws, run);
-  p.notes.insert(p.notes.begin(), notes.begin(), notes.end());
-  if (raws.empty()) {
-    p.notes.push_back(
-        "no marker data: the program has no rprof markers, is not linked with "
-        "the rprof runtime, or died before writing its profile; only the whole "
-        "program was measured");
+  Profile p;
+  LaunchResult result;
+  const bool native = !(sim && o.sim_only);
+  if (native) {
+    const std::string raw_dir = out_dir + "/raw";
+    if (!fs::create_directory(raw_dir)) throw Error("cannot create " + raw_dir);
+    fs::permissions(raw_dir, fs::perms::owner_all, fs::perm_options::replace);
+    LaunchSpec spec;
+    spec.argv = o.app;
+    spec.env["RPROF_OUTPUT_DIR"] = raw_dir;
+    spec.env["RPROF_BACKEND"] = sim ? "time" : backend.name;
+    p = run_once(spec, raw_dir, backend.name, &result);
   }
-  if (result.signal != 0) {
-    p.notes.push_back("the app was killed by signal " + std::to_string(result.signal) +
-                      "; regions it completed are kept, open ones are marked incomplete");
+  std::string sim_problem;
+  if (sim) {
+    // Keep the second run's output off the terminal: the user saw it once.
+    const SimRunFiles files = sim_run_files(out_dir, native);
+    LaunchResult sr;
+    Profile counted = run_once(sim_launch_spec(*backend.sim, caches, o.app, files),
+                               files.raw_dir, "sim", &sr);
+    std::string log;
+    try {
+      log = read_file(files.log);
+    } catch (const Error&) {
+    }
+    sim_problem = diagnose_sim_run(sr, log, o.app.front());
+    if (native) {
+      p = join_timed_and_counted(std::move(p), counted);
+      if (sr.exit_code != result.exit_code || sr.signal != result.signal) {
+        p.notes.push_back("the program " + outcome(result) + " when timed but " +
+                          outcome(sr) + " when counted (sim/valgrind.log)");
+      }
+      p.notes.push_back(
+          "times from a native run; counts from a second run under rprof's "
+          "Valgrind tool (its output is in sim/)");
+    } else {
+      p = std::move(counted);
+      result = sr;
+      p.notes.push_back(
+          "--sim-only: times were measured under the simulator, many times "
+          "slower than native; use them only to compare regions");
+    }
+    set_program_counters(p, read_sim_totals(files.totals));
+    p.notes.push_back(
+        "counts by simulation: FMA = 2 FLOPs, one per lane, by precision and "
+        "vector width; bytes.l1 = the program's loads and stores; bytes.l2/llc/"
+        "dram = lines moved into (read) and written back out of (write) the "
+        "simulated " + describe_sim_caches(caches) +
+        "; the markers' own instructions are not counted");
+    if (!sim_problem.empty()) p.notes.push_back("the simulated run failed: " + sim_problem);
   }
 
   ReportOptions file_opt;
@@ -130,6 +253,10 @@ int cmd_run(const Args& args) {
     std::cout.flush();
   }
   std::cerr << "rprof: profile written to " << out_dir << "\n";
+  if (!sim_problem.empty()) {
+    std::cerr << "rprof: " << sim_problem << "\n";
+    return native && result.shell_status() != 0 ? result.shell_status() : 1;
+  }
   return result.shell_status();
 }
 

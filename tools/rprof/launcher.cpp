@@ -129,6 +129,16 @@ LaunchResult launch(const LaunchSpec& spec) {
   if (pid < 0) throw Error(std::string("cannot fork: ") + std::strerror(errno));
   if (pid == 0) {
     close(pipefd[0]);
+    for (const auto& [path, fd] : {std::pair{&spec.stdout_path, 1}, {&spec.stderr_path, 2}}) {
+      if (path->empty()) continue;
+      const int f = open(path->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+      if (f < 0 || dup2(f, fd) < 0) {
+        const int err = errno;
+        (void)!write(pipefd[1], &err, sizeof(err));
+        _exit(127);
+      }
+      close(f);
+    }
     for (const auto& [k, v] : spec.env) setenv(k.c_str(), v.c_str(), 1);
     std::vector<char*> cargv;
     for (const std::string& a : args) cargv.push_back(const_cast<char*>(a.c_str()));

@@ -13,6 +13,8 @@ struct LaunchSpec {
   std::vector<std::string> argv;           // argv[0] as the user typed it
   std::map<std::string, std::string> env;  // added to the inherited environment
   std::vector<std::string> wrapper;        // e.g. valgrind and its options
+  std::string stdout_path;                 // when set, the app's stdout goes there
+  std::string stderr_path;                 // when set, the app's stderr goes there
 };
 
 struct LaunchResult {

@@ -1,0 +1,172 @@
+#include "tools/rprof/sim_run.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <climits>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "backends/sim/sim_protocol.h"
+#include "common/error.h"
+
+namespace rprof {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* const kToolFile = RPROF_SIM_TOOL_NAME "-amd64-linux";
+
+std::string self_dir() {
+  char buf[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) return "";
+  buf[n] = '\0';
+  return fs::path(buf).parent_path().string();
+}
+
+// "" when dir is a usable VALGRIND_LIB for the tool, else what is missing.
+std::string check_libdir(const std::string& dir) {
+  const std::string tool = dir + "/" + kToolFile;
+  if (access(tool.c_str(), X_OK) != 0) return tool + " is missing";
+  const std::string preload = dir + "/vgpreload_core-amd64-linux.so";
+  if (access(preload.c_str(), R_OK) != 0) {
+    return preload + " is missing (the links to Valgrind's run-time files; "
+                     "reinstall rprof or rebuild)";
+  }
+  return "";
+}
+
+std::string find_valgrind() {
+#if defined(RPROF_VALGRIND_BIN)
+  if (access(RPROF_VALGRIND_BIN, X_OK) == 0) return RPROF_VALGRIND_BIN;
+#endif
+  const char* path = std::getenv("PATH");
+  std::stringstream ss(path ? path : "/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(ss, dir, ':')) {
+    const std::string p = (dir.empty() ? "." : dir) + "/valgrind";
+    if (access(p.c_str(), X_OK) == 0) return p;
+  }
+  return "";
+}
+
+}  // namespace
+
+std::optional<SimTool> find_sim_tool(std::string* why) {
+#if !defined(RPROF_HAVE_SIM)
+  *why = "this rprof was built without the sim backend (install the valgrind "
+         "package and rebuild)";
+  return std::nullopt;
+#else
+  SimTool t;
+  t.valgrind = find_valgrind();
+  if (t.valgrind.empty()) {
+    *why = "valgrind is not installed (apt-get install valgrind)";
+    return std::nullopt;
+  }
+  std::vector<std::string> candidates;
+  if (const char* env = std::getenv("RPROF_SIM_LIBDIR"); env != nullptr && *env) {
+    candidates.push_back(env);
+  } else {
+    const std::string exe_dir = self_dir();
+    if (exe_dir.empty()) {
+      *why = "cannot read /proc/self/exe to find the rprof-sim tool";
+      return std::nullopt;
+    }
+    candidates.push_back(exe_dir + "/" RPROF_SIM_LIBDIR_FROM_BINDIR);
+    candidates.push_back(exe_dir + "/../libexec/rprof/valgrind");  // build tree
+  }
+  std::string first_problem;
+  for (const std::string& c : candidates) {
+    const std::string problem = check_libdir(c);
+    if (problem.empty()) {
+      t.libdir = fs::path(c).lexically_normal().string();
+      return t;
+    }
+    if (first_problem.empty()) first_problem = problem;
+  }
+  *why = "the rprof-sim Valgrind tool was not found: " + first_problem;
+  return std::nullopt;
+#endif
+}
+
+SimRunFiles sim_run_files(const std::string& out_dir, bool capture_app_output) {
+  SimRunFiles f;
+  f.dir = out_dir + "/sim";
+  f.raw_dir = out_dir + "/raw-sim";
+  f.log = f.dir + "/valgrind.log";
+  f.totals = f.dir + "/totals.txt";
+  if (capture_app_output) {
+    f.app_stdout = f.dir + "/stdout.txt";
+    f.app_stderr = f.dir + "/stderr.txt";
+  }
+  for (const std::string& d : {f.dir, f.raw_dir}) {
+    if (mkdir(d.c_str(), 0700) != 0) throw Error("cannot create " + d);
+  }
+  return f;
+}
+
+LaunchSpec sim_launch_spec(const SimTool& tool, const SimCaches& caches,
+                           const std::vector<std::string>& app, const SimRunFiles& files) {
+  LaunchSpec spec;
+  spec.argv = app;
+  spec.wrapper = {tool.valgrind, std::string("--tool=") + RPROF_SIM_TOOL_NAME,
+                  "--log-file=" + files.log, "--rp-out=" + files.totals};
+  for (const std::string& o : sim_tool_options(caches)) spec.wrapper.push_back(o);
+  spec.env["VALGRIND_LIB"] = tool.libdir;
+  spec.env["RPROF_OUTPUT_DIR"] = files.raw_dir;
+  spec.env["RPROF_BACKEND"] = "sim";
+  // Calls into the runtime go through PLT slots that the tool reads when it
+  // translates the stub; bound at load time, they are never counted.
+  spec.env["LD_BIND_NOW"] = "1";
+  spec.stdout_path = files.app_stdout;
+  spec.stderr_path = files.app_stderr;
+  return spec;
+}
+
+CounterMap read_sim_totals(const std::string& path) {
+  CounterMap m;
+  std::ifstream in(path);
+  std::string name;
+  uint64_t value = 0;
+  while (in >> name >> value) m[name] = value;
+  return m;
+}
+
+bool log_shows_avx512(const std::string& log_text) {
+  return log_text.find("unhandled instruction bytes: 0x62") != std::string::npos;
+}
+
+std::string diagnose_sim_run(const LaunchResult& result, const std::string& log_text,
+                             const std::string& program) {
+  if (log_shows_avx512(log_text)) {
+    return program +
+           " uses AVX-512 (EVEX-encoded) instructions, which Valgrind 3.19 cannot "
+           "run, so --backend=sim cannot count it: rebuild without AVX-512 (e.g. "
+           "-march=native -mno-avx512f, or -mavx2 -mfma) or use --backend=time "
+           "(timing only)";
+  }
+  // Valgrind's own fatal errors start with "valgrind:" in its log.
+  std::istringstream lines(log_text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    const size_t at = line.find("valgrind: ");
+    if (at != std::string::npos && line.find("Bad option") == std::string::npos) {
+      return "Valgrind failed: " + line.substr(at + 10);
+    }
+    if (line.find("Bad option") != std::string::npos) {
+      return "Valgrind rejected an option: " + line;
+    }
+  }
+  if (result.signal != 0) {
+    return program + " was killed by signal " + std::to_string(result.signal) +
+           " under the simulator (see " + std::string("sim/valgrind.log") + ")";
+  }
+  return "";
+}
+
+}  // namespace rprof

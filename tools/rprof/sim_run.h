@@ -1,0 +1,61 @@
+// Running a program under rprof's Valgrind tool (the `sim` backend): finding
+// the tool, the command line, and reading what the run left behind.
+//
+// The tool is found without any setting: relative to this rprof executable
+// (/proc/self/exe), in the build tree (<build>/bin/rprof ->
+// <build>/libexec/rprof/valgrind) or an installation (<prefix>/bin/rprof ->
+// <prefix>/<libexecdir>/rprof/valgrind). RPROF_SIM_LIBDIR overrides both. That
+// directory is a complete VALGRIND_LIB: the tool plus links to the system
+// Valgrind's run-time files.
+#ifndef RPROF_TOOLS_RPROF_SIM_RUN_H_
+#define RPROF_TOOLS_RPROF_SIM_RUN_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "profile/profile.h"
+#include "tools/rprof/launcher.h"
+#include "tools/rprof/sim_config.h"
+
+namespace rprof {
+
+struct SimTool {
+  std::string valgrind;  // the valgrind launcher program
+  std::string libdir;    // VALGRIND_LIB holding rprof-sim-amd64-linux
+};
+
+// The tool of this rprof, or nullopt with a one-line reason in *why.
+std::optional<SimTool> find_sim_tool(std::string* why);
+
+// Where one sim run writes: <out>/sim/{valgrind.log,totals.txt,stdout.txt,
+// stderr.txt} and raw profiles in <out>/raw-sim.
+struct SimRunFiles {
+  std::string dir;
+  std::string raw_dir;
+  std::string log;
+  std::string totals;
+  std::string app_stdout;  // set when the app's output is kept out of the terminal
+  std::string app_stderr;
+};
+SimRunFiles sim_run_files(const std::string& out_dir, bool capture_app_output);
+
+// valgrind --tool=rprof-sim ... app args, with the handshake environment.
+LaunchSpec sim_launch_spec(const SimTool& tool, const SimCaches& caches,
+                           const std::vector<std::string>& app, const SimRunFiles& files);
+
+// The tool's whole-run totals ("name value" lines); empty if there are none.
+CounterMap read_sim_totals(const std::string& path);
+
+// True when Valgrind's log shows it stopped at an EVEX-encoded (AVX-512)
+// instruction ("unhandled instruction bytes: 0x62 ...").
+bool log_shows_avx512(const std::string& log_text);
+
+// What went wrong in a sim run, for people (one line), or "" when the run
+// ended as the program wanted. `log_text` is Valgrind's log.
+std::string diagnose_sim_run(const LaunchResult& result, const std::string& log_text,
+                             const std::string& program);
+
+}  // namespace rprof
+
+#endif  // RPROF_TOOLS_RPROF_SIM_RUN_H_
