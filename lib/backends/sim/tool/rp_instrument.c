@@ -18,6 +18,7 @@
 #include "pub_tool_tooliface.h"
 #include "rp_exclude.h"
 #include "rp_flops.h"
+#include "rp_fma.h"
 #include "rp_state.h"
 
 typedef struct {
@@ -265,11 +266,14 @@ IRSB* rp_instrument(VgCallbackClosure* closure, IRSB* sbIn,
                     IRType hWordTy)
 {
    Out o;
-   Int i, k = -1, j;
-   const Int n = scan(sbIn);
+   Int i, k = -1, j, n;
+   Bool host_fma;
    const Int ntmps = sbIn->tyenv->types_used;
    (void)closure; (void)layout; (void)vge; (void)archinfo_host;
    if (gWordTy != hWordTy) VG_(tool_panic)("host/guest word size mismatch");
+   if (!rp_clo_count) return sbIn;
+   host_fma = rp_clo_host_fma && rp_fma_host_ok(archinfo_host);
+   n = scan(sbIn);
    VG_(memset)(&o, 0, sizeof(o));
    o.sb = deepCopyIRSBExceptStmts(sbIn);
    if (ntmps > tab_cap) {
@@ -306,7 +310,7 @@ IRSB* rp_instrument(VgCallbackClosure* closure, IRSB* sbIn,
          if (i == in->first_fp) {
             for (j = 0; j < (Int)in->fp.n; j++) o.pending[in->fp.idx[j]] += in->fp.val[j];
          }
-         addStmtToIRSB(o.sb, st);
+         if (!(host_fma && rp_fma_rewrite(o.sb, st))) addStmtToIRSB(o.sb, st);
          if (e->tag == Iex_Load)
             on_access(&o, ACC_READ, e->Iex.Load.addr, sizeofIRType(e->Iex.Load.ty));
          break;

@@ -28,6 +28,8 @@ RpGeometry rp_geom_l2 = {1048576, 8, 64};
 RpGeometry rp_geom_llc = {8388608, 16, 64};
 
 static const HChar* clo_out = NULL;
+Bool rp_clo_count = True;
+Bool rp_clo_host_fma = True;
 static const HChar* const counter_names[RPROF_SIM_NCOUNTERS] = {
 #define RP_NAME(i, name) name,
    RPROF_SIM_COUNTERS(RP_NAME)
@@ -162,6 +164,8 @@ static Bool process_option(const HChar* arg)
    else if (VG_STR_CLO(arg, "--rp-l2", v)) g = &rp_geom_l2;
    else if (VG_STR_CLO(arg, "--rp-llc", v)) g = &rp_geom_llc;
    else if (VG_STR_CLO(arg, "--rp-out", clo_out)) return True;
+   else if (VG_BOOL_CLO(arg, "--rp-count", rp_clo_count)) return True;
+   else if (VG_BOOL_CLO(arg, "--rp-host-fma", rp_clo_host_fma)) return True;
    else return False;
    if (!parse_geometry(v, g)) {
       VG_(fmsg_bad_option)(arg, "expected SIZE,WAYS,LINE in bytes\n");
@@ -183,7 +187,8 @@ static void print_usage(void)
 
 static void print_debug_usage(void)
 {
-   VG_(printf)("    (none)\n");
+   VG_(printf)("    --rp-count=no            instrument nothing (measures Valgrind's own cost)\n"
+               "    --rp-host-fma=no         keep Valgrind's software FMA emulation\n");
 }
 
 /* ---- start and end ----------------------------------------------------- */

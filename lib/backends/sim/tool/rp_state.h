@@ -32,6 +32,8 @@ extern RpCache rp_l1, rp_l2, rp_llc;
 extern RpGeometry rp_geom_l1, rp_geom_l2, rp_geom_llc;
 
 /* rp_main.c */
+extern Bool rp_clo_count;    /* --rp-count=no: instrument nothing */
+extern Bool rp_clo_host_fma; /* --rp-host-fma=no: keep VEX's FMA emulation */
 void rp_switch_thread(ThreadId tid);
 RpThread* rp_running(void);
 
