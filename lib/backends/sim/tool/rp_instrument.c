@@ -24,7 +24,8 @@
 typedef struct {
    Addr      addr;
    UInt      len;
-   Int       first_fp; /* statement index of its first FP op, or -1 */
+   Int       imark;    /* statement index of its IMark */
+   Int       first_fp; /* statement index where its FP work is counted, or -1 */
    Bool      is_call;  /* stores its own return address */
    Bool      skip;     /* marker code: not counted */
    RpFpCount fp;
@@ -205,6 +206,25 @@ static Addr final_target(const IRSB* sb)
    return 0;
 }
 
+/* VEX unrolls small loops, and its common subexpression elimination then
+ * turns a repeated op (a loop-invariant sqrt recomputed every iteration) into
+ * a copy of the first copy's result. A repeated guest instruction is the same
+ * instruction: it gets the FP work of its first copy in the superblock,
+ * counted as soon as it starts. */
+static void same_insn_same_fp(Int n)
+{
+   Int k, j;
+   for (k = 1; k < n; k++) {
+      for (j = 0; j < k; j++) {
+         if (insns[j].addr == insns[k].addr && insns[j].len == insns[k].len) {
+            insns[k].fp = insns[j].fp;
+            insns[k].first_fp = insns[j].fp.n > 0 ? insns[k].imark : -1;
+            break;
+         }
+      }
+   }
+}
+
 static Int scan(const IRSB* sb)
 {
    Int i, n = 0, cur = -1;
@@ -217,6 +237,7 @@ static Int scan(const IRSB* sb)
       insns_cap = n * 2;
       insns = VG_(realloc)("rp.insns", insns, insns_cap * sizeof(Insn));
    }
+
    for (i = 0; i < sb->stmts_used; i++) {
       const IRStmt* st = sb->stmts[i];
       if (st->tag == Ist_IMark) {
@@ -226,6 +247,7 @@ static Int scan(const IRSB* sb)
          VG_(memset)(&acc, 0, sizeof(acc));
          insns[cur].addr = (Addr)st->Ist.IMark.addr;
          insns[cur].len = st->Ist.IMark.len;
+         insns[cur].imark = i;
          insns[cur].first_fp = -1;
       } else if (cur < 0) {
          continue;
@@ -241,6 +263,7 @@ static Int scan(const IRSB* sb)
       }
    }
    if (cur >= 0) rp_fp_classify(&acc, &insns[cur].fp);
+   same_insn_same_fp(n);
    for (i = 0; i < n; i++) {
       Insn* in = &insns[i];
       in->skip = rp_is_runtime(in->addr) || rp_is_stub_into_runtime(in->addr, in->len);
@@ -291,6 +314,10 @@ IRSB* rp_instrument(VgCallbackClosure* closure, IRSB* sbIn,
          k++;
          tl_assert(k < n);
          addStmtToIRSB(o.sb, st);
+         if (insns[k].first_fp == i && !insns[k].skip) {
+            for (j = 0; j < (Int)insns[k].fp.n; j++)
+               o.pending[insns[k].fp.idx[j]] += insns[k].fp.val[j];
+         }
          continue;
       }
       if (st->tag == Ist_Exit) {
