@@ -8,7 +8,7 @@ using namespace rprof::test;
 namespace fs = std::filesystem;
 
 TEST_CASE("daxpy: regions, calls, files written") {
-  auto r = run_rprof({sample("daxpy"), "100000", "7"});
+  auto r = run_rprof({"--backend=time", sample("daxpy"), "100000", "7"});
   INFO(r.err);
   REQUIRE(r.status == 0);
   CHECK(r.out.find("daxpy: n=100000 reps=7") != std::string::npos);  // app output kept
@@ -39,7 +39,7 @@ TEST_CASE("daxpy: regions, calls, files written") {
 }
 
 TEST_CASE("nested: paths, calls, recursion on one node, inclusive >= children") {
-  auto r = run_rprof({sample("nested"), "5"});
+  auto r = run_rprof({"--backend=time", sample("nested"), "5"});
   INFO(r.err);
   REQUIRE(r.status == 0);
   auto p = load_json(r.dir + "/profile.json");
@@ -72,7 +72,7 @@ TEST_CASE("OpenMP: per-thread rows, call counts summed over threads") {
     WARN("omp_sum not built (no OpenMP)");
     return;
   }
-  auto r = run_rprof({sample("omp_sum"), "200000", "16"}, {"OMP_NUM_THREADS=2"});
+  auto r = run_rprof({"--backend=time", sample("omp_sum"), "200000", "16"}, {"OMP_NUM_THREADS=2"});
   INFO(r.err);
   REQUIRE(r.status == 0);
   auto p = load_json(r.dir + "/profile.json");

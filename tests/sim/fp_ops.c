@@ -1,7 +1,8 @@
 /* Known instructions, each in its own region, run `n` times (inline assembly,
  * so the compiler cannot change them). The sim accuracy test checks that the
  * tool counts each exactly: FLOPs by precision and width (FMA = 2), one FP
- * instruction per instruction (addsub, packed FMA), and L1 bytes.
+ * instruction per instruction (addsub, packed FMA), and L1 bytes; and that a
+ * region holding nothing but its markers counts nothing.
  *
  * Usage: fp_ops [n]   (default 1000)
  * Needs an x86-64 CPU with AVX2 and FMA (or Valgrind, which emulates them).
@@ -60,6 +61,11 @@ int main(int argc, char** argv) {
   LOOP("vmovupd_store", "vmovupd %%ymm0, (%0)" : : "r"(p) : "xmm0", "memory");
   LOOP("vfmadd231pd_mem", "vfmadd231pd (%0), %%ymm1, %%ymm0" : : "r"(p) : "xmm0");
   LOOP("add_mem", "addq $1, (%0)" : : "r"(p) : "memory");
+  /* Markers only: nothing of theirs may be counted. */
+  for (long i = 0; i < n; ++i) {
+    RPROF_BEGIN("empty");
+    RPROF_END("empty");
+  }
   printf("fp_ops: n=%ld\n", n);
   return 0;
 }

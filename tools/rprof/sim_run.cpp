@@ -123,6 +123,10 @@ LaunchSpec sim_launch_spec(const SimTool& tool, const SimCaches& caches,
   // Calls into the runtime go through PLT slots that the tool reads when it
   // translates the stub; bound at load time, they are never counted.
   spec.env["LD_BIND_NOW"] = "1";
+  // Valgrind runs one thread at a time: OpenMP threads spinning at a barrier
+  // only burn simulated time (and count their spin loads), so let them sleep
+  // unless the user chose otherwise.
+  if (std::getenv("OMP_WAIT_POLICY") == nullptr) spec.env["OMP_WAIT_POLICY"] = "passive";
   spec.stdout_path = files.app_stdout;
   spec.stderr_path = files.app_stderr;
   return spec;
