@@ -1,0 +1,182 @@
+// The sim backend's launcher side: cache geometry (defaults, --sim-cache,
+// checks), the tool's options, reading its totals, diagnosing a failed run,
+// and joining a timed with a counted profile.
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <fstream>
+
+#include "common/error.h"
+#include "profile/join.h"
+#include "tools/rprof/sim_config.h"
+#include "tools/rprof/sim_run.h"
+
+using namespace rprof;
+
+namespace {
+
+int error_code(const std::function<void()>& f, std::string* what = nullptr) {
+  try {
+    f();
+  } catch (const Error& e) {
+    if (what) *what = e.what();
+    return e.exit_code();
+  }
+  return 0;
+}
+
+Region region(const std::vector<std::string>& path, uint64_t calls, double time_s,
+              CounterMap counters = {}) {
+  Region r;
+  r.path = path;
+  r.name = path.back();
+  r.calls = calls;
+  r.time_s = time_s;
+  r.counters = counters;
+  r.exclusive_counters = counters;
+  ThreadRow t;
+  t.pid = 100;
+  t.thread = 0;
+  t.calls = calls;
+  t.time_s = time_s;
+  t.counters = counters;
+  r.threads.push_back(t);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("sim caches: defaults from the topology") {
+  Topology topo;
+  topo.caches = {{1, 48 * 1024, 12, 64, 2}, {2, 2 * 1024 * 1024, 16, 64, 2},
+                 {3, 300ULL * 1024 * 1024, 0, 64, 2}};
+  const SimCaches c = sim_caches_from_topology(topo);
+  CHECK(c.l1.size_bytes == 48 * 1024);
+  CHECK(c.l1.ways == 12);
+  CHECK(c.l2.size_bytes == 2 * 1024 * 1024);
+  CHECK(c.llc.size_bytes == 300ULL * 1024 * 1024);
+  CHECK(c.llc.ways == 8);  // unknown associativity
+  CHECK_NOTHROW(check_sim_caches(c));
+  CHECK(c.source.find("sysfs") != std::string::npos);
+}
+
+TEST_CASE("sim caches: odd sizes round down to whole sets; no L3 keeps the default LLC") {
+  Topology topo;
+  topo.caches = {{1, 32 * 1024 + 100, 8, 64, 1}, {2, 1024 * 1024, -1, 64, 1}};
+  const SimCaches c = sim_caches_from_topology(topo);
+  CHECK(c.l1.size_bytes == 32 * 1024);
+  CHECK(c.l2.ways == 64);  // fully associative: the model's widest
+  CHECK(c.llc.size_bytes == SimCaches{}.llc.size_bytes);
+  CHECK_NOTHROW(check_sim_caches(c));
+}
+
+TEST_CASE("sim caches: --sim-cache overrides") {
+  SimCaches c;
+  apply_sim_cache_spec(c, "llc=1M:16,l1=16K,l2=256KB:4:64");
+  CHECK(c.llc.size_bytes == 1024 * 1024);
+  CHECK(c.llc.ways == 16);
+  CHECK(c.l1.size_bytes == 16 * 1024);
+  CHECK(c.l1.ways == 8);  // unchanged
+  CHECK(c.l2.size_bytes == 256 * 1024);
+  CHECK(c.l2.ways == 4);
+  CHECK(c.source.find("--sim-cache") != std::string::npos);
+  CHECK_NOTHROW(check_sim_caches(c));
+  const std::vector<std::string> opts = sim_tool_options(c);
+  REQUIRE(opts.size() == 3);
+  CHECK(opts[0] == "--rp-l1=16384,8,64");
+  CHECK(opts[1] == "--rp-l2=262144,4,64");
+  CHECK(opts[2] == "--rp-llc=1048576,16,64");
+  CHECK(describe_sim_caches(c).find("LLC 1 MiB 16-way (shared)") != std::string::npos);
+}
+
+TEST_CASE("sim caches: bad specs and geometries are usage errors naming the problem") {
+  for (const char* spec : {"l4=1M", "llc", "llc=", "llc=1X", "llc=1M:a", "llc=1M:8:64:1",
+                           "llc=99999999999999G", "llc=1Mi"}) {
+    INFO(spec);
+    SimCaches c;
+    std::string what;
+    CHECK(error_code([&] { apply_sim_cache_spec(c, spec); }, &what) == 2);
+    CHECK(what.find("--sim-cache") != std::string::npos);
+  }
+  for (const char* spec : {"l1=33000:8", "l1=32K:0", "l1=32K:65", "llc=1M:16:128",
+                           "l2=1M:8:48"}) {
+    INFO(spec);
+    SimCaches c;
+    apply_sim_cache_spec(c, spec);
+    CHECK(error_code([&] { check_sim_caches(c); }) == 2);
+  }
+}
+
+TEST_CASE("sim run: totals, AVX-512 and Valgrind failures") {
+  const std::string path = "test_sim_totals.txt";
+  {
+    std::ofstream out(path);
+    out << "flops.dp.256 800\nbytes.l1.read 24\n";
+  }
+  const CounterMap m = read_sim_totals(path);
+  std::remove(path.c_str());
+  CHECK(m.at("flops.dp.256") == 800);
+  CHECK(m.at("bytes.l1.read") == 24);
+  CHECK(read_sim_totals("no/such/file").empty());
+
+  LaunchResult sigill;
+  sigill.signal = 4;
+  const std::string log =
+      "==1== valgrind: Unrecognised instruction at address 0x109139.\n"
+      "vex amd64->IR: unhandled instruction bytes: 0x62 0xF1 0xFD 0x48 0x58\n";
+  CHECK(log_shows_avx512(log));
+  const std::string why = diagnose_sim_run(sigill, log, "./app");
+  CHECK(why.find("AVX-512") != std::string::npos);
+  CHECK(why.find("-mno-avx512f") != std::string::npos);
+  CHECK(diagnose_sim_run(LaunchResult{}, "==1== all fine\n", "./app").empty());
+  CHECK(diagnose_sim_run(LaunchResult{}, "valgrind: Bad option: --rp-l1=x\n", "./app")
+            .find("option") != std::string::npos);
+  CHECK(diagnose_sim_run(sigill, "", "./app").find("signal 4") != std::string::npos);
+}
+
+TEST_CASE("join: times from the timed run, counters from the counted run") {
+  Profile timed, counted;
+  timed.regions = {region({"a"}, 3, 1.5), region({"a", "b"}, 6, 0.5)};
+  counted.regions = {region({"a"}, 3, 99.0, {{"flops.dp.256", 80}}),
+                     region({"a", "b"}, 6, 9.0, {{"flops.dp.256", 40}})};
+  counted.regions[0].threads[0].pid = 555;  // another process id in the other run
+  counted.regions[1].threads[0].pid = 555;
+  counted.counters = {"flops.dp.256"};
+  const Profile p = join_timed_and_counted(timed, counted);
+  const Region* a = p.find({"a"});
+  REQUIRE(a != nullptr);
+  CHECK(a->time_s == 1.5);
+  CHECK(a->counters.at("flops.dp.256") == 80);
+  CHECK(a->threads[0].counters.at("flops.dp.256") == 80);
+  CHECK(p.find({"a", "b"})->counters.at("flops.dp.256") == 40);
+  CHECK(p.counters == counted.counters);
+  CHECK(p.notes.empty());
+}
+
+TEST_CASE("join: differing calls and regions make a not-deterministic note") {
+  Profile timed, counted;
+  timed.regions = {region({"a"}, 3, 1.5), region({"gone"}, 1, 0.1)};
+  counted.regions = {region({"a"}, 4, 9.0, {{"bytes.l1.read", 8}}),
+                     region({"new"}, 1, 9.0, {{"bytes.l1.read", 8}})};
+  const Profile p = join_timed_and_counted(timed, counted);
+  REQUIRE(p.notes.size() == 1);
+  const std::string& note = p.notes[0];
+  CHECK(note.find("not deterministic") != std::string::npos);
+  CHECK(note.find("'a' 3 calls timed, 4 counted") != std::string::npos);
+  CHECK(note.find("gone") != std::string::npos);
+  CHECK(note.find("new") != std::string::npos);
+  const Region* added = p.find({"new"});
+  REQUIRE(added != nullptr);
+  CHECK(added->time_s == 0);
+  CHECK(added->counters.at("bytes.l1.read") == 8);
+}
+
+TEST_CASE("join: the program row gets whole-run totals, exclusive of top regions") {
+  Profile p;
+  p.regions = {region({"[program]"}, 1, 2.0), region({"a"}, 1, 1.0, {{"bytes.l1.read", 30}}),
+               region({"a", "b"}, 1, 0.5, {{"bytes.l1.read", 10}})};
+  set_program_counters(p, {{"bytes.l1.read", 100}, {"flops.dp.scalar", 5}});
+  const Region* prog = p.find({"[program]"});
+  CHECK(prog->counters.at("bytes.l1.read") == 100);
+  CHECK(prog->exclusive_counters.at("bytes.l1.read") == 70);
+  CHECK(prog->exclusive_counters.at("flops.dp.scalar") == 5);
+}
