@@ -78,6 +78,7 @@ struct Frame {
 class ThreadState {
  public:
   ThreadState(Backend* backend, int num_counters, uint32_t index, int tid);
+  ~ThreadState();
   ThreadState(const ThreadState&) = delete;
   ThreadState& operator=(const ThreadState&) = delete;
 
@@ -110,6 +111,15 @@ class ThreadState {
   int num_counters() const { return nc_; }
 
   ThreadState* next = nullptr;  // registry link, set once before publication
+
+  // rprof_begin(name) cache: name pointer -> region id, verified by content
+  // on every hit, so a reused buffer with a new name is still right.
+  struct NameCacheEntry {
+    const char* name = nullptr;
+    uint32_t id = 0;
+  };
+  static constexpr int kNameCacheSize = 64;
+  NameCacheEntry name_cache[kNameCacheSize];
 
  private:
   Node& node(int32_t i) { return chunks_[i / kNodesPerChunk][i % kNodesPerChunk]; }

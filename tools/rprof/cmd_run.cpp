@@ -3,6 +3,7 @@
 // With --backend=sim the program runs twice: natively for times, then under
 // rprof's Valgrind tool for counts (FLOPs, bytes per boundary), and the two
 // are joined per region (lib/profile/join.h). --sim-only skips the native run.
+#include <csignal>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -39,6 +40,7 @@ struct RunOptions {
 struct BackendChoice {
   std::string name;            // what the app's runtime is told: time, sim, fake
   std::optional<SimTool> sim;  // set for sim
+  std::string notice;          // for --backend=auto: what was chosen, and why
 };
 
 // Reads the raw profiles the app left; a missing or unreadable one becomes a
@@ -60,28 +62,27 @@ BackendChoice resolve_backend(const RunOptions& o) {
   const std::string& b = o.backend;
   if (b == "time" || b == "fake") {  // fake: scripted counters, for tests
     if (o.sim_only) throw Error("--sim-only needs --backend=sim (or auto)", 2);
-    return {b, std::nullopt};
+    return {b, std::nullopt, ""};
   }
   std::string why;
   if (b == "sim") {
     std::optional<SimTool> tool = find_sim_tool(&why);
     if (!tool) throw Error("--backend=sim: " + why, 2);
-    return {"sim", tool};
+    return {"sim", tool, ""};
   }
   if (b == "auto") {
     // No hardware-counter backend is built in yet, so counters come from the
     // simulator wherever it is installed.
     std::optional<SimTool> tool = find_sim_tool(&why);
     if (tool) {
-      std::cerr << "rprof: no hardware counters here; counting by simulation "
-                   "(--backend=sim: a native run for times, a Valgrind run for "
-                   "counts; --backend=time for timing only)\n";
-      return {"sim", tool};
+      return {"sim", tool,
+              "no hardware counters here; counting by simulation (--backend=sim: a "
+              "native run for times, a Valgrind run for counts; --backend=time for "
+              "timing only)"};
     }
     if (o.sim_only) throw Error("--sim-only: " + why, 2);
-    std::cerr << "rprof: no hardware counters and no simulator (" << why
-              << "); timing only\n";
-    return {"time", std::nullopt};
+    return {"time", std::nullopt, "no hardware counters and no simulator (" + why +
+                                      "); timing only"};
   }
   throw Error("unknown backend '" + b + "' (use time, sim or auto)", 2);
 }
@@ -132,7 +133,8 @@ int cmd_run(const Args& args) {
   CLI::App app(
       "Run a program and report its marked regions: time, and with counting "
       "backends FLOPs and bytes per memory boundary.\n"
-      "Usage: rprof [options] [--] ./app [args...]",
+      "Everything after the first non-option argument (or after --) is the "
+      "program and its arguments.",
       "rprof");
   RunOptions o;
   app.add_option("-o,--output", o.output,
@@ -168,7 +170,12 @@ int cmd_run(const Args& args) {
   app.prefix_command();
   if (!parse_cli(app, args)) return 0;
   o.app = app.remaining();
-  if (!o.app.empty() && o.app.front() == "--") o.app.erase(o.app.begin());
+  if (!o.app.empty() && o.app.front() == "--") {
+    o.app.erase(o.app.begin());
+  } else if (!o.app.empty() && o.app.front().size() > 1 && o.app.front()[0] == '-') {
+    throw Error("unknown option " + o.app.front() + " (see rprof --help; use -- before a "
+                "program whose name starts with '-')", 2);
+  }
   if (o.app.empty()) throw Error("no program to run (usage: rprof [options] [--] ./app args...)", 2);
 
   const BackendChoice backend = resolve_backend(o);
@@ -183,6 +190,7 @@ int cmd_run(const Args& args) {
   }
   resolve_program(o.app.front());  // fail before creating anything
   const std::string out_dir = make_output_dir(o.output, o.app.front());
+  if (!backend.notice.empty()) std::cerr << "rprof: " << backend.notice << "\n";
 
   Profile p;
   LaunchResult result;
@@ -198,7 +206,15 @@ int cmd_run(const Args& args) {
     p = run_once(spec, raw_dir, backend.name, &result);
   }
   std::string sim_problem;
-  if (sim) {
+  // A timed run stopped from outside (Ctrl-C, a batch system's SIGTERM) means
+  // stop: no second, far slower run.
+  const bool interrupted = native && (result.signal == SIGINT || result.signal == SIGTERM ||
+                                      result.signal == SIGHUP || result.signal == SIGQUIT ||
+                                      result.signal == SIGKILL);
+  if (sim && interrupted) {
+    p.notes.push_back("the timed run was stopped by signal " + std::to_string(result.signal) +
+                      ", so the counted (simulated) run was skipped: no counts");
+  } else if (sim) {
     // Keep the second run's output off the terminal: the user saw it once.
     const SimRunFiles files = sim_run_files(out_dir, native);
     LaunchResult sr;
