@@ -61,6 +61,7 @@ json profile_to_json(const Profile& p) {
       {"wall_time_s", r.wall_time_s}, {"user_time_s", r.user_time_s},
       {"system_time_s", r.system_time_s}, {"exit_code", r.exit_code},
       {"signal", r.signal},           {"processes", r.processes},
+      {"world_size", r.world_size},   {"missing_ranks", r.missing_ranks},
       {"threads", r.threads},
   };
   doc["counters"] = p.counters;
@@ -74,6 +75,16 @@ json profile_to_json(const Profile& p) {
     j["time_s"] = g.time_s;
     j["exclusive_time_s"] = g.exclusive_time_s;
     j["thread_time_s"] = g.thread_time_s;
+    const Spread ts = g.thread_spread();
+    j["thread_spread"] = {{"threads", ts.count}, {"min_time_s", ts.min_s},
+                          {"mean_time_s", ts.mean_s}, {"max_time_s", ts.max_s},
+                          {"imbalance", ts.imbalance()}};
+    const Spread ps = g.process_spread();
+    if (ps.count > 1) {
+      j["process_spread"] = {{"processes", ps.count}, {"min_time_s", ps.min_s},
+                             {"mean_time_s", ps.mean_s}, {"max_time_s", ps.max_s},
+                             {"imbalance", ps.imbalance()}};
+    }
     if (r.wall_time_s > 0) j["percent_of_run"] = 100.0 * g.time_s / r.wall_time_s;
     j["complete"] = g.complete;
     j["open_calls"] = g.open_calls;
@@ -87,7 +98,8 @@ json profile_to_json(const Profile& p) {
     j["exclusive_counters"] = counters_json(g.exclusive_counters);
     json threads = json::array();
     for (const ThreadRow& t : g.threads) {
-      threads.push_back({{"pid", t.pid},
+      threads.push_back({{"host", t.host},
+                         {"pid", t.pid},
                          {"rank", t.rank},
                          {"thread", t.thread},
                          {"tid", t.tid},
@@ -137,6 +149,8 @@ Profile profile_from_json(const json& doc, const std::string& file) {
   p.run.signal = get<int>(run, "signal", file);
   p.run.processes = get<int>(run, "processes", file);
   p.run.threads = get<int>(run, "threads", file);
+  p.run.world_size = get_or<int>(run, "world_size", -1, file);
+  p.run.missing_ranks = get_or<std::vector<int>>(run, "missing_ranks", {}, file);
   p.counters = get<std::vector<std::string>>(doc, "counters", file);
   const json& regions = get<json>(doc, "regions", file);
   if (!regions.is_array()) bad(file, "'regions' is not an array");
@@ -164,6 +178,7 @@ Profile profile_from_json(const json& doc, const std::string& file) {
     g.exclusive_counters = get_or<CounterMap>(j, "exclusive_counters", {}, file);
     for (const json& t : get_or<json>(j, "threads", json::array(), file)) {
       ThreadRow row;
+      row.host = get_or<std::string>(t, "host", "", file);
       row.pid = get<int64_t>(t, "pid", file);
       row.rank = get<int64_t>(t, "rank", file);
       row.thread = get<uint32_t>(t, "thread", file);

@@ -90,6 +90,7 @@ RawProfile parse_raw_profile(const std::string& text, const std::string& file) {
   p.pid = r.i64(doc, "pid", "profile");
   p.parent_pid = r.i64(doc, "parent_pid", "profile");
   p.rank = r.i64(doc, "rank", "profile");
+  if (doc.contains("world_size")) p.world_size = r.i64(doc, "world_size", "profile");
   p.backend = r.str(doc, "backend", "profile");
   p.start_unix_s = r.i64(doc, "start_unix_s", "profile");
   p.duration_ns = r.u64(doc, "duration_ns", "profile");

@@ -50,6 +50,7 @@ struct RawProfile {
   int64_t pid = 0;
   int64_t parent_pid = 0;
   int64_t rank = -1;
+  int64_t world_size = -1;  // ranks in the MPI job, -1 when not MPI
   std::string backend;
   int64_t start_unix_s = 0;
   uint64_t duration_ns = 0;
