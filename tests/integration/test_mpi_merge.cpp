@@ -58,7 +58,7 @@ TEST_CASE("2 MPI ranks: one raw profile per rank, merged with exact summed calls
   CHECK(spread["mean_time_s"].get<double>() <= spread["max_time_s"].get<double>());
   CHECK(spread["max_time_s"].get<double>() == compute["time_s"].get<double>());
   std::set<int> ranks;
-  for (const auto& t : compute["threads"]) ranks.insert(t["rank"].get<int>());
+  for (const auto& rank : compute["threads"]["rank"]) ranks.insert(rank.get<int>());
   CHECK(ranks == std::set<int>{0, 1});
 }
 

@@ -51,15 +51,15 @@ int cmd_merge(const Args& args) {
       ->check(CLI::IsMember({"text", "json", "csv"}));
   if (!parse_cli(app, args)) return 0;
 
-  std::vector<RawProfile> raws;
+  std::vector<std::string> files;
   std::set<std::string> seen;
   for (const std::string& in : inputs) {
     for (const std::string& f : raw_files_of(in)) {
       const std::string canon = fs::weakly_canonical(f).string();
-      if (!seen.insert(canon).second) continue;  // the same file named twice
-      raws.push_back(read_raw_profile(f));
+      if (seen.insert(canon).second) files.push_back(f);  // the same file once
     }
   }
+  const std::vector<RawProfile> raws = read_raw_profiles(files, nullptr);
   // Two files from the same host and pid would double count one process.
   std::set<std::pair<std::string, int64_t>> processes;
   for (const RawProfile& r : raws) {
