@@ -3,6 +3,7 @@
 // and joining a timed with a counted profile.
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include "common/error.h"
@@ -107,16 +108,21 @@ TEST_CASE("sim caches: bad specs and geometries are usage errors naming the prob
 }
 
 TEST_CASE("sim run: totals, AVX-512 and Valgrind failures") {
-  const std::string path = "test_sim_totals.txt";
-  {
-    std::ofstream out(path);
-    out << "flops.dp.256 800\nbytes.l1.read 24\n";
-  }
-  const CounterMap m = read_sim_totals(path);
-  std::remove(path.c_str());
-  CHECK(m.at("flops.dp.256") == 800);
+  // One totals file per simulated process, summed.
+  const std::filesystem::path dir = "test_sim_totals";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "totals.101.txt") << "flops.dp.256 800\nbytes.l1.read 24\n";
+  std::ofstream(dir / "totals.102.txt") << "flops.dp.256 8\n";
+  std::ofstream(dir / "valgrind.101.log") << "one\n";
+  std::ofstream(dir / "valgrind.102.log") << "two\n";
+  const CounterMap m = read_sim_totals(dir.string());
+  const std::string logs = read_sim_logs(dir.string());
+  std::filesystem::remove_all(dir);
+  CHECK(m.at("flops.dp.256") == 808);
   CHECK(m.at("bytes.l1.read") == 24);
-  CHECK(read_sim_totals("no/such/file").empty());
+  CHECK(logs == "one\ntwo\n");
+  CHECK(read_sim_totals("no/such/dir").empty());
 
   LaunchResult sigill;
   sigill.signal = 4;

@@ -47,14 +47,9 @@ struct BackendChoice {
 // note, never a lost report.
 std::vector<RawProfile> collect_raw(const std::string& raw_dir,
                                     std::vector<std::string>& notes) {
-  std::vector<RawProfile> raws;
-  for (const std::string& f : list_raw_profiles(raw_dir)) {
-    try {
-      raws.push_back(read_raw_profile(f));
-    } catch (const Error& e) {
-      notes.push_back(std::string("skipped ") + e.what());
-    }
-  }
+  std::vector<std::string> errors;
+  std::vector<RawProfile> raws = read_raw_profiles(list_raw_profiles(raw_dir), &errors);
+  for (const std::string& e : errors) notes.push_back("skipped " + e);
   return raws;
 }
 
@@ -220,17 +215,12 @@ int cmd_run(const Args& args) {
     LaunchResult sr;
     Profile counted = run_once(sim_launch_spec(*backend.sim, caches, o.app, files),
                                files.raw_dir, "sim", &sr);
-    std::string log;
-    try {
-      log = read_file(files.log);
-    } catch (const Error&) {
-    }
-    sim_problem = diagnose_sim_run(sr, log, o.app.front());
+    sim_problem = diagnose_sim_run(sr, read_sim_logs(files.dir), o.app.front());
     if (native) {
       p = join_timed_and_counted(std::move(p), counted);
       if (sr.exit_code != result.exit_code || sr.signal != result.signal) {
         p.notes.push_back("the program " + outcome(result) + " when timed but " +
-                          outcome(sr) + " when counted (sim/valgrind.log)");
+                          outcome(sr) + " when counted (see sim/valgrind.<pid>.log)");
       }
       p.notes.push_back(
           "times from a native run; counts from a second run under rprof's "
@@ -242,7 +232,7 @@ int cmd_run(const Args& args) {
           "--sim-only: times were measured under the simulator, many times "
           "slower than native; use them only to compare regions");
     }
-    set_program_counters(p, read_sim_totals(files.totals));
+    set_program_counters(p, read_sim_totals(files.dir));
     p.notes.push_back(
         "counts by simulation: FMA = 2 FLOPs, one per lane, by precision and "
         "vector width; bytes.l1 = the program's loads and stores; bytes.l2/llc/"

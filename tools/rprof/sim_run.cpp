@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <csignal>
 #include <cstdlib>
@@ -98,8 +99,8 @@ SimRunFiles sim_run_files(const std::string& out_dir, bool capture_app_output) {
   SimRunFiles f;
   f.dir = out_dir + "/sim";
   f.raw_dir = out_dir + "/raw-sim";
-  f.log = f.dir + "/valgrind.log";
-  f.totals = f.dir + "/totals.txt";
+  f.log = f.dir + "/valgrind.%p.log";
+  f.totals = f.dir + "/totals.%p.txt";
   if (capture_app_output) {
     f.app_stdout = f.dir + "/stdout.txt";
     f.app_stderr = f.dir + "/stderr.txt";
@@ -114,8 +115,11 @@ LaunchSpec sim_launch_spec(const SimTool& tool, const SimCaches& caches,
                            const std::vector<std::string>& app, const SimRunFiles& files) {
   LaunchSpec spec;
   spec.argv = app;
+  // Children are simulated too (forked or exec'd, MPI ranks under mpirun):
+  // their markers count as in the timed run.
   spec.wrapper = {tool.valgrind, std::string("--tool=") + RPROF_SIM_TOOL_NAME,
-                  "--log-file=" + files.log, "--rp-out=" + files.totals};
+                  "--trace-children=yes", "--log-file=" + files.log,
+                  "--rp-out=" + files.totals};
   for (const std::string& o : sim_tool_options(caches)) spec.wrapper.push_back(o);
   spec.env["VALGRIND_LIB"] = tool.libdir;
   spec.env["RPROF_OUTPUT_DIR"] = files.raw_dir;
@@ -132,13 +136,46 @@ LaunchSpec sim_launch_spec(const SimTool& tool, const SimCaches& caches,
   return spec;
 }
 
-CounterMap read_sim_totals(const std::string& path) {
+namespace {
+
+// Files of dir named <prefix>*<suffix>, sorted.
+std::vector<std::string> files_like(const std::string& dir, const std::string& prefix,
+                                    const std::string& suffix) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string n = e.path().filename().string();
+    if (n.size() > prefix.size() + suffix.size() && n.rfind(prefix, 0) == 0 &&
+        n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      out.push_back(e.path().string());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+CounterMap read_sim_totals(const std::string& dir) {
   CounterMap m;
-  std::ifstream in(path);
-  std::string name;
-  uint64_t value = 0;
-  while (in >> name >> value) m[name] = value;
+  for (const std::string& f : files_like(dir, "totals.", ".txt")) {
+    std::ifstream in(f);
+    std::string name;
+    uint64_t value = 0;
+    while (in >> name >> value) m[name] += value;
+  }
   return m;
+}
+
+std::string read_sim_logs(const std::string& dir) {
+  std::string all;
+  for (const std::string& f : files_like(dir, "valgrind.", ".log")) {
+    std::ifstream in(f);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    all += ss.str();
+  }
+  return all;
 }
 
 bool log_shows_avx512(const std::string& log_text) {
@@ -168,7 +205,7 @@ std::string diagnose_sim_run(const LaunchResult& result, const std::string& log_
   }
   if (result.signal != 0) {
     return program + " was killed by signal " + std::to_string(result.signal) +
-           " under the simulator (see " + std::string("sim/valgrind.log") + ")";
+           " under the simulator (see sim/valgrind.<pid>.log)";
   }
   return "";
 }

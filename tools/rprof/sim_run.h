@@ -28,13 +28,15 @@ struct SimTool {
 // The tool of this rprof, or nullopt with a one-line reason in *why.
 std::optional<SimTool> find_sim_tool(std::string* why);
 
-// Where one sim run writes: <out>/sim/{valgrind.log,totals.txt,stdout.txt,
-// stderr.txt} and raw profiles in <out>/raw-sim.
+// Where one sim run writes: <out>/sim/ holds Valgrind's log and the tool's
+// totals, one of each per process (valgrind.<pid>.log, totals.<pid>.txt:
+// child processes are simulated too), and the app's stdout.txt/stderr.txt;
+// raw profiles go to <out>/raw-sim.
 struct SimRunFiles {
   std::string dir;
   std::string raw_dir;
-  std::string log;
-  std::string totals;
+  std::string log;     // pattern with %p, as Valgrind expands it
+  std::string totals;  // pattern with %p
   std::string app_stdout;  // set when the app's output is kept out of the terminal
   std::string app_stderr;
 };
@@ -44,8 +46,11 @@ SimRunFiles sim_run_files(const std::string& out_dir, bool capture_app_output);
 LaunchSpec sim_launch_spec(const SimTool& tool, const SimCaches& caches,
                            const std::vector<std::string>& app, const SimRunFiles& files);
 
-// The tool's whole-run totals ("name value" lines); empty if there are none.
-CounterMap read_sim_totals(const std::string& path);
+// The tool's whole-run totals ("name value" lines in totals.*.txt of dir),
+// summed over processes; empty if there are none.
+CounterMap read_sim_totals(const std::string& dir);
+// Valgrind's logs (valgrind.*.log of dir), concatenated.
+std::string read_sim_logs(const std::string& dir);
 
 // True when Valgrind's log shows it stopped at an EVEX-encoded (AVX-512)
 // instruction ("unhandled instruction bytes: 0x62 ...").

@@ -11,6 +11,7 @@
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcfile.h"
+#include "pub_tool_libcproc.h"
 #include "pub_tool_libcprint.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_options.h"
@@ -78,6 +79,20 @@ void rp_switch_thread(ThreadId tid)
    rp_l2 = t->l2;
    rp_suspended = t->suspended;
    running = tid;
+}
+
+/* A forked child starts from zero: the parent reports what ran before the
+ * fork, and the totals of all processes are summed by the launcher. (The
+ * runtime in the child re-reads its open regions' start counts.) */
+static void on_fork_child(ThreadId tid)
+{
+   UInt t;
+   (void)tid;
+   VG_(memset)(rp_live, 0, sizeof(rp_live));
+   for (t = 1; t < VG_N_THREADS; t++) {
+      VG_(memset)(threads[t].cnt, 0, sizeof(threads[t].cnt));
+      VG_(memset)(threads[t].saved, 0, sizeof(threads[t].saved));
+   }
 }
 
 static void on_start_client_code(ThreadId tid, ULong blocks)
@@ -202,6 +217,7 @@ static void post_clo_init(void)
    rp_cache_setup(rp_geom_l1.line);
    rp_cache_init(&rp_llc, &rp_geom_llc);
    threads = VG_(calloc)("rp.threads", VG_N_THREADS, sizeof(RpThread));
+   VG_(atfork)(NULL, NULL, on_fork_child);
 }
 
 /* Totals over all threads, as "name value" lines. */
@@ -209,6 +225,7 @@ static void write_totals(void)
 {
    ULong total[RPROF_SIM_NCOUNTERS];
    HChar line[128];
+   HChar* path;
    Int fd, k;
    UInt t;
    SysRes sr;
@@ -220,11 +237,14 @@ static void write_totals(void)
       if (!threads[t].used) continue;
       for (k = 0; k < RPROF_SIM_NCOUNTERS; k++) total[k] += threads[t].cnt[k];
    }
-   sr = VG_(open)(clo_out, VKI_O_CREAT | VKI_O_TRUNC | VKI_O_WRONLY, 0600);
+   path = VG_(expand_file_name)("--rp-out", clo_out);
+   sr = VG_(open)(path, VKI_O_CREAT | VKI_O_TRUNC | VKI_O_WRONLY, 0600);
    if (sr_isError(sr)) {
-      VG_(umsg)("rprof-sim: cannot write %s\n", clo_out);
+      VG_(umsg)("rprof-sim: cannot write %s\n", path);
+      VG_(free)(path);
       return;
    }
+   VG_(free)(path);
    fd = (Int)sr_Res(sr);
    for (k = 0; k < RPROF_SIM_NCOUNTERS; k++) {
       const Int len = VG_(snprintf)(line, sizeof(line), "%s %llu\n", counter_names[k], total[k]);
