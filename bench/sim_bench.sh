@@ -52,8 +52,11 @@ timed() {
   local i walls=() cpus=() w u s
   for ((i = 0; i < reps; i++)); do
     rm -rf "$tmp/out"
-    /usr/bin/time -f "%e %U %S" -o "$tmp/time" "$@" >/dev/null 2>&1 ||
-      { echo "sim_bench: failed: $*" >&2; exit 1; }
+    local TIMEFORMAT='%R %U %S'  # bash's time: wall, user, system (children too)
+    if ! { time "$@" >/dev/null 2>&1; } 2>"$tmp/time"; then
+      echo "sim_bench: failed: $*" >&2
+      exit 1
+    fi
     read -r w u s <"$tmp/time"
     walls+=("$w")
     cpus+=("$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')")
