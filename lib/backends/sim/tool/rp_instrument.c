@@ -2,13 +2,9 @@
  *
  * Pass 1 splits the superblock into guest instructions (IMark to IMark),
  * classifies each one's FP work (rp_flops.h) and decides which ones belong to
- * the marker (rp_exclude.h). Pass 2 copies the statements and adds:
- *  - for each data access, a call to the cache model right at the access
- *    (so side exits taken before it skip it), a load and a later store of
- *    the same address in one instruction merged into one call;
- *  - counter increments known at translation time (FLOPs, FP instructions,
- *    L1 bytes), summed and added inline to rp_live before each side exit
- *    and at the end: an exit taken counts exactly what ran before it.
+ * the marker (rp_exclude.h). Pass 2 copies the statements, adding counter
+ * increments and cache-model calls (rp_emit.h) for the program's own
+ * instructions, and running FMA lanes on the host (rp_fma.h).
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcassert.h"
@@ -16,6 +12,7 @@
 #include "pub_tool_machine.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_tooliface.h"
+#include "rp_emit.h"
 #include "rp_exclude.h"
 #include "rp_flops.h"
 #include "rp_fma.h"
@@ -31,141 +28,8 @@ typedef struct {
    RpFpCount fp;
 } Insn;
 
-/* A data access whose cache call is still being built: consecutive accesses
- * merge into one call when nothing else touches memory in between:
- *  - contiguous loads (a packed FMA's memory operand arrives as one scalar
- *    load per lane), or contiguous stores, become one wider access;
- *  - a load then a store of the same bytes becomes one read-modify-write.
- * The merged call behaves exactly as the separate ones: same lines, same
- * order, the write always hits the line the read brought in. */
-enum { ACC_NONE, ACC_READ, ACC_WRITE, ACC_MODIFY };
-
-typedef struct {
-   Int     kind;
-   IRExpr* addr;   /* address of the first byte */
-   IRTemp  base;   /* addr = base + off when base != IRTemp_INVALID */
-   Long    off;
-   UWord   size;
-} Access;
-
-typedef struct {
-   IRSB*  sb;
-   ULong  pending[RPROF_SIM_NCOUNTERS];
-   Access acc;
-   /* tmp -> (base tmp, offset) for tmps defined as Add64(tmp, const). */
-   IRTemp* base_of;
-   Long*   off_of;
-} Out;
-
 static Insn* insns = NULL;
 static Int insns_cap = 0;
-static IRTemp* base_tab = NULL;
-static Long* off_tab = NULL;
-static Int tab_cap = 0;
-
-/* ---- emitting ---------------------------------------------------------- */
-
-static void emit_counter_add(IRSB* sb, Int k, ULong v)
-{
-   IRExpr* addr = mkIRExpr_HWord((HWord)&rp_live[k]);
-   IRTemp t1 = newIRTemp(sb->tyenv, Ity_I64);
-   IRTemp t2 = newIRTemp(sb->tyenv, Ity_I64);
-   addStmtToIRSB(sb, IRStmt_WrTmp(t1, IRExpr_Load(Iend_LE, Ity_I64, addr)));
-   addStmtToIRSB(sb, IRStmt_WrTmp(t2, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(t1),
-                                                   IRExpr_Const(IRConst_U64(v)))));
-   addStmtToIRSB(sb, IRStmt_Store(Iend_LE, addr, IRExpr_RdTmp(t2)));
-}
-
-static void flush_pending(Out* o)
-{
-   Int k;
-   for (k = 0; k < RPROF_SIM_NCOUNTERS; k++) {
-      if (o->pending[k] != 0) {
-         emit_counter_add(o->sb, k, o->pending[k]);
-         o->pending[k] = 0;
-      }
-   }
-}
-
-static void emit_call(Out* o, void* fn, const HChar* name, IRExpr* addr,
-                      UWord size, IRExpr* guard)
-{
-   IRDirty* di = unsafeIRDirty_0_N(2, name, VG_(fnptr_to_fnentry)(fn),
-                                   mkIRExprVec_2(addr, mkIRExpr_HWord(size)));
-   if (guard != NULL) di->guard = guard;
-   addStmtToIRSB(o->sb, IRStmt_Dirty(di));
-}
-
-static void flush_access(Out* o)
-{
-   Access* a = &o->acc;
-   switch (a->kind) {
-   case ACC_READ: emit_call(o, rp_read, "rp_read", a->addr, a->size, NULL); break;
-   case ACC_WRITE: emit_call(o, rp_write, "rp_write", a->addr, a->size, NULL); break;
-   case ACC_MODIFY: emit_call(o, rp_modify, "rp_modify", a->addr, a->size, NULL); break;
-   default: break;
-   }
-   a->kind = ACC_NONE;
-}
-
-/* Splits an address atom into (base tmp, constant offset). */
-static void split_addr(const Out* o, IRExpr* addr, IRTemp* base, Long* off)
-{
-   *base = IRTemp_INVALID;
-   *off = 0;
-   if (addr->tag == Iex_RdTmp) {
-      const IRTemp t = addr->Iex.RdTmp.tmp;
-      if (o->base_of[t] != IRTemp_INVALID) {
-         *base = o->base_of[t];
-         *off = o->off_of[t];
-      } else {
-         *base = t;
-      }
-   }
-}
-
-static void on_access(Out* o, Int kind, IRExpr* addr, UWord size)
-{
-   Access* a = &o->acc;
-   IRTemp base;
-   Long off;
-   split_addr(o, addr, &base, &off);
-   o->pending[kind == ACC_READ ? RPROF_SIM_L1_READ : RPROF_SIM_L1_WRITE] += size;
-   if (a->kind != ACC_NONE && base != IRTemp_INVALID && base == a->base) {
-      if (kind == a->kind && kind != ACC_MODIFY && off == a->off + (Long)a->size) {
-         a->size += size; /* contiguous */
-         return;
-      }
-      if (kind == ACC_WRITE && a->kind == ACC_READ && off == a->off && size == a->size) {
-         a->kind = ACC_MODIFY;
-         return;
-      }
-   }
-   flush_access(o);
-   a->kind = kind;
-   a->addr = addr;
-   a->base = base;
-   a->off = off;
-   a->size = size;
-}
-
-static void note_tmp(Out* o, const IRStmt* st)
-{
-   const IRExpr* e = st->Ist.WrTmp.data;
-   if (e->tag == Iex_Binop && e->Iex.Binop.op == Iop_Add64 &&
-       e->Iex.Binop.arg1->tag == Iex_RdTmp && e->Iex.Binop.arg2->tag == Iex_Const) {
-      const IRTemp b = e->Iex.Binop.arg1->Iex.RdTmp.tmp;
-      const Long c = (Long)e->Iex.Binop.arg2->Iex.Const.con->Ico.U64;
-      const IRTemp t = st->Ist.WrTmp.tmp;
-      if (o->base_of[b] != IRTemp_INVALID) {
-         o->base_of[t] = o->base_of[b];
-         o->off_of[t] = o->off_of[b] + c;
-      } else {
-         o->base_of[t] = b;
-         o->off_of[t] = c;
-      }
-   }
-}
 
 static Bool is_true(const IRExpr* guard)
 {
@@ -291,22 +155,12 @@ IRSB* rp_instrument(VgCallbackClosure* closure, IRSB* sbIn,
    Out o;
    Int i, k = -1, j, n;
    Bool host_fma;
-   const Int ntmps = sbIn->tyenv->types_used;
    (void)closure; (void)layout; (void)vge; (void)archinfo_host;
    if (gWordTy != hWordTy) VG_(tool_panic)("host/guest word size mismatch");
    if (!rp_clo_count) return sbIn;
    host_fma = rp_clo_host_fma && rp_fma_host_ok(archinfo_host);
    n = scan(sbIn);
-   VG_(memset)(&o, 0, sizeof(o));
-   o.sb = deepCopyIRSBExceptStmts(sbIn);
-   if (ntmps > tab_cap) {
-      tab_cap = ntmps * 2;
-      base_tab = VG_(realloc)("rp.base", base_tab, tab_cap * sizeof(IRTemp));
-      off_tab = VG_(realloc)("rp.off", off_tab, tab_cap * sizeof(Long));
-   }
-   for (i = 0; i < ntmps; i++) base_tab[i] = IRTemp_INVALID;
-   o.base_of = base_tab;
-   o.off_of = off_tab;
+   rp_emit_start(&o, sbIn);
    for (i = 0; i < sbIn->stmts_used; i++) {
       IRStmt* st = sbIn->stmts[i];
       const Insn* in = k >= 0 ? &insns[k] : NULL;
@@ -321,12 +175,12 @@ IRSB* rp_instrument(VgCallbackClosure* closure, IRSB* sbIn,
          continue;
       }
       if (st->tag == Ist_Exit) {
-         flush_access(&o);
-         flush_pending(&o);
+         rp_emit_flush_access(&o);
+         rp_emit_pending(&o);
          addStmtToIRSB(o.sb, st);
          continue;
       }
-      if (st->tag == Ist_WrTmp) note_tmp(&o, st);
+      if (st->tag == Ist_WrTmp) rp_emit_note_tmp(&o, st);
       if (in == NULL || in->skip) {
          addStmtToIRSB(o.sb, st);
          continue;
@@ -339,11 +193,11 @@ IRSB* rp_instrument(VgCallbackClosure* closure, IRSB* sbIn,
          }
          if (!(host_fma && rp_fma_rewrite(o.sb, st))) addStmtToIRSB(o.sb, st);
          if (e->tag == Iex_Load)
-            on_access(&o, ACC_READ, e->Iex.Load.addr, sizeofIRType(e->Iex.Load.ty));
+            rp_emit_access(&o, ACC_READ, e->Iex.Load.addr, sizeofIRType(e->Iex.Load.ty));
          break;
       }
       case Ist_Store:
-         on_access(&o, ACC_WRITE, st->Ist.Store.addr,
+         rp_emit_access(&o, ACC_WRITE, st->Ist.Store.addr,
                    sizeofIRType(typeOfIRExpr(sbIn->tyenv, st->Ist.Store.data)));
          addStmtToIRSB(o.sb, st);
          break;
@@ -351,16 +205,16 @@ IRSB* rp_instrument(VgCallbackClosure* closure, IRSB* sbIn,
          IRLoadG* lg = st->Ist.LoadG.details;
          IRType ty = Ity_INVALID, wide = Ity_INVALID;
          typeOfIRLoadGOp(lg->cvt, &wide, &ty);
-         flush_access(&o);
+         rp_emit_flush_access(&o);
          addStmtToIRSB(o.sb, st);
-         emit_call(&o, rp_read_counted, "rp_read_counted", lg->addr,
+         rp_emit_call(&o, rp_read_counted, "rp_read_counted", lg->addr,
                    sizeofIRType(ty), lg->guard);
          break;
       }
       case Ist_StoreG: {
          IRStoreG* sg = st->Ist.StoreG.details;
-         flush_access(&o);
-         emit_call(&o, rp_write_counted, "rp_write_counted", sg->addr,
+         rp_emit_flush_access(&o);
+         rp_emit_call(&o, rp_write_counted, "rp_write_counted", sg->addr,
                    sizeofIRType(typeOfIRExpr(sbIn->tyenv, sg->data)), sg->guard);
          addStmtToIRSB(o.sb, st);
          break;
@@ -370,28 +224,28 @@ IRSB* rp_instrument(VgCallbackClosure* closure, IRSB* sbIn,
          UWord size = sizeofIRType(typeOfIRExpr(sbIn->tyenv, cas->dataLo));
          if (cas->dataHi != NULL) size *= 2;
          /* lock cmpxchg writes the location even when the compare fails. */
-         flush_access(&o);
+         rp_emit_flush_access(&o);
          o.pending[RPROF_SIM_L1_READ] += size;
          o.pending[RPROF_SIM_L1_WRITE] += size;
-         emit_call(&o, rp_modify, "rp_modify", cas->addr, size, NULL);
+         rp_emit_call(&o, rp_modify, "rp_modify", cas->addr, size, NULL);
          addStmtToIRSB(o.sb, st);
          break;
       }
       case Ist_LLSC: {
-         flush_access(&o);
+         rp_emit_flush_access(&o);
          if (st->Ist.LLSC.storedata == NULL) {
             const UWord size = sizeofIRType(typeOfIRTemp(sbIn->tyenv, st->Ist.LLSC.result));
-            emit_call(&o, rp_read_counted, "rp_read_counted", st->Ist.LLSC.addr, size, NULL);
+            rp_emit_call(&o, rp_read_counted, "rp_read_counted", st->Ist.LLSC.addr, size, NULL);
          } else {
             const UWord size = sizeofIRType(typeOfIRExpr(sbIn->tyenv, st->Ist.LLSC.storedata));
-            emit_call(&o, rp_write_counted, "rp_write_counted", st->Ist.LLSC.addr, size, NULL);
+            rp_emit_call(&o, rp_write_counted, "rp_write_counted", st->Ist.LLSC.addr, size, NULL);
          }
          addStmtToIRSB(o.sb, st);
          break;
       }
       case Ist_Dirty: {
          IRDirty* d = st->Ist.Dirty.details;
-         flush_access(&o);
+         rp_emit_flush_access(&o);
          if (d->mFx != Ifx_None) {
             const UWord size = (UWord)d->mSize;
             const Bool rd = d->mFx == Ifx_Read || d->mFx == Ifx_Modify;
@@ -399,11 +253,11 @@ IRSB* rp_instrument(VgCallbackClosure* closure, IRSB* sbIn,
             if (is_true(d->guard)) {
                if (rd) o.pending[RPROF_SIM_L1_READ] += size;
                if (wr) o.pending[RPROF_SIM_L1_WRITE] += size;
-               if (rd) emit_call(&o, rp_read, "rp_read", d->mAddr, size, NULL);
-               if (wr) emit_call(&o, rp_write, "rp_write", d->mAddr, size, NULL);
+               if (rd) rp_emit_call(&o, rp_read, "rp_read", d->mAddr, size, NULL);
+               if (wr) rp_emit_call(&o, rp_write, "rp_write", d->mAddr, size, NULL);
             } else {
-               if (rd) emit_call(&o, rp_read_counted, "rp_read_counted", d->mAddr, size, d->guard);
-               if (wr) emit_call(&o, rp_write_counted, "rp_write_counted", d->mAddr, size, d->guard);
+               if (rd) rp_emit_call(&o, rp_read_counted, "rp_read_counted", d->mAddr, size, d->guard);
+               if (wr) rp_emit_call(&o, rp_write_counted, "rp_write_counted", d->mAddr, size, d->guard);
             }
          }
          addStmtToIRSB(o.sb, st);
@@ -414,7 +268,7 @@ IRSB* rp_instrument(VgCallbackClosure* closure, IRSB* sbIn,
          break;
       }
    }
-   flush_access(&o);
-   flush_pending(&o);
+   rp_emit_flush_access(&o);
+   rp_emit_pending(&o);
    return o.sb;
 }

@@ -1,0 +1,130 @@
+/* rprof-sim: emitting instrumentation (see rp_emit.h). */
+#include "rp_emit.h"
+
+#include "pub_tool_libcbase.h"
+#include "pub_tool_machine.h"
+#include "pub_tool_mallocfree.h"
+#include "rp_cache.h"
+#include "rp_state.h"
+
+static IRTemp* base_tab = NULL;
+static Long* off_tab = NULL;
+static Int tab_cap = 0;
+
+void rp_emit_start(Out* o, const IRSB* sbIn)
+{
+   const Int ntmps = sbIn->tyenv->types_used;
+   Int i;
+   VG_(memset)(o, 0, sizeof(*o));
+   o->sb = deepCopyIRSBExceptStmts((IRSB*)sbIn);
+   if (ntmps > tab_cap) {
+      tab_cap = ntmps * 2;
+      base_tab = VG_(realloc)("rp.base", base_tab, tab_cap * sizeof(IRTemp));
+      off_tab = VG_(realloc)("rp.off", off_tab, tab_cap * sizeof(Long));
+   }
+   for (i = 0; i < ntmps; i++) base_tab[i] = IRTemp_INVALID;
+   o->base_of = base_tab;
+   o->off_of = off_tab;
+}
+
+static void emit_counter_add(IRSB* sb, Int k, ULong v)
+{
+   IRExpr* addr = mkIRExpr_HWord((HWord)&rp_live[k]);
+   IRTemp t1 = newIRTemp(sb->tyenv, Ity_I64);
+   IRTemp t2 = newIRTemp(sb->tyenv, Ity_I64);
+   addStmtToIRSB(sb, IRStmt_WrTmp(t1, IRExpr_Load(Iend_LE, Ity_I64, addr)));
+   addStmtToIRSB(sb, IRStmt_WrTmp(t2, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(t1),
+                                                   IRExpr_Const(IRConst_U64(v)))));
+   addStmtToIRSB(sb, IRStmt_Store(Iend_LE, addr, IRExpr_RdTmp(t2)));
+}
+
+void rp_emit_pending(Out* o)
+{
+   Int k;
+   for (k = 0; k < RPROF_SIM_NCOUNTERS; k++) {
+      if (o->pending[k] != 0) {
+         emit_counter_add(o->sb, k, o->pending[k]);
+         o->pending[k] = 0;
+      }
+   }
+}
+
+void rp_emit_call(Out* o, void* fn, const HChar* name, IRExpr* addr, UWord size,
+                  IRExpr* guard)
+{
+   IRDirty* di = unsafeIRDirty_0_N(2, name, VG_(fnptr_to_fnentry)(fn),
+                                   mkIRExprVec_2(addr, mkIRExpr_HWord(size)));
+   if (guard != NULL) di->guard = guard;
+   addStmtToIRSB(o->sb, IRStmt_Dirty(di));
+}
+
+void rp_emit_flush_access(Out* o)
+{
+   Access* a = &o->acc;
+   switch (a->kind) {
+   case ACC_READ: rp_emit_call(o, rp_read, "rp_read", a->addr, a->size, NULL); break;
+   case ACC_WRITE: rp_emit_call(o, rp_write, "rp_write", a->addr, a->size, NULL); break;
+   case ACC_MODIFY: rp_emit_call(o, rp_modify, "rp_modify", a->addr, a->size, NULL); break;
+   default: break;
+   }
+   a->kind = ACC_NONE;
+}
+
+/* Splits an address atom into (base tmp, constant offset). */
+static void split_addr(const Out* o, IRExpr* addr, IRTemp* base, Long* off)
+{
+   *base = IRTemp_INVALID;
+   *off = 0;
+   if (addr->tag == Iex_RdTmp) {
+      const IRTemp t = addr->Iex.RdTmp.tmp;
+      if (o->base_of[t] != IRTemp_INVALID) {
+         *base = o->base_of[t];
+         *off = o->off_of[t];
+      } else {
+         *base = t;
+      }
+   }
+}
+
+void rp_emit_access(Out* o, Int kind, IRExpr* addr, UWord size)
+{
+   Access* a = &o->acc;
+   IRTemp base;
+   Long off;
+   split_addr(o, addr, &base, &off);
+   o->pending[kind == ACC_READ ? RPROF_SIM_L1_READ : RPROF_SIM_L1_WRITE] += size;
+   if (a->kind != ACC_NONE && base != IRTemp_INVALID && base == a->base) {
+      if (kind == a->kind && kind != ACC_MODIFY && off == a->off + (Long)a->size) {
+         a->size += size; /* contiguous */
+         return;
+      }
+      if (kind == ACC_WRITE && a->kind == ACC_READ && off == a->off && size == a->size) {
+         a->kind = ACC_MODIFY;
+         return;
+      }
+   }
+   rp_emit_flush_access(o);
+   a->kind = kind;
+   a->addr = addr;
+   a->base = base;
+   a->off = off;
+   a->size = size;
+}
+
+void rp_emit_note_tmp(Out* o, const IRStmt* st)
+{
+   const IRExpr* e = st->Ist.WrTmp.data;
+   if (e->tag == Iex_Binop && e->Iex.Binop.op == Iop_Add64 &&
+       e->Iex.Binop.arg1->tag == Iex_RdTmp && e->Iex.Binop.arg2->tag == Iex_Const) {
+      const IRTemp b = e->Iex.Binop.arg1->Iex.RdTmp.tmp;
+      const Long c = (Long)e->Iex.Binop.arg2->Iex.Const.con->Ico.U64;
+      const IRTemp t = st->Ist.WrTmp.tmp;
+      if (o->base_of[b] != IRTemp_INVALID) {
+         o->base_of[t] = o->base_of[b];
+         o->off_of[t] = o->off_of[b] + c;
+      } else {
+         o->base_of[t] = b;
+         o->off_of[t] = c;
+      }
+   }
+}

@@ -1,0 +1,57 @@
+/* rprof-sim: emitting instrumentation into a superblock: counter increments
+ * known at translation time, and calls into the cache model for data accesses.
+ *
+ * Increments (FLOPs, FP instructions, L1 bytes) are summed while the
+ * superblock is copied and added inline to rp_live before each side exit and
+ * at the end, so an exit taken counts exactly what ran before it.
+ *
+ * A data access's cache call is placed where the access is, and consecutive
+ * accesses merge into one call when nothing else touches memory in between:
+ *  - contiguous loads (a packed FMA's memory operand arrives as one scalar
+ *    load per lane), or contiguous stores, become one wider access;
+ *  - a load then a store of the same bytes (a read-modify-write, or daxpy's
+ *    load of y[i] and the next instruction's store to it) becomes one call.
+ * A merged call behaves exactly as the separate ones: same lines, same order;
+ * the write always hits the line the read brought in.
+ */
+#ifndef RP_EMIT_H
+#define RP_EMIT_H
+
+#include "pub_tool_basics.h"
+#include "pub_tool_tooliface.h"
+#include "sim_protocol.h"
+
+enum { ACC_NONE, ACC_READ, ACC_WRITE, ACC_MODIFY };
+
+typedef struct {
+   Int     kind;
+   IRExpr* addr;   /* address of the first byte */
+   IRTemp  base;   /* addr = base + off when base != IRTemp_INVALID */
+   Long    off;
+   UWord   size;
+} Access;
+
+typedef struct {
+   IRSB*  sb;
+   ULong  pending[RPROF_SIM_NCOUNTERS];
+   Access acc;
+   /* tmp -> (base tmp, offset) for tmps defined as Add64(tmp, const). */
+   IRTemp* base_of;
+   Long*   off_of;
+} Out;
+
+/* Starts emitting into a copy of sbIn's header. */
+void rp_emit_start(Out* o, const IRSB* sbIn);
+/* Emits the pending increments (before an exit, at the end). */
+void rp_emit_pending(Out* o);
+/* A call to a cache-model helper fn(addr, size), under `guard` if not NULL. */
+void rp_emit_call(Out* o, void* fn, const HChar* name, IRExpr* addr, UWord size,
+                  IRExpr* guard);
+/* A load or store of the program: counted, and merged or called. */
+void rp_emit_access(Out* o, Int kind, IRExpr* addr, UWord size);
+/* Emits the access being merged, if any. */
+void rp_emit_flush_access(Out* o);
+/* Records tmp = Add64(tmp', const) definitions, for merging. */
+void rp_emit_note_tmp(Out* o, const IRStmt* st);
+
+#endif
