@@ -352,6 +352,23 @@ TEST_CASE("sim: AVX-512 code is recognised and the fix is named") {
   CHECK(fs::exists(r.dir + "/profile.json"));  // the report is still written
 }
 
+TEST_CASE("sim: a sanitizer build is refused, and auto times it instead") {
+  require_sim();
+  if (!fs::exists(test_program("sanitized"))) {
+    std::printf("skipped: no AddressSanitizer in this compiler\n");
+    return;
+  }
+  RunResult r = run_rprof({"--backend=sim", test_program("sanitized")});
+  CHECK(r.status == 2);
+  CHECK(r.err.find("AddressSanitizer") != std::string::npos);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  r = run_rprof({"-q", test_program("sanitized")}, {"ASAN_OPTIONS=detect_leaks=0"});
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK(r.err.find("timing only") != std::string::npos);
+  CHECK(load_json(r.dir + "/profile.json")["run"]["backend"] == "time");
+}
+
 TEST_CASE("sim: --backend=auto falls back to the simulator with a notice") {
   require_sim();
   RunResult r = run_rprof({"-q", sample("daxpy"), "1000", "1"});

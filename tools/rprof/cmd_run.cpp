@@ -53,22 +53,43 @@ std::vector<RawProfile> collect_raw(const std::string& raw_dir,
   return raws;
 }
 
-BackendChoice resolve_backend(const RunOptions& o) {
+#if defined(RPROF_SANITIZED_BUILD)
+constexpr bool kSanitizedBuild = true;
+#else
+constexpr bool kSanitizedBuild = false;
+#endif
+
+BackendChoice resolve_backend(const RunOptions& o, const std::string& program) {
   const std::string& b = o.backend;
   if (b == "time" || b == "fake") {  // fake: scripted counters, for tests
     if (o.sim_only) throw Error("--sim-only needs --backend=sim (or auto)", 2);
     return {b, std::nullopt, ""};
   }
   std::string why;
+  const std::string sanitizer = sanitizer_of(program);
   if (b == "sim") {
+    if (!sanitizer.empty()) {
+      throw Error("--backend=sim: " + program + " is built with " + sanitizer +
+                      ", which cannot run under Valgrind; rebuild without it or use "
+                      "--backend=time",
+                  2);
+    }
     std::optional<SimTool> tool = find_sim_tool(&why);
     if (!tool) throw Error("--backend=sim: " + why, 2);
     return {"sim", tool, ""};
   }
   if (b == "auto") {
     // No hardware-counter backend is built in yet, so counters come from the
-    // simulator wherever it is installed.
-    std::optional<SimTool> tool = find_sim_tool(&why);
+    // simulator wherever it is installed and can run the program.
+    std::optional<SimTool> tool;
+    if (!sanitizer.empty()) {
+      why = "the program is built with " + sanitizer + ", which cannot run under Valgrind";
+    } else if (kSanitizedBuild) {
+      why = "this rprof's runtime is built with sanitizers (RPROF_SANITIZE), which "
+            "cannot run under Valgrind";
+    } else {
+      tool = find_sim_tool(&why);
+    }
     if (tool) {
       return {"sim", tool,
               "no hardware counters here; counting by simulation (--backend=sim: a "
@@ -76,8 +97,9 @@ BackendChoice resolve_backend(const RunOptions& o) {
               "timing only)"};
     }
     if (o.sim_only) throw Error("--sim-only: " + why, 2);
-    return {"time", std::nullopt, "no hardware counters and no simulator (" + why +
-                                      "); timing only"};
+    return {"time", std::nullopt,
+            "no hardware counters here, and the simulator cannot count this run (" +
+                why + "); timing only"};
   }
   throw Error("unknown backend '" + b + "' (use time, sim or auto)", 2);
 }
@@ -173,7 +195,9 @@ int cmd_run(const Args& args) {
   }
   if (o.app.empty()) throw Error("no program to run (usage: rprof [options] [--] ./app args...)", 2);
 
-  const BackendChoice backend = resolve_backend(o);
+  // Fail on a program that cannot run before anything is created.
+  const std::string program = resolve_program(o.app.front());
+  const BackendChoice backend = resolve_backend(o, program);
   const bool sim = backend.sim.has_value();
   SimCaches caches;
   if (sim) {
@@ -183,7 +207,6 @@ int cmd_run(const Args& args) {
   } else if (!o.sim_cache.empty()) {
     throw Error("--sim-cache applies to --backend=sim only", 2);
   }
-  resolve_program(o.app.front());  // fail before creating anything
   const std::string out_dir = make_output_dir(o.output, o.app.front());
   if (!backend.notice.empty()) std::cerr << "rprof: " << backend.notice << "\n";
 

@@ -178,6 +178,30 @@ std::string read_sim_logs(const std::string& dir) {
   return all;
 }
 
+std::string sanitizer_of(const std::string& program_path) {
+  static const std::pair<const char*, const char*> kInits[] = {
+      {"__asan_init", "AddressSanitizer"},
+      {"__tsan_init", "ThreadSanitizer"},
+      {"__msan_init", "MemorySanitizer"},
+      {"__hwasan_init", "HWAddressSanitizer"}};
+  std::ifstream in(program_path, std::ios::binary);
+  if (!in) return "";
+  constexpr size_t kChunk = 1 << 20, kOverlap = 16;
+  std::string window;
+  std::vector<char> buf(kChunk);
+  while (in) {
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    const size_t got = static_cast<size_t>(in.gcount());
+    if (got == 0) break;
+    window.append(buf.data(), got);
+    for (const auto& [symbol, name] : kInits) {
+      if (window.find(symbol) != std::string::npos) return name;
+    }
+    window.erase(0, window.size() > kOverlap ? window.size() - kOverlap : 0);
+  }
+  return "";
+}
+
 bool log_shows_avx512(const std::string& log_text) {
   return log_text.find("unhandled instruction bytes: 0x62") != std::string::npos;
 }

@@ -52,6 +52,11 @@ CounterMap read_sim_totals(const std::string& dir);
 // Valgrind's logs (valgrind.*.log of dir), concatenated.
 std::string read_sim_logs(const std::string& dir);
 
+// The sanitizer a program was built with ("AddressSanitizer", ...), or "":
+// such programs cannot run under Valgrind. Looks for the sanitizer's init
+// symbol in the executable.
+std::string sanitizer_of(const std::string& program_path);
+
 // True when Valgrind's log shows it stopped at an EVEX-encoded (AVX-512)
 // instruction ("unhandled instruction bytes: 0x62 ...").
 bool log_shows_avx512(const std::string& log_text);
