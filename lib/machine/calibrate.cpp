@@ -307,7 +307,7 @@ Machine Calibrator::run() {
   if (phys > 0) dram_total_ = std::min(dram_total_, phys / 4);
 
   const std::vector<uint64_t> sweep =
-      sweep_sizes(4096, dram_total_, plan_.per_octave, 4096);
+      sweep_sizes(4096, dram_total_, plan_.per_octave, 256);
   const size_t kernels = flop_kernels().size();
   const size_t levels = boundaries().size();
   total_ = 1 + sweep.size();

@@ -39,7 +39,7 @@ struct StreamKernel {
   int stores;  // per element
   // Elements per array must be a multiple of this (four vectors).
   size_t granule;
-  // One pass over `arrays` arrays of n doubles, `passes` times.
+  // `passes` passes over `arrays` arrays of n doubles, each 64-byte aligned.
   double (*run)(double* const* arrays, size_t n, uint64_t passes);
 
   double explicit_bytes_per_elem() const { return 8.0 * (loads + stores); }
