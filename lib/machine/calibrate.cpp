@@ -245,7 +245,7 @@ void Calibrator::measure_set(int threads) {
     }
   }
   for (StreamMix mix : kStreamMixes) {
-    Sweep sw{mix, threads, {}};
+    Sweep sw{mix, threads, "sizes", {}};
     for (uint64_t size : opt_.sizes) {
       progress(fmt::format("{} at {} KiB ({} thread{})", stream_key(mix), size >> 10, threads,
                            threads == 1 ? "" : "s"));
@@ -324,7 +324,7 @@ Machine Calibrator::run() {
                                 8.0 * kChunk, plan_.clock);
     m_.clock_ghz = s.best / 1e9;
     init_buffers(one, dram_total_ + 4096);
-    Sweep sw{StreamMix::kLoad, 1, {}};
+    Sweep sw{StreamMix::kLoad, 1, "capacity", {}};
     for (uint64_t size : sweep) {
       progress(fmt::format("sweep: load at {} KiB", size >> 10));
       uint64_t used = 0;

@@ -78,6 +78,9 @@ struct SweepPoint {
 struct Sweep {
   StreamMix mix = StreamMix::kLoad;
   int threads = 1;
+  // "capacity": the sweep that finds effective cache sizes; "sizes": the
+  // working sets asked for with --sizes.
+  std::string purpose = "capacity";
   std::vector<SweepPoint> points;
 };
 

@@ -202,7 +202,8 @@ json machine_to_json(const Machine& m) {
       pts.push_back({{"bytes", p.bytes}, {"gbs", p.gbs}, {"spread", p.spread}});
     }
     sweeps.push_back(
-        {{"kernel", stream_key(sw.mix)}, {"threads", sw.threads}, {"points", std::move(pts)}});
+        {{"kernel", stream_key(sw.mix)}, {"threads", sw.threads}, {"purpose", sw.purpose},
+         {"points", std::move(pts)}});
   }
   doc["sweeps"] = std::move(sweeps);
   doc["notes"] = m.notes;
@@ -297,6 +298,7 @@ Machine machine_from_json(const json& doc, const std::string& file) {
     s.mix = parse_enum<StreamMix>(get<std::string>(sw, "kernel", file), "kernel", file,
                                   parse_stream_mix);
     s.threads = get<int>(sw, "threads", file);
+    s.purpose = get_or<std::string>(sw, "purpose", "capacity", file);
     for (const json& p : get_or<json>(sw, "points", json::array(), file)) {
       s.points.push_back({get<uint64_t>(p, "bytes", file), get<double>(p, "gbs", file),
                           get_or<double>(p, "spread", 0, file)});

@@ -62,7 +62,7 @@ inline Machine synthetic_machine() {
     s.latency.back().how.kernel = "chase";
     m.ceilings.push_back(s);
   }
-  m.sweeps.push_back({StreamMix::kLoad, 1, {{4096, 400, 0.01}, {1 << 30, 20, 0.02}}});
+  m.sweeps.push_back({StreamMix::kLoad, 1, "capacity", {{4096, 400, 0.01}, {1 << 30, 20, 0.02}}});
   m.notes.push_back("synthetic");
   return m;
 }

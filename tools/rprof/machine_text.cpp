@@ -142,8 +142,9 @@ void print_machine(const Machine& m, const std::string& file, std::ostream& out)
   }
   for (const Sweep& sw : m.sweeps) {
     if (sw.points.empty()) continue;
-    out << fmt::format("\nSweep: {} bandwidth by working set, {} thread{} [GB/s]:\n",
-                       stream_key(sw.mix), sw.threads, sw.threads == 1 ? "" : "s");
+    out << fmt::format("\n{}: {} bandwidth by total working set, {} thread{} [GB/s]:\n",
+                       sw.purpose == "sizes" ? "Requested sizes" : "Sweep", stream_key(sw.mix),
+                       sw.threads, sw.threads == 1 ? "" : "s");
     std::string line;
     for (const SweepPoint& p : sw.points) {
       line += fmt::format("  {}: {:.1f}", binary_size(p.bytes), p.gbs);
