@@ -21,6 +21,7 @@ install(FILES ${PROJECT_BINARY_DIR}/rprofConfig.cmake
               ${PROJECT_BINARY_DIR}/rprofConfigVersion.cmake
   DESTINATION ${RPROF_CMAKE_DIR})
 
+file(RELATIVE_PATH RPROF_PC_TO_PREFIX "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/rprof.pc.in ${PROJECT_BINARY_DIR}/rprof.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/rprof.pc
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

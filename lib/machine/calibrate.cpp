@@ -35,14 +35,16 @@ Plan plan_for(CalibrationMode m) {
       p.dram_min = 32 * kMiB, p.dram_max = 64 * kMiB, p.chase_max = 32 * kMiB;
       break;
     case CalibrationMode::kQuick:
-      p.peak = {0.01, 3}, p.bw = {0.02, 3}, p.sweep = {0.006, 3}, p.lat = {0.02, 3};
-      p.clock = {0.01, 3};
+      // Short repetitions: on a busy machine a short one is more likely to run
+      // undisturbed, and disturbed ones are repeated (measure.h).
+      p.peak = {0.005, 5}, p.bw = {0.01, 5}, p.sweep = {0.004, 3}, p.lat = {0.01, 3};
+      p.clock = {0.005, 5};
       p.per_octave = 2;
       p.dram_min = 128 * kMiB, p.dram_max = 1024 * kMiB, p.chase_max = 256 * kMiB;
       break;
     case CalibrationMode::kFull:
-      p.peak = {0.05, 7}, p.bw = {0.1, 7}, p.sweep = {0.03, 5}, p.lat = {0.1, 5};
-      p.clock = {0.05, 7};
+      p.peak = {0.01, 15, 60}, p.bw = {0.03, 11, 44}, p.sweep = {0.01, 7}, p.lat = {0.05, 5};
+      p.clock = {0.01, 11};
       p.per_octave = 4;
       p.dram_min = 512 * kMiB, p.dram_max = 4096 * kMiB, p.chase_max = 1024 * kMiB;
       p.latency_all_sets = true;
@@ -67,6 +69,7 @@ Provenance provenance(const std::string& kernel, uint64_t ws, int threads, const
   p.median = s.median * scale;
   p.worst = s.worst * scale;
   p.spread = s.spread();
+  p.disturbed = s.disturbed;
   return p;
 }
 
@@ -353,13 +356,25 @@ Machine Calibrator::run() {
   for (int c : counts) measure_set(c);
 
   double worst = 0;
+  int disturbed = 0;
   for (const CeilingSet& s : m_.ceilings) {
-    for (const PeakCeiling& p : s.peaks) worst = std::max(worst, p.how.spread);
-    for (const BandwidthCeiling& b : s.bandwidth) worst = std::max(worst, b.how.spread);
+    for (const PeakCeiling& p : s.peaks) {
+      worst = std::max(worst, p.how.spread);
+      disturbed += p.how.disturbed;
+    }
+    for (const BandwidthCeiling& b : s.bandwidth) {
+      worst = std::max(worst, b.how.spread);
+      disturbed += b.how.disturbed;
+    }
     if (!s.pinned) {
       m_.notes.push_back(fmt::format("{} threads could not all be pinned (ran unpinned)",
                                      s.threads));
     }
+  }
+  if (disturbed > 0) {
+    m_.notes.push_back(fmt::format(
+        "busy machine: {} repetitions were discarded and repeated because another "
+        "process took a CPU while they ran", disturbed));
   }
   if (worst > 0.1) {
     m_.notes.push_back(fmt::format(

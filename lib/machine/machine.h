@@ -30,6 +30,7 @@ struct Provenance {
   double seconds_per_rep = 0;
   double best = 0, median = 0, worst = 0;
   double spread = 0;
+  int disturbed = 0;  // repetitions discarded because another process ran
 };
 
 struct PeakCeiling {

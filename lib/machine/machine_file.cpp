@@ -60,7 +60,8 @@ json provenance_json(const Provenance& p) {
           {"best", p.best},
           {"median", p.median},
           {"worst", p.worst},
-          {"spread", p.spread}};
+          {"spread", p.spread},
+          {"disturbed_repetitions", p.disturbed}};
 }
 
 Provenance provenance_from(const json& j, const std::string& file) {
@@ -74,6 +75,7 @@ Provenance provenance_from(const json& j, const std::string& file) {
   p.median = get<double>(j, "median", file);
   p.worst = get<double>(j, "worst", file);
   p.spread = get<double>(j, "spread", file);
+  p.disturbed = get_or<int>(j, "disturbed_repetitions", 0, file);
   return p;
 }
 

@@ -36,15 +36,23 @@ Stat measure_rate(ThreadTeam& team, const std::function<void(int, uint64_t)>& bo
     units *= t < plan.target_s / 64 ? 8 : 2;
   }
   current = units;
-  std::vector<double> rates;
+  std::vector<double> rates, disturbed;
   double total = 0;
   const double work = work_per_unit * static_cast<double>(units) * team.size();
-  for (int r = 0; r < std::max(1, plan.reps); ++r) {
+  const int want = std::max(1, plan.reps);
+  const int tries = plan.max_tries > 0 ? plan.max_tries : 3 * want;
+  int ran = 0;
+  for (; ran < tries && static_cast<int>(rates.size()) < want; ++ran) {
     const double t = team.run(task);
     total += t;
-    rates.push_back(t > 0 ? work / t : 0);
+    const double rate = t > 0 ? work / t : 0;
+    (team.last_on_cpu() >= kMinOnCpu ? rates : disturbed).push_back(rate);
   }
-  return summarize(std::move(rates), total / std::max(1, plan.reps));
+  const int n_disturbed = static_cast<int>(disturbed.size());
+  Stat s = summarize(rates.empty() ? std::move(disturbed) : std::move(rates),
+                     total / std::max(1, ran));
+  s.disturbed = n_disturbed;
+  return s;
 }
 
 }  // namespace rprof

@@ -18,6 +18,7 @@ struct Stat {
   double median = 0;
   double worst = 0;   // lowest rate
   double seconds_per_rep = 0;
+  int disturbed = 0;  // repetitions discarded: another process took the CPU
   // (best - worst) / best: 0 on a quiet machine.
   double spread() const { return best > 0 ? (best - worst) / best : 0; }
 };
@@ -27,12 +28,19 @@ Stat summarize(std::vector<double> rates, double seconds_per_rep = 0);
 
 struct RepeatPlan {
   double target_s = 0.02;  // length of one repetition
-  int reps = 5;
+  int reps = 5;            // undisturbed repetitions wanted
+  int max_tries = 0;       // repetitions at most (0 = 3 * reps)
 };
+
+// A repetition in which some worker had its CPU for less than this share of
+// the time was disturbed by another process and is not used (unless every
+// repetition was).
+inline constexpr double kMinOnCpu = 0.97;
 
 // Runs body(worker, units) on every worker of the team: first with growing
 // `units` until one run lasts about plan.target_s (this also warms caches,
-// pages and clocks), then plan.reps timed repetitions. work_per_unit is the
+// pages and clocks), then timed repetitions until plan.reps of them ran
+// undisturbed (ThreadTeam::last_on_cpu) or plan.max_tries ran. work_per_unit is the
 // work one unit does on one worker; the rate is the whole team's work per
 // second of elapsed time.
 Stat measure_rate(ThreadTeam& team, const std::function<void(int, uint64_t)>& body,

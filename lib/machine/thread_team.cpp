@@ -3,6 +3,8 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
 
@@ -12,6 +14,12 @@ namespace {
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
+}
+
+double thread_cpu_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
 }  // namespace
@@ -36,6 +44,7 @@ ThreadTeam::ThreadTeam(std::vector<int> cpus)
     : cpus_(std::move(cpus)),
       start_s_(cpus_.size()),
       end_s_(cpus_.size()),
+      cpu_s_(cpus_.size()),
       pinned_(cpus_.size(), 0),
       start_(static_cast<std::ptrdiff_t>(cpus_.size() + 1)),
       done_(static_cast<std::ptrdiff_t>(cpus_.size() + 1)) {
@@ -66,9 +75,12 @@ void ThreadTeam::worker_main(int index) {
   for (;;) {
     start_.arrive_and_wait();  // the barrier orders task_/stop_ before this read
     if (stop_) return;
-    start_s_[static_cast<size_t>(index)] = now_s();
+    const size_t i = static_cast<size_t>(index);
+    const double cpu0 = thread_cpu_s();
+    start_s_[i] = now_s();
     (*task_)(index);
-    end_s_[static_cast<size_t>(index)] = now_s();
+    end_s_[i] = now_s();
+    cpu_s_[i] = thread_cpu_s() - cpu0;
     done_.arrive_and_wait();
   }
 }
@@ -80,6 +92,15 @@ double ThreadTeam::run(const std::function<void(int)>& fn) {
   const double first = *std::min_element(start_s_.begin(), start_s_.end());
   const double last = *std::max_element(end_s_.begin(), end_s_.end());
   return last - first;
+}
+
+double ThreadTeam::last_on_cpu() const {
+  double lowest = 1;
+  for (size_t i = 0; i < cpus_.size(); ++i) {
+    const double wall = end_s_[i] - start_s_[i];
+    if (wall > 0) lowest = std::min(lowest, cpu_s_[i] / wall);
+  }
+  return lowest;
 }
 
 }  // namespace rprof

@@ -30,13 +30,18 @@ class ThreadTeam {
   // Runs fn(worker) on every worker at once. Returns seconds from the first
   // worker's start to the last worker's end (steady clock).
   double run(const std::function<void(int worker)>& fn);
+  // Of the last run: the lowest share of its elapsed time a worker spent on
+  // its CPU (thread CPU time / wall time). Below ~0.97 another process took
+  // the CPU for a while: that repetition measured the scheduler, not the
+  // hardware. (A hypervisor's steal time is invisible here.)
+  double last_on_cpu() const;
 
  private:
   void worker_main(int index);
 
   std::vector<int> cpus_;
   std::vector<std::thread> threads_;
-  std::vector<double> start_s_, end_s_;
+  std::vector<double> start_s_, end_s_, cpu_s_;
   std::vector<char> pinned_;
   std::barrier<> start_, done_;
   const std::function<void(int)>* task_ = nullptr;

@@ -1,6 +1,8 @@
 // The C ABI. Never throws, never aborts: errors are recorded per thread and
 // reported by the tool at the end; calls return a status code.
 #include <atomic>
+#include <cstdint>
+#include <cstring>
 
 #include "rprof/rprof.h"
 #include "runtime/region_table.h"
@@ -22,8 +24,18 @@ uint32_t region_of(ThreadState* t, const char* name) {
     t->record_error(ErrorKind::kEmptyName, 0, 0);
     return 0;
   }
+  auto& slot = t->name_cache[(reinterpret_cast<uintptr_t>(name) >> 3) %
+                             ThreadState::kNameCacheSize];
+  if (slot.name == name && std::strcmp(rprof::runtime::region_name(slot.id), name) == 0) {
+    return slot.id;
+  }
   const uint32_t id = intern_region(name);
-  if (id == 0) t->record_error(ErrorKind::kTooManyRegions, 0, 0);
+  if (id == 0) {
+    t->record_error(ErrorKind::kTooManyRegions, 0, 0);
+  } else {
+    slot.name = name;
+    slot.id = id;
+  }
   return id;
 }
 

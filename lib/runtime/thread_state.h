@@ -103,6 +103,15 @@ class ThreadState {
 
   ThreadState* next = nullptr;  // registry link, set once before publication
 
+  // rprof_begin(name) cache: name pointer -> region id, verified by content
+  // on every hit, so a reused buffer with a new name is still right.
+  struct NameCacheEntry {
+    const char* name = nullptr;
+    uint32_t id = 0;
+  };
+  static constexpr int kNameCacheSize = 64;
+  NameCacheEntry name_cache[kNameCacheSize];
+
  private:
   Node& node(int32_t i) { return chunks_[i / kNodesPerChunk][i % kNodesPerChunk]; }
   int32_t child_of(int32_t parent, uint32_t region);

@@ -93,3 +93,20 @@ TEST_CASE("OpenMP: per-thread rows, call counts summed over threads") {
   CHECK(thread_rows == 2);
   CHECK(p["run"]["threads"] == 2);
 }
+
+TEST_CASE("16 threads x 10^6 begin/end pairs: exact call counts") {
+  const std::string app = std::string(RPROF_TEST_BIN_DIR) + "/apps/threads_stress";
+  auto r = run_rprof({"--backend=time", app, "16", "1000000"});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  auto p = load_json(r.dir + "/profile.json");
+  auto outer = find_region(p, "outer");
+  auto inner = find_region(p, "outer/inner");
+  REQUIRE(outer.is_object());
+  REQUIRE(inner.is_object());
+  CHECK(outer["calls"] == 16000000);
+  CHECK(inner["calls"] == 16000000);
+  CHECK(outer["threads"].size() == 16);
+  for (const auto& t : inner["threads"]) CHECK(t["calls"] == 1000000);
+  CHECK(p["errors"].empty());
+}

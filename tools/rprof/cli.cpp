@@ -16,6 +16,8 @@ bool parse_cli(CLI::App& app, const std::vector<std::string>& args) {
   } catch (const CLI::CallForAllHelp&) {
     std::cout << app.help("", CLI::AppFormatMode::All);
     return false;
+  } catch (const CLI::Success&) {  // --version and similar: already printed
+    return false;
   } catch (const CLI::ParseError& e) {
     throw Error(std::string(e.what()) + " (see " + app.get_name() + " --help)", 2);
   }

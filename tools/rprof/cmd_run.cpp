@@ -55,7 +55,8 @@ int cmd_run(const Args& args) {
   CLI::App app(
       "Run a program and report its marked regions: time, and with counting "
       "backends FLOPs and bytes per memory boundary.\n"
-      "Usage: rprof [options] [--] ./app [args...]",
+      "Everything after the first non-option argument (or after --) is the "
+      "program and its arguments.",
       "rprof");
   RunOptions o;
   app.add_option("-o,--output", o.output,
@@ -83,7 +84,12 @@ int cmd_run(const Args& args) {
   app.prefix_command();
   if (!parse_cli(app, args)) return 0;
   o.app = app.remaining();
-  if (!o.app.empty() && o.app.front() == "--") o.app.erase(o.app.begin());
+  if (!o.app.empty() && o.app.front() == "--") {
+    o.app.erase(o.app.begin());
+  } else if (!o.app.empty() && o.app.front().size() > 1 && o.app.front()[0] == '-') {
+    throw Error("unknown option " + o.app.front() + " (see rprof --help; use -- before a "
+                "program whose name starts with '-')", 2);
+  }
   if (o.app.empty()) throw Error("no program to run (usage: rprof [options] [--] ./app args...)", 2);
 
   const std::string backend = resolve_backend(o.backend);

@@ -32,7 +32,7 @@ void print_overview() {
 }
 
 int cmd_help(const Args& args) {
-  if (args.size() < 2) {
+  if (args.size() < 2 || args[1] == "--help" || args[1] == "-h") {
     print_overview();
     return 0;
   }

@@ -1,0 +1,225 @@
+// Bad input, each case: marker misuse, programs that cannot run or crash,
+// corrupt or foreign profiles given to `rprof report`, bad options.
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "integration/harness.h"
+
+using namespace rprof::test;
+namespace fs = std::filesystem;
+
+namespace {
+std::string app(const std::string& name) {
+  return std::string(RPROF_TEST_BIN_DIR) + "/apps/" + name;
+}
+size_t count_lines(const std::string& s) { return std::count(s.begin(), s.end(), '\n'); }
+}  // namespace
+
+TEST_CASE("marker misuse is recorded once with both names; good regions stay correct") {
+  auto r = run_rprof({app("bad_markers")});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  auto p = load_json(r.dir + "/profile.json");
+  auto good = find_region(p, "good");
+  REQUIRE(good.is_object());
+  CHECK(good["calls"] == 2);
+  CHECK(good["complete"] == true);
+  CHECK(find_region(p, "good/a")["calls"] == 1);
+  auto errors = p["errors"];
+  auto has = [&](const std::string& kind, const std::string& expected,
+                 const std::string& got) {
+    for (const auto& e : errors) {
+      if (e["kind"] == kind && e["expected"] == expected && e["got"] == got &&
+          e["count"] == (kind == "empty_name" ? 3 : 1)) {
+        return true;
+      }
+    }
+    return false;
+  };
+  CHECK(has("mismatched_end", "a", "b"));
+  CHECK(has("end_without_begin", "", "never_begun"));
+  CHECK(has("empty_name", "", ""));  // "", NULL begin, NULL end
+  // Names with quotes, newlines, tabs and non-UTF-8 bytes survive as JSON.
+  CHECK(find_region(p, "quote\"back\\slash\nnewline\ttab")["calls"] == 1);
+  CHECK(find_region(p, "bad-utf8-\xEF\xBF\xBD\xEF\xBF\xBD-end")["calls"] == 1);
+  CHECK(find_region(p, "utf8-\xc3\xa9t\xc3\xa9")["calls"] == 1);
+  // Very long names are kept up to 1024 bytes.
+  CHECK(find_region(p, std::string(1024, 'x'))["calls"] == 1);
+  // The text report names both regions of the mismatch and stays one line
+  // per region (newlines in names are escaped).
+  CHECK(r.out.find("end \"b\" while \"a\" was the innermost open region") != std::string::npos);
+  CHECK(r.out.find("quote\"back\\slash\\nnewline\\ttab") != std::string::npos);
+}
+
+TEST_CASE("programs that cannot run: 127 not found, 126 not executable") {
+  auto r = run_rprof({"./definitely-not-here"});
+  CHECK(r.status == 127);
+  CHECK(count_lines(r.err) == 1);
+  CHECK_THAT(r.err, Catch::StartsWith("rprof: ") && Catch::Contains("no such file"));
+  CHECK_FALSE(fs::exists(r.dir));  // nothing created for a program that cannot run
+
+  r = run_rprof({"definitely-not-a-command-xyz"});
+  CHECK(r.status == 127);
+  CHECK_THAT(r.err, Catch::Contains("command not found"));
+
+  const std::string d = fresh_dir("noexec");
+  const std::string f = d + "/script";
+  std::ofstream(f) << "#!/bin/sh\necho hi\n";
+  chmod(f.c_str(), 0644);
+  r = run_rprof({f});
+  CHECK(r.status == 126);
+  CHECK_THAT(r.err, Catch::Contains("not executable"));
+  r = run_rprof({d});
+  CHECK(r.status == 126);
+  CHECK_THAT(r.err, Catch::Contains("directory"));
+}
+
+TEST_CASE("the app's exit code is preserved") {
+  auto r = run_rprof({app("crash"), "exit3"});
+  CHECK(r.status == 3);
+  auto p = load_json(r.dir + "/profile.json");
+  CHECK(p["run"]["exit_code"] == 3);
+  CHECK(find_region(p, "done")["calls"] == 2);
+  // exit() flushes at exit: the regions left open are reported incomplete.
+  CHECK(find_region(p, "open_outer")["complete"] == false);
+}
+
+TEST_CASE("a crashing app leaves its completed regions; signal in exit code") {
+  for (auto [how, sig] : {std::pair{"segv", SIGSEGV}, std::pair{"abort", SIGABRT}}) {
+    INFO(how);
+    auto r = run_rprof({app("crash"), how});
+    CHECK(r.status == 128 + sig);
+    auto p = load_json(r.dir + "/profile.json");
+    CHECK(p["run"]["signal"] == sig);
+    auto done = find_region(p, "done");
+    REQUIRE(done.is_object());
+    CHECK(done["calls"] == 2);
+    CHECK(done["complete"] == true);
+    auto outer = find_region(p, "open_outer");
+    auto inner = find_region(p, "open_outer/open_inner");
+    REQUIRE(outer.is_object());
+    REQUIRE(inner.is_object());
+    CHECK(outer["complete"] == false);
+    CHECK(outer["calls"] == 0);
+    CHECK(outer["open_calls"] == 1);
+    CHECK(inner["complete"] == false);
+    CHECK(r.out.find("incomplete") != std::string::npos);
+  }
+}
+
+TEST_CASE("SIGTERM and SIGINT sent to the app: report kept") {
+  for (int sig : {SIGTERM, SIGINT}) {
+    INFO(sig);
+    // rprof runs the app, which prints "ready <pid>" and waits; the test then
+    // signals the app only, as a terminal's Ctrl-C or a batch system would.
+    const std::string dir = fresh_path("sig");
+    int out[2];
+    REQUIRE(pipe(out) == 0);
+    const pid_t pid = fork();
+    if (pid == 0) {
+      dup2(out[1], 1);
+      close(out[0]);
+      execl(RPROF_BIN, RPROF_BIN, "-q", "-o", dir.c_str(), app("crash").c_str(), "wait",
+            static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    close(out[1]);
+    std::string line;
+    char c;
+    while (read(out[0], &c, 1) == 1 && c != '\n') line += c;
+    close(out[0]);
+    REQUIRE_THAT(line, Catch::StartsWith("ready "));
+    const pid_t app_pid = std::stoi(line.substr(6));
+    REQUIRE(kill(app_pid, sig) == 0);
+    int status = 0;
+    REQUIRE(waitpid(pid, &status, 0) == pid);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 128 + sig);
+    auto p = load_json(dir + "/profile.json");
+    CHECK(p["run"]["signal"] == sig);
+    CHECK(find_region(p, "done")["calls"] == 2);
+    CHECK(find_region(p, "open_outer")["complete"] == false);
+  }
+}
+
+TEST_CASE("a program without markers gets one region for the whole program") {
+  auto r = run_rprof({app("no_markers")});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  auto p = load_json(r.dir + "/profile.json");
+  REQUIRE(p["regions"].size() == 1);
+  CHECK(p["regions"][0]["name"] == "[program]");
+  CHECK(p["regions"][0]["time_s"].get<double>() > 0);
+  CHECK_THAT(r.out, Catch::Contains("no marker data"));
+}
+
+TEST_CASE("markers without the launcher are silent; RPROF_VERBOSE says why") {
+  auto r = run_command({sample("daxpy"), "1000", "1"});
+  CHECK(r.status == 0);
+  CHECK(r.err.empty());
+  r = run_command({sample("daxpy"), "1000", "1"}, {"RPROF_VERBOSE=1"});
+  CHECK_THAT(r.err, Catch::Contains("markers inactive") && Catch::Contains("RPROF_OUTPUT_DIR"));
+}
+
+TEST_CASE("rprof report on corrupt, truncated, foreign and missing profiles") {
+  auto good = run_rprof({sample("daxpy"), "1000", "2"});
+  REQUIRE(good.status == 0);
+  const std::string raw = [&] {
+    for (const auto& e : fs::directory_iterator(good.dir + "/raw")) return e.path().string();
+    return std::string();
+  }();
+  REQUIRE(!raw.empty());
+  const std::string text = read_text(raw);
+  const std::string d = fresh_dir("corrupt");
+  struct Case { std::string name, content, expect; };
+  for (const Case& c : {Case{"truncated.json", text.substr(0, text.size() / 2), "truncated"},
+                        Case{"empty.json", "", "empty"},
+                        Case{"foreign.json", R"({"traceEvents":[]})", "foreign"},
+                        Case{"garbage.json", "\x7f" "ELF\x01\x02", "not JSON"},
+                        Case{"version.json", R"({"format":"rprof-raw","schema_version":99})",
+                             "schema_version 99"}}) {
+    INFO(c.name);
+    const std::string f = d + "/" + c.name;
+    std::ofstream(f, std::ios::binary) << c.content;
+    auto r = run_command({RPROF_BIN, "report", f});
+    CHECK(r.status != 0);
+    CHECK(count_lines(r.err) == 1);
+    CHECK_THAT(r.err, Catch::Contains(f) && Catch::Contains(c.expect));
+  }
+  auto r = run_command({RPROF_BIN, "report", d + "/missing.json"});
+  CHECK(r.status != 0);
+  CHECK_THAT(r.err, Catch::Contains("no such file"));
+  // The raw profile itself re-renders.
+  r = run_command({RPROF_BIN, "report", raw});
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Catch::Contains("daxpy"));
+}
+
+TEST_CASE("bad options: one line, exit 2") {
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"--format", "xml", sample("daxpy")},
+        {"--no-such-option", sample("daxpy")},
+        {"--backend", "nonsense", sample("daxpy")},
+        {"report"}}) {
+    auto r = run_command([&] {
+      std::vector<std::string> a = {RPROF_BIN};
+      a.insert(a.end(), args.begin(), args.end());
+      return a;
+    }());
+    INFO(r.err);
+    CHECK(r.status == 2);
+    CHECK(count_lines(r.err) == 1);
+  }
+  // -o pointing at a non-empty directory is refused (profiles would mix).
+  const std::string d = fresh_dir("nonempty");
+  std::ofstream(d + "/x") << "x";
+  auto r = run_command({RPROF_BIN, "-o", d, sample("daxpy")});
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("not empty"));
+}

@@ -1,0 +1,75 @@
+// The command line: help, version, formats, re-rendering a saved profile.
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "integration/harness.h"
+
+using namespace rprof::test;
+namespace fs = std::filesystem;
+
+TEST_CASE("--help, --version, help for every subcommand") {
+  auto r = run_command({RPROF_BIN, "--help"});
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Catch::Contains("rprof [options] [--] ./app") &&
+                        Catch::Contains("--backend") && Catch::Contains("report"));
+  r = run_command({RPROF_BIN, "--version"});
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Catch::StartsWith("rprof ") && Catch::Contains("."));
+  r = run_command({RPROF_BIN, "help"});
+  CHECK(r.status == 0);
+  // Every subcommand listed by `rprof help` answers --help.
+  std::istringstream lines(r.out);
+  std::string line;
+  int subcommands = 0;
+  while (std::getline(lines, line)) {
+    if (line.rfind("  rprof ", 0) != 0 || line.find("./app") != std::string::npos) continue;
+    const std::string name = line.substr(8, line.find(' ', 8) - 8);
+    INFO(name);
+    auto h = run_command({RPROF_BIN, name, "--help"});
+    CHECK(h.status == 0);
+    CHECK_FALSE(h.out.empty());
+    ++subcommands;
+  }
+  CHECK(subcommands >= 2);
+}
+
+TEST_CASE("--format json and csv on stdout; rprof report re-renders the same data") {
+  auto r = run_rprof({"--format", "json", sample("nested"), "2"});
+  REQUIRE(r.status == 0);
+  // stdout holds the app's line then the JSON document.
+  const auto start = r.out.find("{\n");
+  REQUIRE(start != std::string::npos);
+  auto doc = nlohmann::json::parse(r.out.substr(start));
+  CHECK(find_region(doc, "solve/iterate/smooth")["calls"] == 8);
+
+  auto csv = run_command({RPROF_BIN, "report", "--format", "csv", r.dir});
+  REQUIRE(csv.status == 0);
+  CHECK_THAT(csv.out, Catch::StartsWith("path,name,depth,calls,time_s"));
+  CHECK_THAT(csv.out, Catch::Contains("\nsolve/iterate/smooth,smooth,2,8,"));
+
+  auto text = run_command({RPROF_BIN, "report", r.dir});
+  REQUIRE(text.status == 0);
+  CHECK(text.out == read_text(r.dir + "/report.txt"));
+
+  // JSON round trip: report --format json of the saved profile equals it.
+  auto json = run_command({RPROF_BIN, "report", "--format", "json", r.dir + "/profile.json"});
+  REQUIRE(json.status == 0);
+  CHECK(nlohmann::json::parse(json.out) == load_json(r.dir + "/profile.json"));
+}
+
+TEST_CASE("default output directory: fresh, private, unpredictable, in the cwd") {
+  const std::string cwd = fresh_dir("cwd");
+  auto r = run_command({"/bin/sh", "-c", "cd " + cwd + " && " + RPROF_BIN + " -q " +
+                                             sample("daxpy") + " 1000 1 && " + RPROF_BIN +
+                                             " -q " + sample("daxpy") + " 1000 1"});
+  REQUIRE(r.status == 0);
+  std::vector<fs::path> dirs;
+  for (const auto& e : fs::directory_iterator(cwd)) dirs.push_back(e.path());
+  REQUIRE(dirs.size() == 2);  // two runs, two directories
+  for (const auto& d : dirs) {
+    CHECK_THAT(d.filename().string(), Catch::StartsWith("rprof-daxpy-"));
+    CHECK((fs::status(d).permissions() & fs::perms::all) == fs::perms::owner_all);
+    CHECK(fs::exists(d / "profile.json"));
+  }
+  CHECK_THAT(r.err, Catch::Contains("profile written to " + cwd));
+}

@@ -1,0 +1,155 @@
+// Aggregation over threads and processes, tree order, profile.json round
+// trip, and what the writers show.
+#include <catch2/catch.hpp>
+#include <sstream>
+
+#include "profile/profile.h"
+#include "profile/profile_json.h"
+#include "report/data_reports.h"
+#include "report/reporter.h"
+
+using namespace rprof;
+
+namespace {
+
+RawNode make_node(int64_t parent, uint32_t region, uint64_t calls, uint64_t incl_ns,
+                  uint64_t excl_ns, std::vector<uint64_t> incl = {}) {
+  RawNode n;
+  n.parent = parent;
+  n.region = region;
+  n.calls = calls;
+  n.incl_ns = incl_ns;
+  n.excl_ns = excl_ns;
+  n.incl = incl;
+  n.excl = incl;
+  return n;
+}
+
+// Two threads: thread 0 runs a (10 ms) > b (4 ms); thread 1 runs b (6 ms) at top.
+RawProfile two_threads(int64_t pid) {
+  RawProfile p;
+  p.pid = pid;
+  p.backend = "fake";
+  p.reason = "exit";
+  p.counters = {"fake_a"};
+  p.region_names = {{1, "a"}, {2, "b"}, {3, "c"}};
+  RawThread t0;
+  t0.index = 0;
+  t0.nodes = {make_node(-1, 1, 2, 10'000'000, 6'000'000, {100}),
+              make_node(0, 2, 4, 4'000'000, 4'000'000, {40})};
+  RawThread t1;
+  t1.index = 1;
+  t1.nodes = {make_node(-1, 2, 3, 6'000'000, 5'000'000, {60}),
+              make_node(0, 3, 1, 1'000'000, 1'000'000, {10})};
+  t1.nodes[1].open_calls = 1;
+  t1.nodes[1].open_ns = 500;
+  p.threads = {t0, t1};
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("threads: counts summed, time is the slowest thread's, paths kept apart") {
+  RunInfo run;
+  run.wall_time_s = 0.02;
+  Profile p = aggregate({two_threads(1)}, run);
+  const Region* a = p.find({"a"});
+  const Region* ab = p.find({"a", "b"});
+  const Region* b = p.find({"b"});
+  const Region* bc = p.find({"b", "c"});
+  REQUIRE((a && ab && b && bc));
+  CHECK(ab->calls == 4);
+  CHECK(b->calls == 3);  // same name, different path: a different region
+  CHECK(a->counters.at("fake_a") == 100);
+  CHECK_FALSE(bc->complete);
+  CHECK(bc->open_calls == 1);
+  CHECK(p.run.threads == 2);
+  // Tree order: [program] first, then top regions by time (a 10 ms > b 6 ms).
+  REQUIRE(p.regions.size() == 5);
+  CHECK(p.regions[0].is_program());
+  CHECK(p.regions[1].path == std::vector<std::string>{"a"});
+  CHECK(p.regions[2].path == std::vector<std::string>{"a", "b"});
+  CHECK(p.regions[3].path == std::vector<std::string>{"b"});
+  // [program] exclusive = wall - top-level regions.
+  CHECK(p.regions[0].exclusive_time_s == Approx(0.02 - 0.010 - 0.006));
+}
+
+TEST_CASE("processes: same path merged, thread rows kept per process") {
+  Profile p = aggregate({two_threads(1), two_threads(2)}, RunInfo{});
+  const Region* ab = p.find({"a", "b"});
+  REQUIRE(ab);
+  CHECK(ab->calls == 8);
+  CHECK(ab->threads.size() == 2);
+  CHECK(ab->time_s == Approx(0.004));         // max over threads
+  CHECK(ab->thread_time_s == Approx(0.008));  // sum
+  CHECK(ab->counters.at("fake_a") == 80);
+  CHECK(p.run.processes == 2);
+  CHECK(p.find({"[program]"}) == nullptr);  // no launcher measurement
+}
+
+TEST_CASE("profile.json round trip keeps every measured field") {
+  RunInfo run;
+  run.command = {"./app", "x y"};
+  run.wall_time_s = 0.5;
+  run.exit_code = 3;
+  Profile p = aggregate({two_threads(7)}, run);
+  p.regions[1].work_calls = 2;
+  p.regions[1].work_flops = 4e9;
+  p.regions[1].work_bytes = 1e9;
+  p.errors.push_back({"mismatched_end", "a", "b\n", 2, 7, 0});
+  p.notes.push_back("a note");
+  const auto j = profile_to_json(p);
+  const Profile q = profile_from_json(j, "mem");
+  CHECK(profile_to_json(q) == j);
+  CHECK(q.regions[1].work_flops == 4e9);
+  CHECK(q.errors[0].got == "b\n");
+}
+
+TEST_CASE("profile.json defects are named") {
+  auto j = profile_to_json(aggregate({two_threads(7)}, RunInfo{}));
+  auto msg = [](const nlohmann::json& doc) {
+    try {
+      profile_from_json(doc, "p.json");
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  auto bad = j;
+  bad["regions"][0]["calls"] = "many";
+  CHECK_THAT(msg(bad), Catch::Contains("p.json") && Catch::Contains("calls"));
+  bad = j;
+  bad["regions"][0]["path"] = nlohmann::json::array({"other"});
+  CHECK_THAT(msg(bad), Catch::Contains("path"));
+  bad = j;
+  bad.erase("run");
+  CHECK_THAT(msg(bad), Catch::Contains("missing 'run'"));
+  bad = j;
+  bad["format"] = 5;
+  CHECK_THAT(msg(bad), Catch::Contains("foreign"));
+}
+
+TEST_CASE("text report shows only columns with data") {
+  RunInfo run;
+  run.wall_time_s = 0.02;
+  Profile one = aggregate({two_threads(1)}, run);
+  std::ostringstream text;
+  make_reporter("text")->write(one, {}, text);
+  CHECK_THAT(text.str(), Catch::Contains("Calls") && Catch::Contains("Time [s]") &&
+                             Catch::Contains("% run") && Catch::Contains("Open"));
+  CHECK_THAT(text.str(), !Catch::Contains("Declared"));
+  RawProfile single = two_threads(1);
+  single.threads.resize(1);
+  Profile p = aggregate({single}, RunInfo{});
+  std::ostringstream t2;
+  make_reporter("text")->write(p, {}, t2);
+  CHECK_THAT(t2.str(), !Catch::Contains("% run") && !Catch::Contains("Threads") &&
+                           !Catch::Contains("Open"));
+}
+
+TEST_CASE("CSV fields are quoted when needed") {
+  CHECK(csv_field("plain") == "plain");
+  CHECK(csv_field("a,b") == "\"a,b\"");
+  CHECK(csv_field("say \"hi\"") == "\"say \"\"hi\"\"\"");
+  CHECK(csv_field("two\nlines") == "\"two\nlines\"");
+}
