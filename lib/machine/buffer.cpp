@@ -9,7 +9,7 @@
 
 namespace rprof {
 
-Buffer::Buffer(size_t bytes) : bytes_(bytes) {
+Buffer::Buffer(size_t bytes, bool huge) : bytes_(bytes) {
   constexpr size_t kHuge = size_t{2} << 20;
   mapped_ = (bytes + kHuge - 1) / kHuge * kHuge + kHuge;  // room to align
   void* p = mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -21,13 +21,13 @@ Buffer::Buffer(size_t bytes) : bytes_(bytes) {
   const auto base = reinterpret_cast<uintptr_t>(p);
   const uintptr_t aligned = (base + kHuge - 1) / kHuge * kHuge;
   data_ = reinterpret_cast<void*>(aligned);
-  // Unused head and tail are returned; MADV_HUGEPAGE is a hint only.
+  // Unused head and tail are returned.
   if (aligned > base) munmap(p, aligned - base);
   const size_t keep = mapped_ - (aligned - base);
   const size_t used = (bytes + kHuge - 1) / kHuge * kHuge;
   if (keep > used) munmap(reinterpret_cast<void*>(aligned + used), keep - used);
   mapped_ = used;
-  madvise(data_, mapped_, MADV_HUGEPAGE);
+  if (huge) madvise(data_, mapped_, MADV_HUGEPAGE);
 }
 
 Buffer::~Buffer() {

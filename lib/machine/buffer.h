@@ -1,6 +1,8 @@
-// Page-aligned memory for calibration kernels: 2 MiB aligned and advised as
-// huge pages (fewer TLB misses, so DRAM latency and bandwidth are not TLB
-// walks), released with the object. Pages are touched by whoever writes
+// Page-aligned memory for calibration kernels: 2 MiB aligned, released with
+// the object. By default pages are what the system gives any program
+// (transparent huge pages only where its policy is "always"), so ceilings are
+// what an ordinary malloc'd array can reach; `huge` asks for huge pages
+// (MADV_HUGEPAGE: fewer TLB misses, higher DRAM bandwidth in VMs). Pages are touched by whoever writes
 // first: workers initialise their own buffers so memory lands on their node.
 #ifndef RPROF_MACHINE_BUFFER_H_
 #define RPROF_MACHINE_BUFFER_H_
@@ -12,7 +14,7 @@ namespace rprof {
 class Buffer {
  public:
   Buffer() = default;
-  explicit Buffer(size_t bytes);  // throws Error when memory is short
+  explicit Buffer(size_t bytes, bool huge = false);  // throws Error when memory is short
   ~Buffer();
   Buffer(Buffer&& o) noexcept;
   Buffer& operator=(Buffer&& o) noexcept;

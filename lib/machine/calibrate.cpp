@@ -5,9 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
+#include <fstream>
+#include <iterator>
 #include <fmt/format.h>
 
 #include "machine/buffer.h"
+#include "machine/calibrate_plan.h"
 #include "machine/chase.h"
 #include "machine/measure.h"
 #include "machine/sweep.h"
@@ -18,44 +21,6 @@ namespace {
 
 constexpr uint64_t kMiB = uint64_t{1} << 20;
 constexpr uint64_t kPadBytes = 320;  // between arrays: breaks 4 KiB aliasing
-
-struct Plan {
-  RepeatPlan peak, bw, sweep, lat, clock;
-  int per_octave = 2;
-  uint64_t dram_min = 0, dram_max = 0, chase_max = 0;
-  bool latency_all_sets = false;
-};
-
-Plan plan_for(CalibrationMode m) {
-  Plan p;
-  switch (m) {
-    case CalibrationMode::kTiny:
-      p.peak = p.bw = p.sweep = p.lat = p.clock = {0.002, 2};
-      p.per_octave = 1;
-      p.dram_min = 32 * kMiB, p.dram_max = 64 * kMiB, p.chase_max = 32 * kMiB;
-      break;
-    case CalibrationMode::kQuick:
-      // Short repetitions: on a busy machine a short one is more likely to run
-      // undisturbed, and disturbed ones are repeated (measure.h).
-      p.peak = {0.005, 5}, p.bw = {0.01, 5}, p.sweep = {0.004, 3}, p.lat = {0.01, 3};
-      p.clock = {0.005, 5};
-      p.per_octave = 2;
-      p.dram_min = 128 * kMiB, p.dram_max = 1024 * kMiB, p.chase_max = 256 * kMiB;
-      break;
-    case CalibrationMode::kFull:
-      p.peak = {0.01, 15, 60}, p.bw = {0.03, 11, 44}, p.sweep = {0.01, 7}, p.lat = {0.05, 5};
-      p.clock = {0.01, 11};
-      p.per_octave = 4;
-      p.dram_min = 512 * kMiB, p.dram_max = 4096 * kMiB, p.chase_max = 1024 * kMiB;
-      p.latency_all_sets = true;
-      break;
-  }
-  return p;
-}
-
-uint64_t geomean(uint64_t a, uint64_t b) {
-  return static_cast<uint64_t>(std::sqrt(static_cast<double>(a) * static_cast<double>(b)));
-}
 
 Provenance provenance(const std::string& kernel, uint64_t ws, int threads, const Stat& s,
                       double scale) {
@@ -114,7 +79,7 @@ class Calibrator {
 void Calibrator::init_buffers(ThreadTeam& team, uint64_t bytes_per_thread) {
   bufs_.clear();
   bufs_.resize(static_cast<size_t>(team.size()));
-  for (Buffer& b : bufs_) b = Buffer(bytes_per_thread);
+  for (Buffer& b : bufs_) b = Buffer(bytes_per_thread, opt_.huge_pages);
   // First touch by the owning worker: pages land on its memory node.
   team.run([&](int w) {
     Buffer& b = bufs_[static_cast<size_t>(w)];
@@ -266,6 +231,8 @@ void Calibrator::measure_set(int threads) {
 Machine Calibrator::run() {
   const Topology topo = detect_topology();
   m_.mode = mode_name(opt_.mode);
+  m_.pages = opt_.huge_pages ? "huge pages requested (MADV_HUGEPAGE)"
+                             : "system default (transparent huge pages: " + thp_policy() + ")";
   m_.rprof_version = opt_.rprof_version;
   m_.created_unix_s = static_cast<int64_t>(std::time(nullptr));
   char host[256] = {};
@@ -388,30 +355,12 @@ Machine Calibrator::run() {
 
 }  // namespace
 
-const char* mode_name(CalibrationMode m) {
-  switch (m) {
-    case CalibrationMode::kTiny: return "tiny";
-    case CalibrationMode::kFull: return "full";
-    default: return "quick";
-  }
-}
-
-uint64_t working_set_per_thread(const LevelSizes& s, Boundary b, int threads,
-                                uint64_t dram_total) {
-  const uint64_t t = static_cast<uint64_t>(std::max(1, threads));
-  switch (b) {
-    case Boundary::kL1: return s.l1 / 2;
-    case Boundary::kL2: return geomean(s.l1, s.l2);
-    case Boundary::kLLC: {
-      // Threads sharing one LLC split it; the total must lie between their
-      // L2 caches together and the LLC.
-      const uint64_t k = std::min<uint64_t>(t, static_cast<uint64_t>(s.llc_shared_cpus));
-      const uint64_t lo = s.l2 * k, hi = s.llc;
-      if (hi < 2 * lo) return 0;
-      return geomean(lo, hi) / k;
-    }
-    default: return dram_total / t;
-  }
+std::string thp_policy() {
+  // "always [madvise] never": the bracketed word is in force.
+  std::ifstream in("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t a = text.find('['), b = text.find(']');
+  return a != std::string::npos && b > a ? text.substr(a + 1, b - a - 1) : "unknown";
 }
 
 Machine calibrate(const CalibrationOptions& opt) { return Calibrator(opt).run(); }

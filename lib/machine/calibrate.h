@@ -31,12 +31,18 @@ struct CalibrationOptions {
   // measured for every thread count and stored as sweeps (for comparisons
   // with other tools at fixed sizes).
   std::vector<uint64_t> sizes;
+  // Ask for transparent huge pages (MADV_HUGEPAGE) instead of the pages the
+  // system gives ordinary programs.
+  bool huge_pages = false;
   std::string rprof_version;
   // Called with the fraction done (0..1) and what runs now; may be empty.
   std::function<void(double, const std::string&)> progress;
 };
 
 Machine calibrate(const CalibrationOptions& opt);
+
+// The kernel's transparent huge page policy: "always", "madvise", "never".
+std::string thp_policy();
 
 // Working set per thread (bytes) used for the bandwidth and latency of a
 // boundary with `threads` threads; exposed for tests and docs.

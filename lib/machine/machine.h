@@ -107,6 +107,7 @@ struct CeilingSet {
 struct Machine {
   int schema_version = kMachineSchemaVersion;
   std::string mode;  // tiny | quick | full
+  std::string pages;  // which memory pages the kernels ran on
   std::string rprof_version;
   int64_t created_unix_s = 0;
   std::string host;

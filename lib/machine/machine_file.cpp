@@ -140,6 +140,7 @@ json machine_to_json(const Machine& m) {
       {"threads", "each ceiling set was measured with this many threads pinned one per CPU"},
   };
   doc["mode"] = m.mode;
+  doc["pages"] = m.pages;
   doc["rprof_version"] = m.rprof_version;
   doc["created_unix_s"] = m.created_unix_s;
   doc["host"] = m.host;
@@ -224,6 +225,7 @@ Machine machine_from_json(const json& doc, const std::string& file) {
                   std::to_string(kMachineSchemaVersion) + ")");
   }
   m.mode = get<std::string>(doc, "mode", file);
+  m.pages = get_or<std::string>(doc, "pages", "", file);
   m.rprof_version = get_or<std::string>(doc, "rprof_version", "", file);
   m.created_unix_s = get<int64_t>(doc, "created_unix_s", file);
   m.host = get_or<std::string>(doc, "host", "", file);

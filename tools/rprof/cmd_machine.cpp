@@ -63,13 +63,16 @@ int cmd_machine(const Args& args) {
       "1 thread and for all CPUs. The result is cached (keyed by CPU and CPU count) "
       "and used by rprof's roofline.",
       "rprof machine");
-  bool quick = false, full = false, tiny = false, show = false, json = false;
+  bool quick = false, full = false, tiny = false, show = false, json = false, huge = false;
   std::string output, machine_file, threads, sizes;
   app.add_flag("--quick", quick, "short calibration, under 20 s (the default)");
   app.add_flag("--full", full, "longer repetitions, a finer sweep, more thread counts");
   app.add_flag("--tiny", tiny,
                "for tests only: a few ms per figure; the ceilings are rough and are not "
                "meant for a roofline");
+  app.add_flag("--huge-pages", huge,
+               "run on transparent huge pages (MADV_HUGEPAGE) instead of the pages the "
+               "system gives ordinary programs");
   app.add_flag("--show", show, "print the saved machine file instead of measuring");
   app.add_flag("--json", json, "with --show: print the file itself (JSON)");
   app.add_option("-o,--output", output, "write the machine file here instead of the cache");
@@ -101,6 +104,7 @@ int cmd_machine(const Args& args) {
   opt.mode = full ? CalibrationMode::kFull : tiny ? CalibrationMode::kTiny
                                                   : CalibrationMode::kQuick;
   opt.rprof_version = kVersion;
+  opt.huge_pages = huge;
   if (!threads.empty()) opt.threads = parse_int_list(threads, "--threads");
   if (!sizes.empty()) {
     std::stringstream in(sizes);

@@ -64,6 +64,7 @@ void print_machine(const Machine& m, const std::string& file, std::ostream& out)
   out << fmt::format("CPU: {} ({} family {} model {} stepping {}), {} logical CPU{}; {}\n",
                      c.model_name, c.vendor, c.family, c.model, c.stepping, m.logical_cpus,
                      m.logical_cpus == 1 ? "" : "s", isa);
+  if (!m.pages.empty()) out << "Memory pages: " << m.pages << "\n";
   if (m.clock_ghz > 0) {
     out << fmt::format("Core clock while measuring: {:.2f} GHz (dependent integer adds)\n",
                        m.clock_ghz);
