@@ -22,7 +22,7 @@ size_t count_lines(const std::string& s) { return std::count(s.begin(), s.end(),
 }  // namespace
 
 TEST_CASE("marker misuse is recorded once with both names; good regions stay correct") {
-  auto r = run_rprof({app("bad_markers")});
+  auto r = run_rprof({"--backend=time", app("bad_markers")});
   INFO(r.err);
   REQUIRE(r.status == 0);
   auto p = load_json(r.dir + "/profile.json");
@@ -81,7 +81,7 @@ TEST_CASE("programs that cannot run: 127 not found, 126 not executable") {
 }
 
 TEST_CASE("the app's exit code is preserved") {
-  auto r = run_rprof({app("crash"), "exit3"});
+  auto r = run_rprof({"--backend=time", app("crash"), "exit3"});
   CHECK(r.status == 3);
   auto p = load_json(r.dir + "/profile.json");
   CHECK(p["run"]["exit_code"] == 3);
@@ -93,7 +93,7 @@ TEST_CASE("the app's exit code is preserved") {
 TEST_CASE("a crashing app leaves its completed regions; signal in exit code") {
   for (auto [how, sig] : {std::pair{"segv", SIGSEGV}, std::pair{"abort", SIGABRT}}) {
     INFO(how);
-    auto r = run_rprof({app("crash"), how});
+    auto r = run_rprof({"--backend=time", app("crash"), how});
     CHECK(r.status == 128 + sig);
     auto p = load_json(r.dir + "/profile.json");
     CHECK(p["run"]["signal"] == sig);
@@ -125,7 +125,7 @@ TEST_CASE("SIGTERM and SIGINT sent to the app: report kept") {
     if (pid == 0) {
       dup2(out[1], 1);
       close(out[0]);
-      execl(RPROF_BIN, RPROF_BIN, "-q", "-o", dir.c_str(), app("crash").c_str(), "wait",
+      execl(RPROF_BIN, RPROF_BIN, "--backend=time", "-q", "-o", dir.c_str(), app("crash").c_str(), "wait",
             static_cast<char*>(nullptr));
       _exit(127);
     }
@@ -149,7 +149,7 @@ TEST_CASE("SIGTERM and SIGINT sent to the app: report kept") {
 }
 
 TEST_CASE("a program without markers gets one region for the whole program") {
-  auto r = run_rprof({app("no_markers")});
+  auto r = run_rprof({"--backend=time", app("no_markers")});
   INFO(r.err);
   REQUIRE(r.status == 0);
   auto p = load_json(r.dir + "/profile.json");
@@ -168,7 +168,7 @@ TEST_CASE("markers without the launcher are silent; RPROF_VERBOSE says why") {
 }
 
 TEST_CASE("rprof report on corrupt, truncated, foreign and missing profiles") {
-  auto good = run_rprof({sample("daxpy"), "1000", "2"});
+  auto good = run_rprof({"--backend=time", sample("daxpy"), "1000", "2"});
   REQUIRE(good.status == 0);
   const std::string raw = [&] {
     for (const auto& e : fs::directory_iterator(good.dir + "/raw")) return e.path().string();

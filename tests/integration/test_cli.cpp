@@ -34,7 +34,7 @@ TEST_CASE("--help, --version, help for every subcommand") {
 }
 
 TEST_CASE("--format json and csv on stdout; rprof report re-renders the same data") {
-  auto r = run_rprof({"--format", "json", sample("nested"), "2"});
+  auto r = run_rprof({"--backend=time", "--format", "json", sample("nested"), "2"});
   REQUIRE(r.status == 0);
   // stdout holds the app's line then the JSON document.
   const auto start = r.out.find("{\n");

@@ -28,6 +28,25 @@ void require_sim() {
 #endif
 }
 
+// A machine file for the roofline of the reports, measured once (tiny mode,
+// about a second) so that no test calibrates or touches the user's cache.
+const std::string& machine_env() {
+  static const std::string env = [] {
+    const std::string path = fresh_dir("machine") + "/machine.json";
+    const RunResult r = run_command({RPROF_BIN, "machine", "--tiny", "--output", path});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    return "RPROF_MACHINE_FILE=" + path;
+  }();
+  return env;
+}
+
+// run_rprof with the test machine file.
+RunResult rprof_run(const std::vector<std::string>& args, std::vector<std::string> env = {}) {
+  env.push_back(machine_env());
+  return run_rprof(args, env);
+}
+
 std::string test_program(const std::string& name) {
   return std::string(RPROF_SIM_TEST_BIN_DIR) + "/" + name;
 }
@@ -39,7 +58,7 @@ json sim_profile(const std::vector<std::string>& cmd,
   std::vector<std::string> args = {"--backend=sim", "--sim-only", "-q"};
   args.insert(args.end(), options.begin(), options.end());
   args.insert(args.end(), cmd.begin(), cmd.end());
-  RunResult r = run_rprof(args, env);
+  RunResult r = rprof_run(args, env);
   INFO(r.err);
   REQUIRE(r.status == 0);
   return load_json(r.dir + "/profile.json");
@@ -301,7 +320,7 @@ TEST_CASE("sim: a region holding only its markers counts nothing") {
 
 TEST_CASE("sim: two runs joined: native times, simulated counts, output once") {
   require_sim();
-  RunResult r = run_rprof({"--backend=sim", "-q", sample("daxpy"), "2000", "3"});
+  RunResult r = rprof_run({"--backend=sim", "-q", sample("daxpy"), "2000", "3"});
   INFO(r.err);
   REQUIRE(r.status == 0);
   CHECK(r.out.find("daxpy: n=2000 reps=3") != std::string::npos);
@@ -326,7 +345,7 @@ TEST_CASE("sim: two runs joined: native times, simulated counts, output once") {
 
 TEST_CASE("sim: call counts that differ between the runs are reported") {
   require_sim();
-  RunResult r = run_rprof({"--backend=sim", "-q", test_program("nondet")});
+  RunResult r = rprof_run({"--backend=sim", "-q", test_program("nondet")});
   INFO(r.err);
   REQUIRE(r.status == 0);
   const json p = load_json(r.dir + "/profile.json");
@@ -344,7 +363,7 @@ TEST_CASE("sim: AVX-512 code is recognised and the fix is named") {
     std::printf("skipped: the compiler cannot assemble AVX-512\n");
     return;
   }
-  RunResult r = run_rprof({"--backend=sim", "--sim-only", "-q", test_program("avx512")});
+  RunResult r = rprof_run({"--backend=sim", "--sim-only", "-q", test_program("avx512")});
   CHECK(r.status == 1);
   CHECK(r.err.find("AVX-512") != std::string::npos);
   CHECK(r.err.find("-mno-avx512f") != std::string::npos);
@@ -358,11 +377,11 @@ TEST_CASE("sim: a sanitizer build is refused, and auto times it instead") {
     std::printf("skipped: no AddressSanitizer in this compiler\n");
     return;
   }
-  RunResult r = run_rprof({"--backend=sim", test_program("sanitized")});
+  RunResult r = rprof_run({"--backend=sim", test_program("sanitized")});
   CHECK(r.status == 2);
   CHECK(r.err.find("AddressSanitizer") != std::string::npos);
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  r = run_rprof({"-q", test_program("sanitized")}, {"ASAN_OPTIONS=detect_leaks=0"});
+  r = rprof_run({"-q", test_program("sanitized")}, {"ASAN_OPTIONS=detect_leaks=0"});
   INFO(r.err);
   CHECK(r.status == 0);
   CHECK(r.err.find("timing only") != std::string::npos);
@@ -371,7 +390,7 @@ TEST_CASE("sim: a sanitizer build is refused, and auto times it instead") {
 
 TEST_CASE("sim: --backend=auto falls back to the simulator with a notice") {
   require_sim();
-  RunResult r = run_rprof({"-q", sample("daxpy"), "1000", "1"});
+  RunResult r = rprof_run({"-q", sample("daxpy"), "1000", "1"});
   INFO(r.err);
   REQUIRE(r.status == 0);
   CHECK(r.err.find("counting by simulation") != std::string::npos);
@@ -390,7 +409,7 @@ TEST_CASE("sim: bad options are one-line errors") {
         {"--backend=bogus"}}) {
     std::vector<std::string> args = bad;
     args.push_back(sample("daxpy"));
-    RunResult r = run_rprof(args);
+    RunResult r = rprof_run(args);
     INFO(r.err);
     CHECK(r.status == 2);
     CHECK(r.err.rfind("rprof: ", 0) == 0);
@@ -409,7 +428,7 @@ TEST_CASE("sim: an installed rprof finds its tool by itself") {
   const std::string out = fresh_path("installed-out");
   RunResult r = run_command({prefix + "/bin/rprof", "-o", out, "--backend=sim",
                              "--sim-only", "-q", sample("daxpy"), "500", "1"},
-                            {"RPROF_SIM_LIBDIR="});
+                            {"RPROF_SIM_LIBDIR=", machine_env()});
   INFO(r.err);
   REQUIRE(r.status == 0);
   const json p = load_json(out + "/profile.json");
