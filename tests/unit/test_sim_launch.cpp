@@ -70,6 +70,24 @@ TEST_CASE("sim caches: odd sizes round down to whole sets; no L3 keeps the defau
   CHECK_NOTHROW(check_sim_caches(c));
 }
 
+TEST_CASE("sim caches: effective sizes from the machine file, where measured") {
+  Topology topo;
+  topo.caches = {{1, 32 * 1024, 8, 64, 1}, {2, 1024 * 1024, 8, 64, 1},
+                 {3, 32ULL * 1024 * 1024, 16, 64, 2}};
+  SimCaches c = sim_caches_from_topology(topo);
+  Machine m;
+  m.caches = {{1, 32 * 1024, 0, 8, 64, 1},                       // not measured
+              {2, 1024 * 1024, 512 * 1024, 8, 64, 1},            // half
+              {3, 32ULL * 1024 * 1024, 23726592 + 100, 16, 64, 2}};  // odd size
+  apply_machine_caches(c, m, "m.json");
+  CHECK(c.l1.size_bytes == 32 * 1024);
+  CHECK(c.l2.size_bytes == 512 * 1024);
+  CHECK(c.llc.size_bytes == (23726592 + 100) / 1024 * 1024);  // whole sets: 16 ways x 64 B
+  CHECK(c.llc.ways == 16);
+  CHECK_NOTHROW(check_sim_caches(c));
+  CHECK(c.source.find("m.json") != std::string::npos);
+}
+
 TEST_CASE("sim caches: --sim-cache overrides") {
   SimCaches c;
   apply_sim_cache_spec(c, "llc=1M:16,l1=16K,l2=256KB:4:64");

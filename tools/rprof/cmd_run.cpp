@@ -211,6 +211,12 @@ int cmd_run(const Args& args) {
   SimCaches caches;
   if (sim) {
     caches = sim_caches_from_topology(detect_topology());
+    try {
+      const MachineChoice mc = find_machine(o.machine_file, /*may_calibrate=*/false);
+      if (mc.machine) apply_machine_caches(caches, *mc.machine, mc.file);
+    } catch (const Error&) {
+      // A missing or foreign machine file: sysfs sizes (the roofline says why).
+    }
     apply_sim_cache_spec(caches, o.sim_cache);
     check_sim_caches(caches);
   } else if (!o.sim_cache.empty()) {

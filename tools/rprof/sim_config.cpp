@@ -1,5 +1,6 @@
 #include "tools/rprof/sim_config.h"
 
+#include <algorithm>
 #include <cctype>
 #include <sstream>
 
@@ -115,6 +116,24 @@ SimCaches sim_caches_from_topology(const Topology& topo) {
   if (last != nullptr && last->level >= 3) from_level(last, s.llc);
   if (topo.level(1) != nullptr) s.source = "this machine's caches (sysfs)";
   return s;
+}
+
+void apply_machine_caches(SimCaches& caches, const Machine& machine, const std::string& file) {
+  int last = 0;
+  for (const CacheInfo& c : machine.caches) last = std::max(last, c.level);
+  bool used = false;
+  for (const CacheInfo& c : machine.caches) {
+    SimCache* s = c.level == 1                  ? &caches.l1
+                  : c.level == 2                ? &caches.l2
+                  : c.level >= 3 && c.level == last ? &caches.llc
+                                                    : nullptr;
+    if (s == nullptr || c.effective_bytes == 0) continue;
+    const uint64_t set_bytes = static_cast<uint64_t>(s->ways) * s->line_bytes;
+    if (c.effective_bytes < set_bytes) continue;
+    s->size_bytes = c.effective_bytes - c.effective_bytes % set_bytes;
+    used = true;
+  }
+  if (used) caches.source = "effective sizes from the machine file " + file;
 }
 
 void apply_sim_cache_spec(SimCaches& caches, const std::string& spec) {

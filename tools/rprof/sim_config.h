@@ -1,5 +1,6 @@
-// The simulated cache hierarchy of `--backend=sim`: defaults from the host's
-// topology, overrides from `--sim-cache`, and the tool options that carry it.
+// The simulated cache hierarchy of `--backend=sim`: the host's topology, the
+// effective sizes of its machine file where it has one, overrides from
+// `--sim-cache`, and the tool options that carry it.
 #ifndef RPROF_TOOLS_RPROF_SIM_CONFIG_H_
 #define RPROF_TOOLS_RPROF_SIM_CONFIG_H_
 
@@ -7,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "machine/machine.h"
 #include "machine/topology.h"
 
 namespace rprof {
@@ -29,6 +31,11 @@ struct SimCaches {
 // keep the built-in defaults; unknown associativity becomes 8 ways, fully
 // associative caches are modelled with 64 ways (the model's maximum).
 SimCaches sim_caches_from_topology(const Topology& topo);
+
+// Takes the effective sizes `rprof machine` measured (CacheInfo::
+// effective_bytes, where non-zero) for L1, L2 and the last level, keeping each
+// level's ways and line size; `file` is named in the description.
+void apply_machine_caches(SimCaches& caches, const Machine& machine, const std::string& file);
 
 // Applies `--sim-cache` overrides: a comma-separated list of
 // LEVEL=SIZE[:WAYS[:LINE]] with LEVEL l1, l2 or llc, SIZE in bytes with an
