@@ -1,6 +1,7 @@
 // rprof [options] [--] ./app args...: run, collect, report.
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "common/error.h"
@@ -9,6 +10,7 @@
 #include "report/reporter.h"
 #include "tools/rprof/cli.h"
 #include "tools/rprof/commands.h"
+#include "tools/rprof/hw_run.h"
 #include "tools/rprof/launcher.h"
 
 namespace rprof {
@@ -21,6 +23,8 @@ struct RunOptions {
   std::string backend = "auto";
   std::string format = "text";
   bool quiet = false;
+  std::string events;  // hardware backends: --events, comma-separated
+  bool perf_multiplex = false;
   ReportOptions report;
   std::vector<std::string> app;
 };
@@ -40,11 +44,23 @@ std::vector<RawProfile> collect_raw(const std::string& raw_dir,
   return raws;
 }
 
+std::vector<std::string> split_events(const std::string& csv) {
+  std::vector<std::string> out;
+  std::stringstream ss(csv);
+  std::string e;
+  while (std::getline(ss, e, ',')) {
+    if (e.empty()) throw Error("--events: empty event name in '" + csv + "'", 2);
+    out.push_back(e);
+  }
+  return out;
+}
+
 std::string resolve_backend(const std::string& requested) {
   if (requested == "auto" || requested == "time") return "time";
   if (requested == "fake") return "fake";  // scripted counters, for tests
+  if (is_hardware_backend(requested)) return requested;
   throw Error("backend '" + requested + "' is not available in this build "
-              "(use --backend=time)", 2);
+              "(use --backend=time, perf, papi or likwid)", 2);
 }
 
 }  // namespace
@@ -59,7 +75,15 @@ int cmd_run(const Args& args) {
   RunOptions o;
   app.add_option("-o,--output", o.output,
                  "output directory (created, mode 0700; default ./rprof-<app>-<random>)");
-  app.add_option("--backend", o.backend, "time or auto (default auto)");
+  app.add_option("--backend", o.backend,
+                 "time, auto (default), or hardware counters: perf (Linux perf_event), "
+                 "papi, likwid; `rprof doctor` says which work here");
+  app.add_option("--events", o.events,
+                 "hardware backends: count these events instead of the CPU's table "
+                 "(comma-separated; perf: page-faults, cycles, libpfm4 names, rNNNN)");
+  app.add_flag("--perf-multiplex", o.perf_multiplex,
+               "perf: one run with all event groups multiplexed (counts scaled by "
+               "enabled/running) instead of one run per group");
   app.add_option("--format", o.format, "report printed on stdout: text, json or csv")
       ->check(CLI::IsMember({"text", "json", "csv"}));
   app.add_flag("--threads", o.report.show_threads, "per-thread rows in the text report");
@@ -84,6 +108,12 @@ int cmd_run(const Args& args) {
   if (o.app.empty()) throw Error("no program to run (usage: rprof [options] [--] ./app args...)", 2);
 
   const std::string backend = resolve_backend(o.backend);
+  std::optional<HwRunPlan> hw;  // hardware counters: decided (or refused) before running
+  if (is_hardware_backend(backend)) {
+    hw = plan_hardware_run({backend, split_events(o.events), o.perf_multiplex});
+  } else if (!o.events.empty() || o.perf_multiplex) {
+    throw Error("--events and --perf-multiplex need --backend=perf, papi or likwid", 2);
+  }
   resolve_program(o.app.front());  // fail before creating anything
   const std::string out_dir = make_output_dir(o.output, o.app.front());
   const std::string raw_dir = out_dir + "/raw";
@@ -94,29 +124,34 @@ int cmd_run(const Args& args) {
   spec.argv = o.app;
   spec.env["RPROF_OUTPUT_DIR"] = raw_dir;
   spec.env["RPROF_BACKEND"] = backend;
-  const LaunchResult result = launch(spec);
-
-  RunInfo run;
-  run.command = o.app;
-  run.backend = backend;
-  run.wall_time_s = result.wall_time_s;
-  run.user_time_s = result.user_time_s;
-  run.system_time_s = result.system_time_s;
-  run.exit_code = result.exit_code;
-  run.signal = result.signal;
-  std::vector<std::string> notes;
-  const std::vector<RawProfile> raws = collect_raw(raw_dir, notes);
-  Profile p = aggregate(raws, run);
-  p.notes.insert(p.notes.begin(), notes.begin(), notes.end());
-  if (raws.empty()) {
-    p.notes.push_back(
-        "no marker data: the program has no rprof markers, is not linked with "
-        "the rprof runtime, or died before writing its profile; only the whole "
-        "program was measured");
-  }
-  if (result.signal != 0) {
-    p.notes.push_back("the app was killed by signal " + std::to_string(result.signal) +
-                      "; regions it completed are kept, open ones are marked incomplete");
+  LaunchResult result;
+  Profile p;
+  if (hw) {
+    p = run_hardware_passes(*hw, spec, raw_dir, &result);
+  } else {
+    result = launch(spec);
+    RunInfo run;
+    run.command = o.app;
+    run.backend = backend;
+    run.wall_time_s = result.wall_time_s;
+    run.user_time_s = result.user_time_s;
+    run.system_time_s = result.system_time_s;
+    run.exit_code = result.exit_code;
+    run.signal = result.signal;
+    std::vector<std::string> notes;
+    const std::vector<RawProfile> raws = collect_raw(raw_dir, notes);
+    p = aggregate(raws, run);
+    p.notes.insert(p.notes.begin(), notes.begin(), notes.end());
+    if (raws.empty()) {
+      p.notes.push_back(
+          "no marker data: the program has no rprof markers, is not linked with "
+          "the rprof runtime, or died before writing its profile; only the whole "
+          "program was measured");
+    }
+    if (result.signal != 0) {
+      p.notes.push_back("the app was killed by signal " + std::to_string(result.signal) +
+                        "; regions it completed are kept, open ones are marked incomplete");
+    }
   }
 
   ReportOptions file_opt;

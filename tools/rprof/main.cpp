@@ -4,6 +4,7 @@
 #include <exception>
 #include <iostream>
 
+#include "backends/perf/hw_metrics.h"
 #include "common/error.h"
 #include "tools/rprof/cli.h"
 #include "tools/rprof/commands.h"
@@ -15,6 +16,7 @@ int cmd_help(const Args& args);
 
 const std::vector<Command> kCommands = {
     {"report", "re-render a saved profile (text, json, csv)", cmd_report},
+    {"doctor", "which counting backends work here, and why not", cmd_doctor},
     {"help", "this list, or the help of one subcommand", cmd_help},
 };
 
@@ -48,6 +50,7 @@ const std::vector<Command>& commands() { return kCommands; }
 
 int main(int argc, char** argv) {
   using rprof::Args;
+  rprof::register_hardware_translations();  // hw.* counters -> FLOPs and bytes
   try {
     if (argc < 2) {
       rprof::cmd_help({"rprof help"});

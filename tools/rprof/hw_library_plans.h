@@ -1,0 +1,30 @@
+// The papi and likwid backends, tool side: which names to count from the
+// CPU's event table (PAPI takes libpfm4 names and its presets; likwid its own
+// names with a counter register each), and whether the library can count
+// here. Both are optional at build time; without them the probe says so.
+#ifndef RPROF_TOOLS_RPROF_HW_LIBRARY_PLANS_H_
+#define RPROF_TOOLS_RPROF_HW_LIBRARY_PLANS_H_
+
+#include <string>
+
+#include "tools/rprof/hw_run.h"
+
+namespace rprof {
+
+struct LibraryProbe {
+  bool built = false;  // compiled into this rprof
+  bool ok = false;     // can count hardware events here
+  std::string reason;  // why not / what works
+  std::string fix;     // what to do
+};
+
+LibraryProbe probe_papi();
+LibraryProbe probe_likwid();
+
+// Throw Error (exit code 1) with the reason when the library cannot count.
+HwRunPlan plan_papi(const HwRunOptions& options);
+HwRunPlan plan_likwid(const HwRunOptions& options);
+
+}  // namespace rprof
+
+#endif  // RPROF_TOOLS_RPROF_HW_LIBRARY_PLANS_H_
