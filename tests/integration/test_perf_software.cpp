@@ -3,7 +3,9 @@
 // pages counts at least P page faults on every thread, and the pages touched
 // just outside it are not counted in it.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
 #include "backends/perf/perf_probe.h"
@@ -78,4 +80,45 @@ TEST_CASE("--events and --perf-multiplex need a hardware backend") {
   r = run_rprof({"--backend=papi", "--perf-multiplex", app()});
   CHECK(r.status == 2);
   CHECK(r.err == "rprof: --perf-multiplex needs --backend=perf\n");
+}
+
+TEST_CASE("two event groups: two runs merged per region; or one multiplexed run") {
+  auto r = run_rprof({"--backend=perf", "--events=page-faults;task-clock", app(),
+                      std::to_string(kThreads), std::to_string(kPages)});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.err.find("rprof: run 1 of 2 (page-faults)") != std::string::npos);
+  CHECK(r.err.find("rprof: run 2 of 2 (task-clock)") != std::string::npos);
+  CHECK(std::filesystem::exists(r.dir + "/raw/pass2"));
+  auto p = load_json(r.dir + "/profile.json");
+  check_profile(p, "hw.g0.page-faults");
+  const auto touch = find_region(p, "touch");
+  for (const auto& t : touch["threads"]) CHECK(t["counters"].at("hw.g1.task-clock").get<uint64_t>() > 0);
+  bool ran_twice = false;
+  for (const auto& n : p["notes"]) ran_twice |= n.get<std::string>().find("the program ran 2 times") == 0;
+  CHECK(ran_twice);
+
+  r = run_rprof({"--backend=perf", "--perf-multiplex", "--events=page-faults;task-clock", app(),
+                 std::to_string(kThreads), std::to_string(kPages)});
+  REQUIRE(r.status == 0);
+  CHECK(r.err.find("run 1 of") == std::string::npos);
+  p = load_json(r.dir + "/profile.json");
+  check_profile(p, "hw.g0.page-faults");
+  CHECK(find_region(p, "touch")["counters"].contains("hw.g1.task-clock"));
+}
+
+TEST_CASE("runs that differ are named in a note (determinism check)") {
+  const std::string state = fresh_path("pass-state");
+  const std::string counter_app = std::string(RPROF_TEST_BIN_DIR) + "/apps/pass_counter";
+  auto r = run_rprof({"--backend=perf", "--events=page-faults;task-clock", counter_app, state});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto p = load_json(r.dir + "/profile.json");
+  CHECK(find_region(p, "r")["calls"] == 1);  // the first run's
+  std::string note;
+  for (const auto& n : p["notes"]) {
+    if (n.get<std::string>().find("not deterministic") != std::string::npos) note = n;
+  }
+  CHECK(note.find("'r' 1 calls in run 1, 2 in run 2") != std::string::npos);
+  CHECK(note.find("'same'") == std::string::npos);
 }

@@ -146,18 +146,25 @@ TEST_CASE("plans: one run per group, ids numbered across runs, within the runtim
 
 TEST_CASE("--events: generic names, raw codes; unknown and duplicate names refused") {
   PerfPlanOptions o;
-  o.events = {"page-faults", "task-clock"};
+  o.events = {{"page-faults", "task-clock"}};
   const PerfPlan p = plan_perf_run(o);
   CHECK(p.software_only);
   REQUIRE(p.passes.size() == 1);
   CHECK(p.env(0).at("RPROF_PERF_EVENTS") == "page-faults=1:0x2:0x0:0x0:u,task-clock=1:0x1:0x0:0x0:u");
-  o.events = {"page-faults", "r01c7"};
+  o.events = {{"page-faults", "r01c7"}};
   const PerfPlan raw = plan_perf_run(o);
   CHECK_FALSE(raw.software_only);
   CHECK(raw.passes[0].groups[0].events[1].type == 4);
   CHECK(raw.passes[0].groups[0].events[1].config == 0x1c7);
-  o.events = {"no-such-event-xyz"};
+  o.events = {{"no-such-event-xyz"}};
   CHECK_THROWS_WITH(plan_perf_run(o), Catch::Contains("unknown event 'no-such-event-xyz'"));
-  o.events = {"cycles", "cycles"};
+  o.events = {{"cycles"}, {"cycles"}};
   CHECK_THROWS_WITH(plan_perf_run(o), Catch::Contains("listed twice"));
+  o.events = {{"page-faults"}, {"task-clock", "minor-faults"}};  // two groups: two runs
+  const PerfPlan two = plan_perf_run(o);
+  REQUIRE(two.passes.size() == 2);
+  CHECK(two.env(1).at("RPROF_PERF_GROUP_BASE") == "1");
+  CHECK(two.env(1).at("RPROF_PERF_EVENTS") == "task-clock=1:0x1:0x0:0x0:u,minor-faults=1:0x5:0x0:0x0:u");
+  o.multiplex = true;
+  CHECK(plan_perf_run(o).passes.size() == 1);
 }

@@ -44,15 +44,21 @@ std::vector<RawProfile> collect_raw(const std::string& raw_dir,
   return raws;
 }
 
-std::vector<std::string> split_events(const std::string& csv) {
-  std::vector<std::string> out;
-  std::stringstream ss(csv);
-  std::string e;
-  while (std::getline(ss, e, ',')) {
-    if (e.empty()) throw Error("--events: empty event name in '" + csv + "'", 2);
-    out.push_back(e);
+// "a,b;c" -> {{a, b}, {c}}: ';' separates groups (one run each).
+std::vector<std::vector<std::string>> split_events(const std::string& text) {
+  std::vector<std::vector<std::string>> groups;
+  std::stringstream gs(text);
+  std::string group, e;
+  while (std::getline(gs, group, ';')) {
+    groups.emplace_back();
+    std::stringstream es(group);
+    while (std::getline(es, e, ',')) groups.back().push_back(e);
+    for (const std::string& name : groups.back()) {
+      if (name.empty()) throw Error("--events: empty event name in '" + text + "'", 2);
+    }
+    if (groups.back().empty()) throw Error("--events: empty group in '" + text + "'", 2);
   }
-  return out;
+  return groups;
 }
 
 std::string resolve_backend(const std::string& requested) {
@@ -80,7 +86,8 @@ int cmd_run(const Args& args) {
                  "papi, likwid; `rprof doctor` says which work here");
   app.add_option("--events", o.events,
                  "hardware backends: count these events instead of the CPU's table "
-                 "(comma-separated; perf: page-faults, cycles, libpfm4 names, rNNNN)");
+                 "(a,b counted together; a,b;c,d = two groups, one run each; perf: "
+                 "page-faults, cycles, libpfm4 names, rNNNN)");
   app.add_flag("--perf-multiplex", o.perf_multiplex,
                "perf: one run with all event groups multiplexed (counts scaled by "
                "enabled/running) instead of one run per group");

@@ -160,11 +160,13 @@ HwRunPlan plan_papi(const HwRunOptions& o) {
   Groups groups;
   std::vector<std::string> notes;
   if (!o.events.empty()) {
-    std::vector<Named> g;
-    for (const std::string& e : o.events) g.push_back({perf_key(e), e});
-    groups.push_back(g);
-    notes.push_back("events chosen with --events (PAPI names), counted together in one run; "
-                    "raw counts, no FLOP or traffic formulas");
+    for (const auto& names : o.events) {
+      std::vector<Named> g;
+      for (const std::string& e : names) g.push_back({perf_key(e), e});
+      groups.push_back(g);
+    }
+    notes.push_back("events chosen with --events (PAPI names); raw counts, no FLOP or traffic "
+                    "formulas");
     if (!probe.built) throw Error("--backend=papi: " + probe.reason + ". " + probe.fix, 1);
   } else {
     if (!probe.ok) throw Error("--backend=papi: " + probe.reason + ". " + probe.fix, 1);
@@ -191,15 +193,18 @@ HwRunPlan plan_likwid(const HwRunOptions& o) {
   Groups groups;
   std::vector<std::string> notes;
   if (!o.events.empty()) {
-    std::vector<Named> g;
-    for (const std::string& e : o.events) {
-      if (e.find(':') == std::string::npos) {
-        throw Error("--events with --backend=likwid: '" + e + "' needs a counter (EVENT:PMC0)", 2);
+    for (const auto& names : o.events) {
+      std::vector<Named> g;
+      for (const std::string& e : names) {
+        if (e.find(':') == std::string::npos) {
+          throw Error("--events with --backend=likwid: '" + e + "' needs a counter (EVENT:PMC0)",
+                      2);
+        }
+        g.push_back({perf_key(e.substr(0, e.find(':'))), e});
       }
-      g.push_back({perf_key(e.substr(0, e.find(':'))), e});
+      groups.push_back(g);
     }
-    groups.push_back(g);
-    notes.push_back("events chosen with --events (likwid names), counted together in one run");
+    notes.push_back("events chosen with --events (likwid names)");
   } else {
     const CpuTable& t = select_table(detect_topology().cpu);
     std::vector<std::string> missing;

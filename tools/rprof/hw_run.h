@@ -21,7 +21,9 @@ bool is_hardware_backend(const std::string& name);  // perf, papi, likwid
 
 struct HwRunOptions {
   std::string backend;              // perf, papi or likwid
-  std::vector<std::string> events;  // --events (names in the backend's spelling)
+  // --events: groups of names in the backend's spelling; a group is counted
+  // together, each group is one run.
+  std::vector<std::vector<std::string>> events;
   bool multiplex = false;           // perf: all groups in one run, counts scaled
 };
 

@@ -53,8 +53,9 @@ class PerfBackend final : public Backend {
     }
   }
 
-  // Opens the system-wide groups and the calling thread's groups (the
-  // caller's thread becomes the uncore reader). "" or the reason.
+  // Opens the system-wide groups and the calling thread's groups; the
+  // caller (the runtime's init, on the main thread) becomes the uncore
+  // reader. "" or the reason.
   std::string open_initial() {
     for (const PerfGroupSpec& g : specs_) {
       if (!g.system_wide()) continue;
@@ -64,8 +65,7 @@ class PerfBackend final : public Backend {
     }
     std::string why;
     if (!open_thread_groups(&why)) return why;
-    reader_claimed_.store(true);
-    t_counters.uncore_reader = true;
+    t_counters.uncore_reader = true;  // the main thread: init runs there
     pthread_atfork(nullptr, nullptr, on_fork_child);
     return "";
   }
@@ -81,8 +81,6 @@ class PerfBackend final : public Backend {
       if (!said_.exchange(true)) std::fprintf(stderr, "rprof: counters off on a thread: %s\n", why.c_str());
       return false;
     }
-    bool expected = false;
-    t_counters.uncore_reader = reader_claimed_.compare_exchange_strong(expected, true);
     return true;
   }
 
@@ -136,7 +134,6 @@ class PerfBackend final : public Backend {
   std::vector<std::string> names_;
   std::vector<PerfGroupCounters> uncore_;  // system-wide groups, spec order
   bool rdpmc_;
-  std::atomic<bool> reader_claimed_{false};
   std::atomic<bool> said_{false};
 };
 

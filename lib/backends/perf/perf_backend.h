@@ -4,10 +4,11 @@
 //
 // Per-thread groups are opened on each thread at its first marker.
 // System-wide (uncore) groups are opened once per process and read only by
-// the first thread that runs a marker (normally main): a region's uncore
-// counts are then the socket's traffic while that thread was inside it, which
-// covers parallel regions the main thread takes part in, and is zero on other
-// threads (so sums over threads are not multiplied).
+// the thread that loaded the runtime (the main thread): a region's uncore
+// counts are then the sockets' traffic while that thread was inside it,
+// which covers parallel regions the main thread takes part in (OpenMP's
+// master does), and are zero on other threads, so sums over threads are not
+// multiplied. Regions the main thread never enters get no uncore counts.
 #ifndef RPROF_BACKENDS_PERF_PERF_BACKEND_H_
 #define RPROF_BACKENDS_PERF_PERF_BACKEND_H_
 

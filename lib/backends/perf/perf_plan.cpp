@@ -111,21 +111,25 @@ PerfPlan plan_perf_run(const PerfPlanOptions& o) {
   PerfPlan plan;
   std::vector<PerfGroupSpec> groups;
   if (!o.events.empty()) {
-    PerfGroupSpec g;
     plan.software_only = true;
-    for (const std::string& name : o.events) {
-      std::string why;
-      std::optional<PerfEventSpec> e = encode_named_event(name, &why);
-      if (!e) throw Error("--events: " + why, 2);
-      for (const PerfEventSpec& other : g.events) {
-        if (other.key == e->key) throw Error("--events: '" + name + "' is listed twice", 2);
+    std::vector<std::string> keys;
+    for (const std::vector<std::string>& names : o.events) {
+      PerfGroupSpec g;
+      for (const std::string& name : names) {
+        std::string why;
+        std::optional<PerfEventSpec> e = encode_named_event(name, &why);
+        if (!e) throw Error("--events: " + why, 2);
+        for (const std::string& k : keys) {
+          if (k == e->key) throw Error("--events: '" + name + "' is listed twice", 2);
+        }
+        keys.push_back(e->key);
+        plan.software_only &= e->type == PERF_TYPE_SOFTWARE;
+        g.events.push_back(*e);
       }
-      plan.software_only &= e->type == PERF_TYPE_SOFTWARE;
-      g.events.push_back(*e);
+      if (g.events.empty()) throw Error("--events: an empty group", 2);
+      groups.push_back(std::move(g));
     }
-    groups.push_back(std::move(g));
-    plan.notes.push_back("events chosen with --events, counted together in one group; "
-                         "raw counts, no FLOP or traffic formulas");
+    plan.notes.push_back("events chosen with --events; raw counts, no FLOP or traffic formulas");
   } else {
     const CpuId cpu = o.cpu ? *o.cpu : detect_topology(o.root).cpu;
     const CpuTable& t = select_table(cpu);
@@ -152,8 +156,8 @@ PerfPlan plan_perf_run(const PerfPlanOptions& o) {
         groups.insert(groups.begin() + t.uncore_group + 1, std::move(*unc));
         plan.notes.push_back(
             "DRAM traffic from the memory controllers (whole socket: other processes' "
-            "traffic is included; a region's count is what flowed while the process's "
-            "first marker thread was inside it)");
+            "traffic is included; a region's count is what flowed while the main thread "
+            "was inside it, none where only other threads ran)");
       } else {
         why = problem;
       }

@@ -7,8 +7,9 @@
 // enabled/running (the ratio is reported). Memory-controller counters join
 // the table's uncore pass when this machine exposes and permits them;
 // otherwise DRAM traffic is the table's labelled LLC-miss approximation.
-// --events replaces the table by a list of named events counted together in
-// one group (libpfm4 names, perf's generic names, or rNNNN raw codes).
+// --events replaces the table by groups of named events (libpfm4 names,
+// perf's generic names, or rNNNN raw codes): events of a group are counted
+// together; groups are runs (or multiplexed), as the table's are.
 #ifndef RPROF_BACKENDS_PERF_PERF_PLAN_H_
 #define RPROF_BACKENDS_PERF_PERF_PLAN_H_
 
@@ -24,7 +25,7 @@
 namespace rprof {
 
 struct PerfPlanOptions {
-  std::vector<std::string> events;  // --events; empty = the CPU's table
+  std::vector<std::vector<std::string>> events;  // --events groups; empty = the CPU's table
   bool multiplex = false;           // one run, groups rotated by the kernel
   bool try_uncore = true;
   std::string root;                 // sysfs/proc root, for tests
