@@ -127,7 +127,7 @@ int cmd_doctor(const Args& args) {
   all.push_back(from_library("likwid", probe_likwid()));
   for (Status& s : all) {  // the libraries fail for the PMU's reason too: say it once more
     if ((s.backend == "papi" || s.backend == "likwid") && !s.works && !hw.ok &&
-        s.why.find(hw.reason) == std::string::npos) {
+        s.why.rfind("not built", 0) != 0 && s.why.find(hw.reason) == std::string::npos) {
       s.details.push_back("and: " + hw.reason);
     }
   }

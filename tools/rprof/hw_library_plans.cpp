@@ -33,7 +33,7 @@ std::string hex(uint64_t v) {
 }
 
 // When the library fails, the perf probe usually knows the real cause.
-std::string pmu_cause() {
+[[maybe_unused]] std::string pmu_cause() {
   const HardwareProbe p = probe_perf_hardware();
   return p.ok ? "" : ": " + p.reason;
 }
@@ -76,7 +76,7 @@ std::vector<std::string> table_notes(const CpuTable& t, const std::string& backe
 }
 
 // LIKWID's directory of groups for a table's CPU, if the installed likwid has one.
-std::string likwid_arch(const std::string& table_id) {
+[[maybe_unused]] std::string likwid_arch(const std::string& table_id) {
   if (table_id == "skx") return "skylakeX";
   if (table_id == "skl") return "skylake";
   if (table_id == "icx") return "ICX";
