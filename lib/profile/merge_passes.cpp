@@ -9,14 +9,17 @@
 namespace rprof {
 namespace {
 
-// Processes differ in pid between runs: number them in pid order instead.
-std::map<int64_t, int> process_ordinals(const Profile& p) {
-  std::set<int64_t> pids;
+using Process = std::pair<std::string, int64_t>;  // host, pid
+
+// Processes differ in pid between runs: number them in (host, pid) order
+// instead (a parent's pid is below its children's).
+std::map<Process, int> process_ordinals(const Profile& p) {
+  std::set<Process> procs;
   for (const Region& r : p.regions) {
-    for (const ThreadRow& t : r.threads) pids.insert(t.pid);
+    for (const ThreadRow& t : r.threads) procs.insert({t.host, t.pid});
   }
-  std::map<int64_t, int> ord;
-  for (int64_t pid : pids) ord.emplace(pid, static_cast<int>(ord.size()));
+  std::map<Process, int> ord;
+  for (const Process& pr : procs) ord.emplace(pr, static_cast<int>(ord.size()));
   return ord;
 }
 
@@ -59,9 +62,9 @@ Profile merge_passes(std::vector<Profile> passes) {
       add(r.counters, o->counters);
       add(r.exclusive_counters, o->exclusive_counters);
       std::map<std::pair<int, uint32_t>, const ThreadRow*> by_key;
-      for (const ThreadRow& t : o->threads) by_key[{ord.at(t.pid), t.thread}] = &t;
+      for (const ThreadRow& t : o->threads) by_key[{ord.at({t.host, t.pid}), t.thread}] = &t;
       for (ThreadRow& t : r.threads) {
-        auto it = by_key.find({base_ord.at(t.pid), t.thread});
+        auto it = by_key.find({base_ord.at({t.host, t.pid}), t.thread});
         if (it != by_key.end()) add(t.counters, it->second->counters);
       }
     }

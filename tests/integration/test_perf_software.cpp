@@ -26,17 +26,14 @@ void check_profile(const nlohmann::json& p, const std::string& faults) {
   REQUIRE(touch.is_object());
   REQUIRE(quiet.is_object());
   CHECK(touch["calls"] == kThreads);
-  REQUIRE(touch["threads"].size() == kThreads);
-  for (const auto& t : touch["threads"]) {
-    INFO("touch, thread " << t["thread"]);
-    const uint64_t n = t["counters"].at(faults).get<uint64_t>();
-    CHECK(n >= static_cast<uint64_t>(kPages));
-    CHECK(n < static_cast<uint64_t>(kPages + kPages / 2));  // not the 2P pages outside
+  // Per-thread rows are stored by column: threads.counters[name][row].
+  REQUIRE(touch["threads"]["rows"] == kThreads);
+  for (const auto& n : touch["threads"]["counters"].at(faults)) {
+    CHECK(n.get<uint64_t>() >= static_cast<uint64_t>(kPages));
+    CHECK(n.get<uint64_t>() < static_cast<uint64_t>(kPages + kPages / 2));  // not the 2P outside
   }
-  for (const auto& t : quiet["threads"]) {
-    INFO("quiet, thread " << t["thread"]);
-    CHECK(t["counters"].at(faults).get<uint64_t>() <= 3);
-  }
+  REQUIRE(quiet["threads"]["rows"] == kThreads);
+  for (const auto& n : quiet["threads"]["counters"].at(faults)) CHECK(n.get<uint64_t>() <= 3);
   CHECK(touch["counters"].at(faults).get<uint64_t>() >= static_cast<uint64_t>(kThreads * kPages));
 }
 
@@ -56,12 +53,13 @@ TEST_CASE("perf software events: page faults per region and thread") {
   check_profile(p, "hw.g0.page-faults");
   // Software events are never multiplexed: enabled == running, and
   // task-clock (ns on CPU) is within the region's time.
-  const auto touch = find_region(p, "touch");
-  for (const auto& t : touch["threads"]) {
-    const auto& c = t["counters"];
-    CHECK(c.at("hw.g0.enabled_ns") == c.at("hw.g0.running_ns"));
-    CHECK(c.at("hw.g0.task-clock").get<double>() <= t["time_s"].get<double>() * 1e9 * 1.05 + 1e5);
-    CHECK(c.at("hw.g0.task-clock").get<uint64_t>() > 0);
+  const auto rows = find_region(p, "touch")["threads"];
+  const auto& c = rows["counters"];
+  for (int i = 0; i < kThreads; ++i) {
+    CHECK(c.at("hw.g0.enabled_ns")[i] == c.at("hw.g0.running_ns")[i]);
+    const double ns = c.at("hw.g0.task-clock")[i].get<double>();
+    CHECK(ns > 0);
+    CHECK(ns <= rows["time_s"][i].get<double>() * 1e9 * 1.05 + 1e5);
   }
 }
 
@@ -92,8 +90,9 @@ TEST_CASE("two event groups: two runs merged per region; or one multiplexed run"
   CHECK(std::filesystem::exists(r.dir + "/raw/pass2"));
   auto p = load_json(r.dir + "/profile.json");
   check_profile(p, "hw.g0.page-faults");
-  const auto touch = find_region(p, "touch");
-  for (const auto& t : touch["threads"]) CHECK(t["counters"].at("hw.g1.task-clock").get<uint64_t>() > 0);
+  for (const auto& ns : find_region(p, "touch")["threads"]["counters"].at("hw.g1.task-clock")) {
+    CHECK(ns.get<uint64_t>() > 0);
+  }
   bool ran_twice = false;
   for (const auto& n : p["notes"]) ran_twice |= n.get<std::string>().find("the program ran 2 times") == 0;
   CHECK(ran_twice);

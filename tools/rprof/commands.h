@@ -19,6 +19,7 @@ struct Command {
 
 int cmd_run(const Args& args);     // rprof [options] [--] ./app args...
 int cmd_report(const Args& args);  // rprof report DIR|FILE
+int cmd_merge(const Args& args);   // rprof merge DIR|FILE...
 int cmd_doctor(const Args& args);  // rprof doctor [--json]
 
 // Every subcommand, in the order `rprof --help` lists them.
