@@ -30,7 +30,8 @@ TEST_CASE("papi: perf::PAGE-FAULTS per region and thread") {
     CHECK(n.get<uint64_t>() >= 256u);
     CHECK(n.get<uint64_t>() < 384u);
   }
-  for (const auto& n : find_region(p, "quiet")["threads"]["counters"].at("hw.g0.perf..PAGE-FAULTS")) {
-    CHECK(n.get<uint64_t>() <= 3);
+  const auto quiet = find_region(p, "quiet");  // a copy: keep it alive while iterating
+  for (const auto& n : quiet["threads"]["counters"].at("hw.g0.perf..PAGE-FAULTS")) {
+    CHECK(n.get<uint64_t>() <= 16u);  // not the 512 pages touched just before it
   }
 }

@@ -32,8 +32,10 @@ void check_profile(const nlohmann::json& p, const std::string& faults) {
     CHECK(n.get<uint64_t>() >= static_cast<uint64_t>(kPages));
     CHECK(n.get<uint64_t>() < static_cast<uint64_t>(kPages + kPages / 2));  // not the 2P outside
   }
+  // "quiet" touches no new page; the 2P pages touched just before it must
+  // not show up (a sanitizer's shadow memory may add a handful of faults).
   REQUIRE(quiet["threads"]["rows"] == kThreads);
-  for (const auto& n : quiet["threads"]["counters"].at(faults)) CHECK(n.get<uint64_t>() <= 3);
+  for (const auto& n : quiet["threads"]["counters"].at(faults)) CHECK(n.get<uint64_t>() <= kPages / 16);
   CHECK(touch["counters"].at(faults).get<uint64_t>() >= static_cast<uint64_t>(kThreads * kPages));
 }
 
@@ -90,7 +92,8 @@ TEST_CASE("two event groups: two runs merged per region; or one multiplexed run"
   CHECK(std::filesystem::exists(r.dir + "/raw/pass2"));
   auto p = load_json(r.dir + "/profile.json");
   check_profile(p, "hw.g0.page-faults");
-  for (const auto& ns : find_region(p, "touch")["threads"]["counters"].at("hw.g1.task-clock")) {
+  const auto touch = find_region(p, "touch");  // a copy: keep it alive while iterating
+  for (const auto& ns : touch["threads"]["counters"].at("hw.g1.task-clock")) {
     CHECK(ns.get<uint64_t>() > 0);
   }
   bool ran_twice = false;
