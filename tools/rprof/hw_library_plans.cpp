@@ -17,10 +17,8 @@
 namespace rprof {
 namespace {
 
-struct Named {
-  std::string key, name;
-};
-using Groups = std::vector<std::vector<Named>>;
+using Named = LibraryEvent;
+using Groups = LibraryGroups;
 
 std::string hex(uint64_t v) {
   static const char kDigits[] = "0123456789abcdef";
@@ -86,6 +84,48 @@ std::vector<std::string> table_notes(const CpuTable& t, const std::string& backe
 }
 
 }  // namespace
+
+LibraryGroups papi_event_groups(const CpuTable& t) {
+  LibraryGroups groups;
+  for (const auto& keys : t.groups) {
+    std::vector<LibraryEvent> g;
+    for (const std::string& k : keys) {
+      const TableEvent& e = *t.find(k);
+      std::string name = e.pfm;
+      if (e.type == 0) name = e.raw == 0 ? "PAPI_TOT_CYC" : "PAPI_TOT_INS";
+      if (name.empty()) name = "perf_raw::r" + hex(e.raw);  // libpfm4's raw PMU
+      g.push_back({e.key, name});
+    }
+    groups.push_back(g);
+  }
+  return groups;
+}
+
+LibraryGroups likwid_event_groups(const CpuTable& t, std::vector<std::string>* missing) {
+  LibraryGroups groups;
+  for (const auto& keys : t.groups) {
+    std::vector<LibraryEvent> g;
+    int pmc = 0;
+    for (const std::string& k : keys) {
+      const std::string& n = t.find(k)->likwid;
+      if (n.empty()) {
+        missing->push_back(k);
+        continue;
+      }
+      if (const size_t at = n.find('@'); at != std::string::npos) {
+        g.push_back({k, n.substr(0, at) + ":" + n.substr(at + 1)});  // fixed counter
+      } else if (const size_t plus = n.find("+MERGE"); plus != std::string::npos) {
+        pmc += pmc % 2;  // the pair starts on an even counter
+        g.push_back({k, n.substr(0, plus) + ":PMC" + std::to_string(pmc++)});
+        g.push_back({"_", "MERGE:PMC" + std::to_string(pmc++)});
+      } else {
+        g.push_back({k, n + ":PMC" + std::to_string(pmc++)});
+      }
+    }
+    if (!g.empty()) groups.push_back(g);
+  }
+  return groups;
+}
 
 LibraryProbe probe_papi() {
   LibraryProbe p;
@@ -171,17 +211,7 @@ HwRunPlan plan_papi(const HwRunOptions& o) {
   } else {
     if (!probe.ok) throw Error("--backend=papi: " + probe.reason + ". " + probe.fix, 1);
     const CpuTable& t = select_table(detect_topology().cpu);
-    for (const auto& keys : t.groups) {
-      std::vector<Named> g;
-      for (const std::string& k : keys) {
-        const TableEvent& e = *t.find(k);
-        std::string name = e.pfm;
-        if (e.type == 0) name = e.raw == 0 ? "PAPI_TOT_CYC" : "PAPI_TOT_INS";
-        if (name.empty()) name = "perf_raw::r" + hex(e.raw);  // libpfm4's raw PMU
-        g.push_back({e.key, name});
-      }
-      groups.push_back(g);
-    }
+    groups = papi_event_groups(t);
     notes = table_notes(t, "PAPI");
   }
   return make_plan("papi", groups, notes);
@@ -208,28 +238,7 @@ HwRunPlan plan_likwid(const HwRunOptions& o) {
   } else {
     const CpuTable& t = select_table(detect_topology().cpu);
     std::vector<std::string> missing;
-    for (const auto& keys : t.groups) {
-      std::vector<Named> g;
-      int pmc = 0;
-      for (const std::string& k : keys) {
-        const TableEvent& e = *t.find(k);
-        std::string n = e.likwid;
-        if (n.empty()) {
-          missing.push_back(k);
-          continue;
-        }
-        if (const size_t at = n.find('@'); at != std::string::npos) {
-          g.push_back({k, n.substr(0, at) + ":" + n.substr(at + 1)});  // fixed counter
-        } else if (const size_t plus = n.find("+MERGE"); plus != std::string::npos) {
-          pmc += pmc % 2;  // the pair starts on an even counter
-          g.push_back({k, n.substr(0, plus) + ":PMC" + std::to_string(pmc++)});
-          g.push_back({"_", "MERGE:PMC" + std::to_string(pmc++)});
-        } else {
-          g.push_back({k, n + ":PMC" + std::to_string(pmc++)});
-        }
-      }
-      if (!g.empty()) groups.push_back(g);
-    }
+    groups = likwid_event_groups(t, &missing);
     notes = table_notes(t, "likwid");
     if (!missing.empty()) {
       std::string list;
