@@ -50,6 +50,7 @@ class PerfBackend final : public Backend {
       : specs_(std::move(groups)), rdpmc_(rdpmc) {
     for (const PerfGroupSpec& g : specs_) {
       for (const std::string& n : perf_counter_names(g)) names_.push_back(n);
+      outputs_.push_back(static_cast<int>(g.output_keys().size()) + 2);
     }
   }
 
@@ -92,7 +93,8 @@ class PerfBackend final : public Backend {
     }
     size_t pt = 0, sw = 0;
     int slot = 0;
-    for (const PerfGroupSpec& g : specs_) {
+    for (size_t gi = 0; gi < specs_.size(); ++gi) {
+      const PerfGroupSpec& g = specs_[gi];
       const PerfGroupCounters* c = nullptr;
       if (g.system_wide()) {
         const size_t i = sw++;
@@ -101,7 +103,7 @@ class PerfBackend final : public Backend {
         const size_t i = pt++;
         if (i < t.groups.size()) c = &t.groups[i];
       }
-      const int n = static_cast<int>(g.output_keys().size()) + 2;
+      const int n = outputs_[gi];
       if (c != nullptr && c->valid()) {
         c->Read(out + slot);
       } else {
@@ -132,6 +134,7 @@ class PerfBackend final : public Backend {
 
   std::vector<PerfGroupSpec> specs_;
   std::vector<std::string> names_;
+  std::vector<int> outputs_;               // counter slots of each group
   std::vector<PerfGroupCounters> uncore_;  // system-wide groups, spec order
   bool rdpmc_;
   std::atomic<bool> said_{false};
