@@ -4,6 +4,8 @@
 
 #include "common/error.h"
 #include "profile/profile_json.h"
+#include "report/roofline_report.h"
+#include "report/verdict_report.h"
 #include "report/text_report.h"
 
 namespace rprof {
@@ -18,10 +20,13 @@ std::string csv_field(const std::string& s) {
   return out + "\"";
 }
 
-void JsonReporter::write(const Profile& p, const ReportOptions&,
+void JsonReporter::write(const Profile& p, const ReportOptions& opt,
                          std::ostream& out) const {
+  nlohmann::json doc = profile_to_json(p);
+  add_roofline_json(doc, p, opt);
+  add_verdict_json(doc, p, opt);
   // Invalid UTF-8 in names is replaced (U+FFFD) rather than failing the dump.
-  out << profile_to_json(p).dump(2, ' ', false,
+  out << doc.dump(2, ' ', false,
                                  nlohmann::json::error_handler_t::replace)
       << "\n";
 }

@@ -5,13 +5,23 @@
 #include <memory>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "profile/profile.h"
 
 namespace rprof {
 
+struct Machine;
+
 struct ReportOptions {
   bool show_threads = false;  // per-thread rows under each region (text)
+  // Roofline (report/roofline_report.h): the machine's ceilings, or none.
+  const Machine* machine = nullptr;
+  std::string machine_file;                // where the ceilings came from
+  std::vector<std::string> machine_notes;  // e.g. "calibrated now"
+  // Boundary the text report shows: "" (each region's limiting one), "l1",
+  // "l2", "llc", "dram" or "all". JSON always holds every boundary.
+  std::string boundary;
 };
 
 class Reporter {

@@ -5,6 +5,7 @@
 #include "report/reporter.h"
 #include "tools/rprof/cli.h"
 #include "tools/rprof/commands.h"
+#include "tools/rprof/machine_access.h"
 
 namespace rprof {
 
@@ -19,8 +20,24 @@ int cmd_report(const Args& args) {
   app.add_option("--format", format, "text, json or csv")
       ->check(CLI::IsMember({"text", "json", "csv"}));
   app.add_flag("--threads", opt.show_threads, "per-thread rows in the text report");
+  std::string machine_file;
+  app.add_option("--boundary", opt.boundary,
+                 "roofline boundary in the text report: l1, l2, llc, dram or all "
+                 "(default: each region's limiting one)")
+      ->check(CLI::IsMember({"l1", "l2", "llc", "dram", "all"}));
+  app.add_option("--machine", machine_file,
+                 "machine file with the ceilings (default: $RPROF_MACHINE_FILE, else the "
+                 "cached one for this CPU; never measured here)");
   if (!parse_cli(app, args)) return 0;
   const Profile p = load_profile(path);
+  std::optional<Machine> machine;
+  if (profile_has_roofline_data(p)) {
+    MachineChoice mc = find_machine(machine_file, /*may_calibrate=*/false);
+    machine = std::move(mc.machine);
+    opt.machine = machine ? &*machine : nullptr;
+    opt.machine_file = mc.file;
+    opt.machine_notes = mc.notes;
+  }
   make_reporter(format)->write(p, opt, std::cout);
   return 0;
 }

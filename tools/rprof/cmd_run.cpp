@@ -12,6 +12,7 @@
 #include "tools/rprof/commands.h"
 #include "tools/rprof/hw_run.h"
 #include "tools/rprof/launcher.h"
+#include "tools/rprof/machine_access.h"
 
 namespace rprof {
 namespace {
@@ -23,6 +24,7 @@ struct RunOptions {
   std::string backend = "auto";
   std::string format = "text";
   bool quiet = false;
+  std::string machine_file;
   std::string events;  // hardware backends: --events, comma-separated
   bool perf_multiplex = false;
   ReportOptions report;
@@ -89,6 +91,13 @@ int cmd_run(const Args& args) {
   app.add_option("--format", o.format, "report printed on stdout: text, json or csv")
       ->check(CLI::IsMember({"text", "json", "csv"}));
   app.add_flag("--threads", o.report.show_threads, "per-thread rows in the text report");
+  app.add_option("--boundary", o.report.boundary,
+                 "roofline boundary in the text report: l1, l2, llc, dram or all "
+                 "(default: each region's limiting one)")
+      ->check(CLI::IsMember({"l1", "l2", "llc", "dram", "all"}));
+  app.add_option("--machine", o.machine_file,
+                 "machine file with the ceilings (default: $RPROF_MACHINE_FILE, else the "
+                 "cached one for this CPU, measured once when missing)");
   app.add_flag("-q,--quiet", o.quiet, "do not print the report (files are still written)");
   app.add_flag_callback("--version", [] {
     std::cout << "rprof " << kVersion << "\n";
@@ -156,7 +165,24 @@ int cmd_run(const Args& args) {
     }
   }
 
-  ReportOptions file_opt;
+  // The roofline needs ceilings only when some region has FLOP counts; a
+  // broken machine file costs the roofline, never the profile of the run.
+  std::optional<Machine> machine;
+  if (profile_has_roofline_data(p)) {
+    try {
+      MachineChoice mc = find_machine(o.machine_file, /*may_calibrate=*/true);
+      machine = std::move(mc.machine);
+      o.report.machine_file = mc.file;
+      o.report.machine_notes = mc.notes;
+    } catch (const Error& e) {
+      std::cerr << "rprof: warning: " << e.what() << "; the report has no roofline\n";
+      o.report.machine_notes.push_back(std::string("no roofline: ") + e.what());
+    }
+    o.report.machine = machine ? &*machine : nullptr;
+  }
+  ReportOptions file_opt = o.report;
+  file_opt.show_threads = false;
+  file_opt.boundary.clear();
   std::ostringstream json, text;
   make_reporter("json")->write(p, file_opt, json);
   make_reporter("text")->write(p, file_opt, text);

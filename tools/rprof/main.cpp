@@ -17,6 +17,8 @@ int cmd_help(const Args& args);
 const std::vector<Command> kCommands = {
     {"report", "re-render a saved profile (text, json, csv)", cmd_report},
     {"merge", "merge raw profiles from several nodes or runs", cmd_merge},
+    {"machine", "measure this machine's ceilings (peaks, bandwidths, latencies)", cmd_machine},
+    {"lab", "the Roofline lab: bound, ridge and limit for I, B and P", cmd_lab},
     {"doctor", "which counting backends work here, and why not", cmd_doctor},
     {"help", "this list, or the help of one subcommand", cmd_help},
 };

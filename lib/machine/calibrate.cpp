@@ -1,0 +1,368 @@
+#include "machine/calibrate.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <fstream>
+#include <iterator>
+#include <fmt/format.h>
+
+#include "machine/buffer.h"
+#include "machine/calibrate_plan.h"
+#include "machine/chase.h"
+#include "machine/measure.h"
+#include "machine/sweep.h"
+#include "machine/thread_team.h"
+
+namespace rprof {
+namespace {
+
+constexpr uint64_t kMiB = uint64_t{1} << 20;
+constexpr uint64_t kPadBytes = 320;  // between arrays: breaks 4 KiB aliasing
+
+Provenance provenance(const std::string& kernel, uint64_t ws, int threads, const Stat& s,
+                      double scale) {
+  Provenance p;
+  p.kernel = kernel;
+  p.working_set_bytes = ws;
+  p.threads = threads;
+  p.repetitions = s.reps;
+  p.seconds_per_rep = s.seconds_per_rep;
+  p.best = s.best * scale;
+  p.median = s.median * scale;
+  p.worst = s.worst * scale;
+  p.spread = s.spread();
+  p.disturbed = s.disturbed;
+  return p;
+}
+
+const char* level_label(Boundary b, int llc_level) {
+  switch (b) {
+    case Boundary::kL1: return "L1";
+    case Boundary::kL2: return "L2";
+    case Boundary::kLLC: return llc_level == 3 ? "L3" : "LLC";
+    default: return "DRAM";
+  }
+}
+
+class Calibrator {
+ public:
+  explicit Calibrator(const CalibrationOptions& opt) : opt_(opt), plan_(plan_for(opt.mode)) {}
+  Machine run();
+
+ private:
+  void progress(const std::string& what) {
+    if (opt_.progress) {
+      opt_.progress(total_ ? static_cast<double>(done_) / static_cast<double>(total_) : 0, what);
+    }
+    ++done_;
+  }
+  void init_buffers(ThreadTeam& team, uint64_t bytes_per_thread);
+  Stat stream(ThreadTeam& team, StreamMix mix, uint64_t ws_per_thread, const RepeatPlan& rp,
+              uint64_t* ws_used);
+  void measure_set(int threads);
+  void measure_latency(ThreadTeam& team, CeilingSet& set);
+  std::vector<Boundary> boundaries() const;
+
+  CalibrationOptions opt_;
+  Plan plan_;
+  Machine m_;
+  LevelSizes sizes_;
+  uint64_t dram_total_ = 0;
+  int llc_level_ = 0;
+  std::vector<Buffer> bufs_;
+  size_t done_ = 0, total_ = 0;
+};
+
+void Calibrator::init_buffers(ThreadTeam& team, uint64_t bytes_per_thread) {
+  bufs_.clear();
+  bufs_.resize(static_cast<size_t>(team.size()));
+  for (Buffer& b : bufs_) b = Buffer(bytes_per_thread, opt_.huge_pages);
+  // First touch by the owning worker: pages land on its memory node.
+  team.run([&](int w) {
+    Buffer& b = bufs_[static_cast<size_t>(w)];
+    std::fill(b.doubles(), b.doubles() + b.bytes() / 8, 1.0);
+  });
+}
+
+Stat Calibrator::stream(ThreadTeam& team, StreamMix mix, uint64_t ws_per_thread,
+                        const RepeatPlan& rp, uint64_t* ws_used) {
+  const StreamKernel k = stream_kernel(mix);
+  const uint64_t arrays = static_cast<uint64_t>(k.arrays);
+  const uint64_t cap = bufs_.front().bytes() / 8;
+  uint64_t n = ws_per_thread / (8 * arrays) / k.granule * k.granule;
+  n = std::max<uint64_t>(n, k.granule);
+  while (n > k.granule && arrays * (n + kPadBytes / 8) > cap) n -= k.granule;
+  std::vector<std::array<double*, 4>> ptr(bufs_.size());
+  for (size_t w = 0; w < bufs_.size(); ++w) {
+    for (uint64_t a = 0; a < arrays; ++a) {
+      ptr[w][a] = bufs_[w].doubles() + a * (n + kPadBytes / 8);
+    }
+  }
+  const auto body = [&](int w, uint64_t units) {
+    k.run(ptr[static_cast<size_t>(w)].data(), n, units);
+  };
+  *ws_used = n * 8 * arrays * static_cast<uint64_t>(team.size());
+  return measure_rate(team, body, static_cast<double>(n) * k.explicit_bytes_per_elem(), rp);
+}
+
+std::vector<Boundary> Calibrator::boundaries() const {
+  std::vector<Boundary> out = {Boundary::kL1};
+  if (sizes_.has_l2) out.push_back(Boundary::kL2);
+  if (sizes_.has_llc) out.push_back(Boundary::kLLC);
+  out.push_back(Boundary::kDRAM);
+  return out;
+}
+
+void Calibrator::measure_latency(ThreadTeam& team, CeilingSet& set) {
+  const int t = team.size();
+  const size_t line = 64;
+  for (Boundary b : boundaries()) {
+    uint64_t ws = working_set_per_thread(sizes_, b, t, dram_total_);
+    if (b == Boundary::kDRAM) {
+      const uint64_t chase = std::clamp<uint64_t>(8 * sizes_.llc, 64 * kMiB, plan_.chase_max);
+      ws = std::min<uint64_t>(chase / static_cast<uint64_t>(t), bufs_.front().bytes());
+    }
+    ws = std::min<uint64_t>(ws, bufs_.front().bytes()) / line * line;
+    progress(fmt::format("latency {} ({} thread{})", level_label(b, llc_level_), t,
+                         t == 1 ? "" : "s"));
+    std::vector<void*> pos(static_cast<size_t>(t));
+    team.run([&](int w) {
+      void* base = bufs_[static_cast<size_t>(w)].data();
+      build_chase(base, ws, line, 0x9e3779b97f4a7c15ull + static_cast<uint64_t>(w));
+      pos[static_cast<size_t>(w)] = base;
+    });
+    constexpr uint64_t kChunk = 256;
+    const Stat s = measure_rate(
+        team,
+        [&](int w, uint64_t units) {
+          pos[static_cast<size_t>(w)] = run_chase(pos[static_cast<size_t>(w)], units * kChunk);
+        },
+        kChunk, plan_.lat);
+    LatencyCeiling l;
+    l.level = level_label(b, llc_level_);
+    // s is loads per second over all threads; each thread waits on its own.
+    l.ns = s.best > 0 ? 1e9 * t / s.best : 0;
+    l.cycles = l.ns * m_.clock_ghz;
+    Stat inv = s;  // provenance in ns: best latency is the best rate
+    l.how = provenance("pointer chase, random cyclic permutation of 64-byte lines",
+                       ws * static_cast<uint64_t>(t), t, inv, 1);
+    l.how.best = l.ns;
+    l.how.median = s.median > 0 ? 1e9 * t / s.median : 0;
+    l.how.worst = s.worst > 0 ? 1e9 * t / s.worst : 0;
+    set.latency.push_back(l);
+  }
+}
+
+void Calibrator::measure_set(int threads) {
+  const std::vector<int> all = allowed_cpus();
+  std::vector<int> cpus(all.begin(), all.begin() + threads);
+  ThreadTeam team(cpus);
+  CeilingSet set;
+  set.threads = threads;
+  set.cpus = cpus;
+  set.pinned = team.pinned();
+  const uint64_t t = static_cast<uint64_t>(threads);
+  uint64_t per_thread = dram_total_ / t;
+  for (uint64_t s : opt_.sizes) per_thread = std::max(per_thread, s / t);
+  init_buffers(team, per_thread + 4 * kPadBytes + 4096);
+
+  std::vector<double> sink(static_cast<size_t>(threads));
+  for (const FlopKernel& k : flop_kernels()) {
+    progress(fmt::format("peak {} {} {} ({} thread{})", precision_name(k.precision),
+                         width_name(k.width), mix_key(k.mix), threads, threads == 1 ? "" : "s"));
+    constexpr uint64_t kIters = 256;
+    const Stat s = measure_rate(
+        team,
+        [&](int w, uint64_t units) {
+          sink[static_cast<size_t>(w)] += k.run(units * kIters, 1.0 + 0.001 * w);
+        },
+        k.flops_per_iter * kIters, plan_.peak);
+    PeakCeiling p{k.precision, k.width, k.mix, k.isa, s.best / 1e9, {}};
+    p.how = provenance(fmt::format("{} {} {} ({}): {}", mix_key(k.mix),
+                                   precision_name(k.precision), width_name(k.width), k.isa,
+                                   k.description),
+                       0, threads, s, 1e-9);
+    set.peaks.push_back(p);
+  }
+  for (Boundary b : boundaries()) {
+    const uint64_t ws = working_set_per_thread(sizes_, b, threads, dram_total_);
+    if (ws == 0) {
+      m_.notes.push_back(fmt::format(
+          "{} bandwidth with {} threads not measured: their L2 caches together hold "
+          "as much as the LLC, so no working set lies between them",
+          boundary_name(b), threads));
+      continue;
+    }
+    for (StreamMix mix : kStreamMixes) {
+      progress(fmt::format("bandwidth {} {} ({} thread{})", boundary_name(b), stream_key(mix),
+                           threads, threads == 1 ? "" : "s"));
+      uint64_t used = 0;
+      const Stat s = stream(team, mix, ws, plan_.bw, &used);
+      const StreamKernel k = stream_kernel(mix);
+      BandwidthCeiling c;
+      c.boundary = b;
+      c.mix = mix;
+      c.gbs = s.best / 1e9;
+      c.traffic_gbs = c.gbs * k.traffic_bytes_per_elem() / k.explicit_bytes_per_elem();
+      c.how = provenance(fmt::format("{} ({}): {}", stream_key(mix), k.isa, k.description),
+                         used, threads, s, 1e-9);
+      set.bandwidth.push_back(c);
+    }
+  }
+  for (StreamMix mix : kStreamMixes) {
+    Sweep sw{mix, threads, "sizes", {}};
+    for (uint64_t size : opt_.sizes) {
+      progress(fmt::format("{} at {} KiB ({} thread{})", stream_key(mix), size >> 10, threads,
+                           threads == 1 ? "" : "s"));
+      uint64_t used = 0;
+      const Stat s = stream(team, mix, size / t, plan_.bw, &used);
+      sw.points.push_back({used, s.best / 1e9, s.spread()});
+    }
+    if (!sw.points.empty()) m_.sweeps.push_back(std::move(sw));
+  }
+  if (threads == 1 || plan_.latency_all_sets) measure_latency(team, set);
+  bufs_.clear();
+  m_.ceilings.push_back(std::move(set));
+}
+
+Machine Calibrator::run() {
+  const Topology topo = detect_topology();
+  m_.mode = mode_name(opt_.mode);
+  m_.pages = opt_.huge_pages ? "huge pages requested (MADV_HUGEPAGE)"
+                             : "system default (transparent huge pages: " + thp_policy() + ")";
+  m_.rprof_version = opt_.rprof_version;
+  m_.created_unix_s = static_cast<int64_t>(std::time(nullptr));
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) == 0) m_.host = host;
+  m_.cpu = topo.cpu;
+  const std::vector<int> cpus = allowed_cpus();
+  m_.logical_cpus = static_cast<int>(cpus.size());
+  for (const CacheLevel& c : topo.caches) {
+    m_.caches.push_back({c.level, c.size_bytes, 0, c.associativity, c.line_bytes, c.shared_cpus});
+  }
+
+  std::vector<int> counts = opt_.threads;
+  if (counts.empty()) {
+    counts.push_back(1);
+    if (opt_.mode == CalibrationMode::kFull) {
+      for (int t = 2; t < m_.logical_cpus; t *= 2) counts.push_back(t);
+    }
+    if (m_.logical_cpus > 1) counts.push_back(m_.logical_cpus);
+  }
+  for (int& c : counts) c = std::clamp(c, 1, m_.logical_cpus);
+  std::sort(counts.begin(), counts.end());
+  counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+
+  // Sizes from sysfs first; the sweep replaces them with effective ones.
+  const CacheLevel* l1 = topo.level(1);
+  const CacheLevel* l2 = topo.level(2);
+  const CacheLevel* llc = topo.last_level();
+  sizes_.l1 = l1 ? l1->size_bytes : 32 * 1024;
+  sizes_.has_l2 = l2 != nullptr;
+  sizes_.l2 = l2 ? l2->size_bytes : 0;
+  sizes_.has_llc = llc != nullptr && llc->level >= 3;
+  sizes_.llc = sizes_.has_llc ? llc->size_bytes : sizes_.l2;
+  sizes_.llc_shared_cpus = sizes_.has_llc ? llc->shared_cpus : 1;
+  llc_level_ = sizes_.has_llc ? llc->level : 0;
+  const uint64_t llc_bytes = std::max(sizes_.llc, sizes_.l2);
+  const int instances = sizes_.has_llc
+      ? (m_.logical_cpus + sizes_.llc_shared_cpus - 1) / sizes_.llc_shared_cpus : 1;
+  const uint64_t phys = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) *
+                        static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  dram_total_ = std::clamp<uint64_t>(4 * llc_bytes * static_cast<uint64_t>(instances),
+                                     plan_.dram_min, plan_.dram_max);
+  if (phys > 0) dram_total_ = std::min(dram_total_, phys / 4);
+
+  const std::vector<uint64_t> sweep =
+      sweep_sizes(4096, dram_total_, plan_.per_octave, 256);
+  const size_t kernels = flop_kernels().size();
+  const size_t levels = boundaries().size();
+  total_ = 1 + sweep.size();
+  for (int c : counts) {
+    total_ += kernels + 3 * levels + 3 * opt_.sizes.size();
+    if (c == 1 || plan_.latency_all_sets) total_ += levels;
+  }
+
+  {  // Clock and sweep: one thread.
+    ThreadTeam one({cpus.front()});
+    progress("core clock");
+    constexpr uint64_t kChunk = 1024;
+    const Stat s = measure_rate(one, [](int, uint64_t u) { run_add_chain(u * kChunk); },
+                                8.0 * kChunk, plan_.clock);
+    m_.clock_ghz = s.best / 1e9;
+    init_buffers(one, dram_total_ + 4096);
+    Sweep sw{StreamMix::kLoad, 1, "capacity", {}};
+    for (uint64_t size : sweep) {
+      progress(fmt::format("sweep: load at {} KiB", size >> 10));
+      uint64_t used = 0;
+      const Stat st = stream(one, StreamMix::kLoad, size, plan_.sweep, &used);
+      sw.points.push_back({used, st.best / 1e9, st.spread()});
+    }
+    bufs_.clear();
+    std::vector<uint64_t> reported;
+    for (const CacheInfo& c : m_.caches) reported.push_back(c.reported_bytes);
+    const std::vector<uint64_t> eff = effective_capacities(reported, sw.points);
+    for (size_t i = 0; i < m_.caches.size(); ++i) {
+      CacheInfo& c = m_.caches[i];
+      c.effective_bytes = eff[i];
+      if (eff[i] == 0) {
+        m_.notes.push_back(fmt::format(
+            "L{} effective size not found in the sweep (no clear bandwidth drop); "
+            "working sets use the reported size", c.level));
+      }
+      const uint64_t use = eff[i] ? std::min(eff[i], c.reported_bytes * 2) : c.reported_bytes;
+      if (c.level == 1) sizes_.l1 = use;
+      if (c.level == 2) sizes_.l2 = use;
+      if (sizes_.has_llc && c.level == llc_level_) sizes_.llc = use;
+    }
+    m_.sweeps.push_back(std::move(sw));
+  }
+  for (int c : counts) measure_set(c);
+
+  double worst = 0;
+  int disturbed = 0;
+  for (const CeilingSet& s : m_.ceilings) {
+    for (const PeakCeiling& p : s.peaks) {
+      worst = std::max(worst, p.how.spread);
+      disturbed += p.how.disturbed;
+    }
+    for (const BandwidthCeiling& b : s.bandwidth) {
+      worst = std::max(worst, b.how.spread);
+      disturbed += b.how.disturbed;
+    }
+    if (!s.pinned) {
+      m_.notes.push_back(fmt::format("{} threads could not all be pinned (ran unpinned)",
+                                     s.threads));
+    }
+  }
+  if (disturbed > 0) {
+    m_.notes.push_back(fmt::format(
+        "busy machine: {} repetitions were discarded and repeated because another "
+        "process took a CPU while they ran", disturbed));
+  }
+  if (worst > 0.1) {
+    m_.notes.push_back(fmt::format(
+        "noisy machine: some figures varied by up to {:.0f} % between repetitions "
+        "(other processes running?); each ceiling is the best repetition",
+        100 * worst));
+  }
+  if (opt_.progress) opt_.progress(1.0, "done");
+  return m_;
+}
+
+}  // namespace
+
+std::string thp_policy() {
+  // "always [madvise] never": the bracketed word is in force.
+  std::ifstream in("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t a = text.find('['), b = text.find(']');
+  return a != std::string::npos && b > a ? text.substr(a + 1, b - a - 1) : "unknown";
+}
+
+Machine calibrate(const CalibrationOptions& opt) { return Calibrator(opt).run(); }
+
+}  // namespace rprof

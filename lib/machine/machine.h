@@ -1,0 +1,130 @@
+// The machine model: CPU identity, caches (reported and effective sizes) and
+// the ceilings `rprof machine` measured, per thread count, each with how it
+// was measured. Stored as the machine file (docs/machine-file.md).
+//
+// Units: GFLOP/s with FMA = 2 FLOPs; GB/s with GB = 1e9 bytes; ns.
+#ifndef RPROF_MACHINE_MACHINE_H_
+#define RPROF_MACHINE_MACHINE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "machine/flop_kernels.h"
+#include "machine/stream_kernels.h"
+#include "machine/topology.h"
+#include "profile/metrics.h"
+
+namespace rprof {
+
+inline constexpr int kMachineSchemaVersion = 1;
+
+// How one figure was measured. best/median/worst are in the figure's unit;
+// spread = (best - worst) / best over the repetitions.
+struct Provenance {
+  std::string kernel;
+  uint64_t working_set_bytes = 0;  // all threads together; 0 = registers only
+  int threads = 1;
+  int repetitions = 0;
+  double seconds_per_rep = 0;
+  double best = 0, median = 0, worst = 0;
+  double spread = 0;
+  int disturbed = 0;  // repetitions discarded because another process ran
+};
+
+struct PeakCeiling {
+  Precision precision = Precision::kDP;
+  Width width = Width::kScalar;
+  FlopMix mix = FlopMix::kFma;
+  std::string isa;
+  double gflops = 0;  // best of the repetitions
+  Provenance how;
+};
+
+// Bandwidth with the working set resident at a level, i.e. across a boundary:
+// L1 = core<->L1, L2 = L1<->L2, LLC = L2<->LLC, DRAM = LLC<->DRAM.
+struct BandwidthCeiling {
+  Boundary boundary = Boundary::kL1;
+  StreamMix mix = StreamMix::kLoad;
+  double gbs = 0;          // explicit bytes (loads + stores), no write-allocate
+  double traffic_gbs = 0;  // with the write-allocate read of each store
+  Provenance how;
+  // The bytes that cross this boundary: explicit at L1, with write-allocate below.
+  double boundary_gbs() const { return boundary == Boundary::kL1 ? gbs : traffic_gbs; }
+};
+
+struct LatencyCeiling {
+  std::string level;  // "L1", "L2", "L3", "DRAM"
+  double ns = 0;
+  double cycles = 0;  // ns * estimated clock; 0 when the clock is unknown
+  Provenance how;
+};
+
+struct CacheInfo {
+  int level = 0;
+  uint64_t reported_bytes = 0;   // sysfs, per instance
+  uint64_t effective_bytes = 0;  // from the sweep (0 = not measured)
+  int associativity = 0;
+  int line_bytes = 64;
+  int shared_cpus = 1;
+};
+
+struct SweepPoint {
+  uint64_t bytes = 0;  // total working set
+  double gbs = 0;      // explicit bytes, best of the repetitions
+  double spread = 0;
+};
+
+struct Sweep {
+  StreamMix mix = StreamMix::kLoad;
+  int threads = 1;
+  // "capacity": the sweep that finds effective cache sizes; "sizes": the
+  // working sets asked for with --sizes.
+  std::string purpose = "capacity";
+  std::vector<SweepPoint> points;
+};
+
+struct CeilingSet {
+  int threads = 1;
+  std::vector<int> cpus;
+  bool pinned = true;
+  std::vector<PeakCeiling> peaks;
+  std::vector<BandwidthCeiling> bandwidth;
+  std::vector<LatencyCeiling> latency;
+
+  // Best peak at this width over the operation mixes (FMA, add/mul, ...).
+  const PeakCeiling* peak(Precision p, Width w) const;
+  const PeakCeiling* peak(Precision p, Width w, FlopMix m) const;
+  // The widest width with a measured peak.
+  const PeakCeiling* top_peak(Precision p) const;
+  // The roofline's bandwidth for a boundary: the best mix, counting the bytes
+  // that cross that boundary (BandwidthCeiling::boundary_gbs).
+  const BandwidthCeiling* roof_bandwidth(Boundary b) const;
+  const BandwidthCeiling* bandwidth_of(Boundary b, StreamMix m) const;
+};
+
+struct Machine {
+  int schema_version = kMachineSchemaVersion;
+  std::string mode;  // tiny | quick | full
+  std::string pages;  // which memory pages the kernels ran on
+  std::string rprof_version;
+  int64_t created_unix_s = 0;
+  std::string host;
+  CpuId cpu;
+  int logical_cpus = 1;
+  double clock_ghz = 0;  // estimated core clock while calibrating (0 = unknown)
+  std::vector<CacheInfo> caches;
+  std::vector<CeilingSet> ceilings;  // ascending thread counts
+  std::vector<Sweep> sweeps;
+  std::vector<std::string> notes;
+
+  // The set measured with the thread count nearest to `threads` (ties go to
+  // the smaller count); nullptr when there is none.
+  const CeilingSet* nearest(int threads) const;
+  int max_threads() const;
+};
+
+}  // namespace rprof
+
+#endif  // RPROF_MACHINE_MACHINE_H_

@@ -1,0 +1,380 @@
+#include "machine/machine_file.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+
+#include "common/error.h"
+#include "common/fs.h"
+
+namespace rprof {
+namespace {
+
+using nlohmann::json;
+
+const char* kFormat = "rprof-machine";
+
+[[noreturn]] void bad(const std::string& file, const std::string& what) {
+  throw Error(file + ": not a valid rprof machine file: " + what + "; recalibrate with: " +
+              recalibrate_command(file));
+}
+
+template <class T>
+T get(const json& obj, const char* key, const std::string& file) {
+  if (!obj.is_object()) bad(file, std::string("expected an object holding '") + key + "'");
+  auto it = obj.find(key);
+  if (it == obj.end()) bad(file, std::string("missing '") + key + "'");
+  try {
+    return it->get<T>();
+  } catch (const json::exception&) {
+    bad(file, std::string("'") + key + "' has the wrong type");
+  }
+}
+
+template <class T>
+T get_or(const json& obj, const char* key, T fallback, const std::string& file) {
+  return obj.is_object() && obj.contains(key) ? get<T>(obj, key, file) : fallback;
+}
+
+double positive(const json& obj, const char* key, const std::string& file) {
+  const double v = get<double>(obj, key, file);
+  if (!std::isfinite(v) || v <= 0) bad(file, std::string("'") + key + "' must be > 0");
+  return v;
+}
+
+const json& array_of(const json& obj, const char* key, const std::string& file) {
+  const json& a = obj.at(key);
+  if (!a.is_array()) bad(file, std::string("'") + key + "' is not an array");
+  return a;
+}
+
+json provenance_json(const Provenance& p) {
+  return {{"kernel", p.kernel},
+          {"working_set_bytes", p.working_set_bytes},
+          {"threads", p.threads},
+          {"repetitions", p.repetitions},
+          {"seconds_per_repetition", p.seconds_per_rep},
+          {"best", p.best},
+          {"median", p.median},
+          {"worst", p.worst},
+          {"spread", p.spread},
+          {"disturbed_repetitions", p.disturbed}};
+}
+
+Provenance provenance_from(const json& j, const std::string& file) {
+  Provenance p;
+  p.kernel = get<std::string>(j, "kernel", file);
+  p.working_set_bytes = get<uint64_t>(j, "working_set_bytes", file);
+  p.threads = get<int>(j, "threads", file);
+  p.repetitions = get<int>(j, "repetitions", file);
+  p.seconds_per_rep = get_or<double>(j, "seconds_per_repetition", 0, file);
+  p.best = get<double>(j, "best", file);
+  p.median = get<double>(j, "median", file);
+  p.worst = get<double>(j, "worst", file);
+  p.spread = get<double>(j, "spread", file);
+  p.disturbed = get_or<int>(j, "disturbed_repetitions", 0, file);
+  return p;
+}
+
+template <class E>
+E parse_enum(const std::string& s, const std::string& what, const std::string& file,
+             const std::function<bool(const std::string&, E&)>& parse) {
+  E e{};
+  if (!parse(s, e)) bad(file, "unknown " + what + " '" + s + "'");
+  return e;
+}
+
+bool parse_precision(const std::string& s, Precision& p) {
+  if (s == "dp") p = Precision::kDP;
+  else if (s == "sp") p = Precision::kSP;
+  else return false;
+  return true;
+}
+
+bool parse_width(const std::string& s, Width& w) {
+  for (Width x : kWidths) {
+    if (s == width_name(x)) {
+      w = x;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool parse_boundary_key(const std::string& s, Boundary& b) {
+  auto r = parse_boundary(s);
+  if (r) b = *r;
+  return r.has_value();
+}
+
+uint64_t fnv1a(const std::string& s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+}  // namespace
+
+std::string recalibrate_command(const std::string& path) {
+  return "rprof machine --output " + path;
+}
+
+json machine_to_json(const Machine& m) {
+  json doc;
+  doc["format"] = kFormat;
+  doc["schema_version"] = m.schema_version;
+  doc["conventions"] = {
+      {"flops", "GFLOP/s = 1e9 FLOP/s; an FMA counts 2 FLOPs per lane"},
+      {"bandwidth",
+       "GB/s, GB = 1e9 bytes. gbs counts the kernel's loads and stores only "
+       "(no write-allocate read, as likwid-bench and STREAM); traffic_gbs adds "
+       "the write-allocate read of every stored line"},
+      {"boundaries",
+       "l1 = core<->L1 (working set in L1), l2 = L1<->L2, llc = L2<->LLC, "
+       "dram = LLC<->DRAM; the roofline uses gbs at l1 and traffic_gbs below"},
+      {"ceiling", "best of the repetitions; spread = (best - worst) / best"},
+      {"latency", "ns per dependent load through a random cyclic permutation of lines"},
+      {"threads", "each ceiling set was measured with this many threads pinned one per CPU"},
+  };
+  doc["mode"] = m.mode;
+  doc["pages"] = m.pages;
+  doc["rprof_version"] = m.rprof_version;
+  doc["created_unix_s"] = m.created_unix_s;
+  doc["host"] = m.host;
+  const CpuId& c = m.cpu;
+  doc["cpu"] = {{"vendor", c.vendor},         {"family", c.family},
+                {"model", c.model},           {"stepping", c.stepping},
+                {"model_name", c.model_name}, {"key", cpu_key(c)},
+                {"isa",
+                 {{"sse2", c.sse2},
+                  {"avx", c.avx},
+                  {"avx2", c.avx2},
+                  {"fma", c.fma},
+                  {"avx512f", c.avx512f}}}};
+  doc["logical_cpus"] = m.logical_cpus;
+  doc["clock_ghz"] = m.clock_ghz;
+  json caches = json::array();
+  for (const CacheInfo& k : m.caches) {
+    caches.push_back({{"level", k.level},
+                      {"reported_bytes", k.reported_bytes},
+                      {"effective_bytes", k.effective_bytes},
+                      {"associativity", k.associativity},
+                      {"line_bytes", k.line_bytes},
+                      {"shared_cpus", k.shared_cpus}});
+  }
+  doc["caches"] = std::move(caches);
+  json sets = json::array();
+  for (const CeilingSet& s : m.ceilings) {
+    json peaks = json::array(), bw = json::array(), lat = json::array();
+    for (const PeakCeiling& p : s.peaks) {
+      peaks.push_back({{"precision", p.precision == Precision::kDP ? "dp" : "sp"},
+                       {"width", width_name(p.width)},
+                       {"mix", mix_key(p.mix)},
+                       {"isa", p.isa},
+                       {"gflops", p.gflops},
+                       {"provenance", provenance_json(p.how)}});
+    }
+    for (const BandwidthCeiling& b : s.bandwidth) {
+      bw.push_back({{"boundary", boundary_key(b.boundary)},
+                    {"kernel", stream_key(b.mix)},
+                    {"gbs", b.gbs},
+                    {"traffic_gbs", b.traffic_gbs},
+                    {"provenance", provenance_json(b.how)}});
+    }
+    for (const LatencyCeiling& l : s.latency) {
+      lat.push_back({{"level", l.level},
+                     {"ns", l.ns},
+                     {"cycles", l.cycles},
+                     {"provenance", provenance_json(l.how)}});
+    }
+    sets.push_back({{"threads", s.threads},
+                    {"cpus", s.cpus},
+                    {"pinned", s.pinned},
+                    {"peaks", std::move(peaks)},
+                    {"bandwidth", std::move(bw)},
+                    {"latency", std::move(lat)}});
+  }
+  doc["ceilings"] = std::move(sets);
+  json sweeps = json::array();
+  for (const Sweep& sw : m.sweeps) {
+    json pts = json::array();
+    for (const SweepPoint& p : sw.points) {
+      pts.push_back({{"bytes", p.bytes}, {"gbs", p.gbs}, {"spread", p.spread}});
+    }
+    sweeps.push_back(
+        {{"kernel", stream_key(sw.mix)}, {"threads", sw.threads}, {"purpose", sw.purpose},
+         {"points", std::move(pts)}});
+  }
+  doc["sweeps"] = std::move(sweeps);
+  doc["notes"] = m.notes;
+  return doc;
+}
+
+Machine machine_from_json(const json& doc, const std::string& file) {
+  if (!doc.is_object() || !doc.contains("format") || doc["format"] != kFormat) {
+    bad(file, "missing \"format\": \"rprof-machine\" (a foreign file?)");
+  }
+  Machine m;
+  m.schema_version = get<int>(doc, "schema_version", file);
+  if (m.schema_version != kMachineSchemaVersion) {
+    bad(file, "schema_version " + std::to_string(m.schema_version) +
+                  " is not supported (this rprof reads version " +
+                  std::to_string(kMachineSchemaVersion) + ")");
+  }
+  m.mode = get<std::string>(doc, "mode", file);
+  m.pages = get_or<std::string>(doc, "pages", "", file);
+  m.rprof_version = get_or<std::string>(doc, "rprof_version", "", file);
+  m.created_unix_s = get<int64_t>(doc, "created_unix_s", file);
+  m.host = get_or<std::string>(doc, "host", "", file);
+  const json& c = get<json>(doc, "cpu", file);
+  m.cpu.vendor = get<std::string>(c, "vendor", file);
+  m.cpu.family = get<int>(c, "family", file);
+  m.cpu.model = get<int>(c, "model", file);
+  m.cpu.stepping = get<int>(c, "stepping", file);
+  m.cpu.model_name = get<std::string>(c, "model_name", file);
+  const json& isa = get<json>(c, "isa", file);
+  m.cpu.sse2 = get_or<bool>(isa, "sse2", false, file);
+  m.cpu.avx = get_or<bool>(isa, "avx", false, file);
+  m.cpu.avx2 = get_or<bool>(isa, "avx2", false, file);
+  m.cpu.fma = get_or<bool>(isa, "fma", false, file);
+  m.cpu.avx512f = get_or<bool>(isa, "avx512f", false, file);
+  m.logical_cpus = get<int>(doc, "logical_cpus", file);
+  m.clock_ghz = get_or<double>(doc, "clock_ghz", 0, file);
+  (void)get<json>(doc, "caches", file);
+  for (const json& k : array_of(doc, "caches", file)) {
+    CacheInfo ci;
+    ci.level = get<int>(k, "level", file);
+    ci.reported_bytes = get<uint64_t>(k, "reported_bytes", file);
+    ci.effective_bytes = get<uint64_t>(k, "effective_bytes", file);
+    ci.associativity = get_or<int>(k, "associativity", 0, file);
+    ci.line_bytes = get_or<int>(k, "line_bytes", 64, file);
+    ci.shared_cpus = get_or<int>(k, "shared_cpus", 1, file);
+    m.caches.push_back(ci);
+  }
+  (void)get<json>(doc, "ceilings", file);
+  for (const json& s : array_of(doc, "ceilings", file)) {
+    CeilingSet set;
+    set.threads = get<int>(s, "threads", file);
+    if (set.threads < 1) bad(file, "a ceiling set has threads < 1");
+    set.cpus = get_or<std::vector<int>>(s, "cpus", {}, file);
+    set.pinned = get_or<bool>(s, "pinned", true, file);
+    (void)get<json>(s, "peaks", file);
+    for (const json& p : array_of(s, "peaks", file)) {
+      PeakCeiling pc;
+      pc.precision = parse_enum<Precision>(get<std::string>(p, "precision", file), "precision",
+                                           file, parse_precision);
+      pc.width = parse_enum<Width>(get<std::string>(p, "width", file), "width", file,
+                                   parse_width);
+      pc.mix = parse_enum<FlopMix>(get<std::string>(p, "mix", file), "mix", file, parse_mix);
+      pc.isa = get<std::string>(p, "isa", file);
+      pc.gflops = positive(p, "gflops", file);
+      pc.how = provenance_from(get<json>(p, "provenance", file), file);
+      set.peaks.push_back(pc);
+    }
+    (void)get<json>(s, "bandwidth", file);
+    for (const json& b : array_of(s, "bandwidth", file)) {
+      BandwidthCeiling bc;
+      bc.boundary = parse_enum<Boundary>(get<std::string>(b, "boundary", file), "boundary",
+                                         file, parse_boundary_key);
+      bc.mix = parse_enum<StreamMix>(get<std::string>(b, "kernel", file), "kernel", file,
+                                     parse_stream_mix);
+      bc.gbs = positive(b, "gbs", file);
+      bc.traffic_gbs = positive(b, "traffic_gbs", file);
+      bc.how = provenance_from(get<json>(b, "provenance", file), file);
+      set.bandwidth.push_back(bc);
+    }
+    for (const json& l : get_or<json>(s, "latency", json::array(), file)) {
+      LatencyCeiling lc;
+      lc.level = get<std::string>(l, "level", file);
+      lc.ns = positive(l, "ns", file);
+      lc.cycles = get_or<double>(l, "cycles", 0, file);
+      lc.how = provenance_from(get<json>(l, "provenance", file), file);
+      set.latency.push_back(lc);
+    }
+    m.ceilings.push_back(std::move(set));
+  }
+  if (m.ceilings.empty()) bad(file, "no ceilings in it");
+  for (const json& sw : get_or<json>(doc, "sweeps", json::array(), file)) {
+    Sweep s;
+    s.mix = parse_enum<StreamMix>(get<std::string>(sw, "kernel", file), "kernel", file,
+                                  parse_stream_mix);
+    s.threads = get<int>(sw, "threads", file);
+    s.purpose = get_or<std::string>(sw, "purpose", "capacity", file);
+    for (const json& p : get_or<json>(sw, "points", json::array(), file)) {
+      s.points.push_back({get<uint64_t>(p, "bytes", file), get<double>(p, "gbs", file),
+                          get_or<double>(p, "spread", 0, file)});
+    }
+    m.sweeps.push_back(std::move(s));
+  }
+  m.notes = get_or<std::vector<std::string>>(doc, "notes", {}, file);
+  return m;
+}
+
+Machine load_machine_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    throw Error(path + ": no such machine file; create it with: " + recalibrate_command(path));
+  }
+  const std::string text = read_file(path);
+  if (text.empty()) bad(path, "the file is empty");
+  const json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) bad(path, "not JSON (truncated or corrupt?)");
+  return machine_from_json(doc, path);
+}
+
+void save_machine_file(const Machine& m, const std::string& path) {
+  const std::filesystem::path p(path);
+  std::error_code ec;
+  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
+  write_file_atomic(path, machine_to_json(m).dump(2) + "\n");
+}
+
+std::string machine_cache_dir() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg != nullptr && xdg[0] == '/') return std::string(xdg) + "/rprof";
+  const char* home = std::getenv("HOME");
+  if (home == nullptr || home[0] == '\0') {
+    throw Error("cannot find a cache directory: neither XDG_CACHE_HOME nor HOME is set "
+                "(set one, or pass --machine FILE)");
+  }
+  return std::string(home) + "/.cache/rprof";
+}
+
+std::string cpu_key(const CpuId& c) {
+  std::string vendor;
+  for (char ch : c.vendor) {
+    if (std::isalnum(static_cast<unsigned char>(ch))) vendor += ch;
+  }
+  if (vendor.empty()) vendor = "unknown";
+  char hash[9];
+  std::snprintf(hash, sizeof hash, "%08x", static_cast<unsigned>(fnv1a(c.model_name) & 0xffffffffu));
+  return vendor + "-f" + std::to_string(c.family) + "-m" + std::to_string(c.model) + "-s" +
+         std::to_string(c.stepping) + "-" + hash;
+}
+
+std::string machine_cache_path(const CpuId& cpu, int threads) {
+  return machine_cache_dir() + "/machine-" + cpu_key(cpu) + "-" + std::to_string(threads) +
+         "t.json";
+}
+
+std::string cpu_mismatch(const CpuId& measured, const CpuId& here) {
+  auto describe = [](const CpuId& c) {
+    return "\"" + c.model_name + "\" (" + c.vendor + " family " + std::to_string(c.family) +
+           " model " + std::to_string(c.model) + ")";
+  };
+  if (measured.vendor != here.vendor || measured.family != here.family ||
+      measured.model != here.model || measured.model_name != here.model_name) {
+    return "it was measured on " + describe(measured) + " but this CPU is " + describe(here);
+  }
+  if (measured.avx512f != here.avx512f || measured.avx2 != here.avx2 ||
+      measured.fma != here.fma) {
+    return "it was measured on the same CPU model with different instruction sets enabled "
+           "(AVX2/FMA/AVX-512), so its peaks do not apply";
+  }
+  return "";
+}
+
+}  // namespace rprof

@@ -1,0 +1,58 @@
+#include "machine/measure.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace rprof {
+
+Stat summarize(std::vector<double> rates, double seconds_per_rep) {
+  Stat s;
+  s.reps = static_cast<int>(rates.size());
+  s.seconds_per_rep = seconds_per_rep;
+  if (rates.empty()) return s;
+  std::sort(rates.begin(), rates.end());
+  s.worst = rates.front();
+  s.best = rates.back();
+  const size_t n = rates.size();
+  s.median = n % 2 ? rates[n / 2] : 0.5 * (rates[n / 2 - 1] + rates[n / 2]);
+  return s;
+}
+
+Stat measure_rate(ThreadTeam& team, const std::function<void(int, uint64_t)>& body,
+                  double work_per_unit, const RepeatPlan& plan) {
+  uint64_t units = 1;
+  uint64_t current = 1;
+  const std::function<void(int)> task = [&](int w) { body(w, current); };
+  // Grow until a run is long enough to scale from (clock resolution and
+  // start-up costs are then negligible), then aim at the target length.
+  for (;;) {
+    current = units;
+    const double t = team.run(task);
+    if (t >= plan.target_s / 4 || units >= (uint64_t{1} << 40)) {
+      const double scale = t > 0 ? plan.target_s / t : 1;
+      units = std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(static_cast<double>(units) * scale)));
+      break;
+    }
+    units *= t < plan.target_s / 64 ? 8 : 2;
+  }
+  current = units;
+  std::vector<double> rates, disturbed;
+  double total = 0;
+  const double work = work_per_unit * static_cast<double>(units) * team.size();
+  const int want = std::max(1, plan.reps);
+  const int tries = plan.max_tries > 0 ? plan.max_tries : 3 * want;
+  int ran = 0;
+  for (; ran < tries && static_cast<int>(rates.size()) < want; ++ran) {
+    const double t = team.run(task);
+    total += t;
+    const double rate = t > 0 ? work / t : 0;
+    (team.last_on_cpu() >= kMinOnCpu ? rates : disturbed).push_back(rate);
+  }
+  const int n_disturbed = static_cast<int>(disturbed.size());
+  Stat s = summarize(rates.empty() ? std::move(disturbed) : std::move(rates),
+                     total / std::max(1, ran));
+  s.disturbed = n_disturbed;
+  return s;
+}
+
+}  // namespace rprof

@@ -1,0 +1,51 @@
+// Repetitions and their statistics. A ceiling is the best of N timed
+// repetitions (the run least disturbed by other processes); the median and
+// the worst are kept so the machine file shows how noisy the machine was.
+#ifndef RPROF_MACHINE_MEASURE_H_
+#define RPROF_MACHINE_MEASURE_H_
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "machine/thread_team.h"
+
+namespace rprof {
+
+struct Stat {
+  int reps = 0;
+  double best = 0;    // highest rate
+  double median = 0;
+  double worst = 0;   // lowest rate
+  double seconds_per_rep = 0;
+  int disturbed = 0;  // repetitions discarded: another process took the CPU
+  // (best - worst) / best: 0 on a quiet machine.
+  double spread() const { return best > 0 ? (best - worst) / best : 0; }
+};
+
+// Rates (higher is better) into a Stat.
+Stat summarize(std::vector<double> rates, double seconds_per_rep = 0);
+
+struct RepeatPlan {
+  double target_s = 0.02;  // length of one repetition
+  int reps = 5;            // undisturbed repetitions wanted
+  int max_tries = 0;       // repetitions at most (0 = 3 * reps)
+};
+
+// A repetition in which some worker had its CPU for less than this share of
+// the time was disturbed by another process and is not used (unless every
+// repetition was).
+inline constexpr double kMinOnCpu = 0.97;
+
+// Runs body(worker, units) on every worker of the team: first with growing
+// `units` until one run lasts about plan.target_s (this also warms caches,
+// pages and clocks), then timed repetitions until plan.reps of them ran
+// undisturbed (ThreadTeam::last_on_cpu) or plan.max_tries ran. work_per_unit is the
+// work one unit does on one worker; the rate is the whole team's work per
+// second of elapsed time.
+Stat measure_rate(ThreadTeam& team, const std::function<void(int, uint64_t)>& body,
+                  double work_per_unit, const RepeatPlan& plan);
+
+}  // namespace rprof
+
+#endif  // RPROF_MACHINE_MEASURE_H_

@@ -1,0 +1,129 @@
+#include "machine/stream_kernels.h"
+
+#include <immintrin.h>
+
+namespace rprof {
+namespace {
+
+// The empty asm with a memory clobber keeps every pass: without it the
+// compiler may notice that repeating a pass changes nothing.
+#define RPROF_PASS_FENCE() asm volatile("" ::: "memory")
+
+// Loads are folded with integer ORs (not FP adds) so the consumer runs on
+// the integer vector pipes and never limits the load rate.
+#define RPROF_STREAM_KERNELS(SUFFIX, TARGET, VI, VD, STEP, LOAD, STORE, CAST, OR, ZERO, FMA, \
+                             STOREI, BYTES)                                                \
+  __attribute__((target(TARGET))) double load_##SUFFIX(double* const* a, size_t n,        \
+                                                       uint64_t passes) {                 \
+    const double* p = a[0];                                                                \
+    VI s0 = ZERO(), s1 = ZERO(), s2 = ZERO(), s3 = ZERO();                                 \
+    for (uint64_t r = 0; r < passes; ++r) {                                                \
+      for (size_t i = 0; i < n; i += 4 * STEP) {                                           \
+        s0 = OR(s0, CAST(LOAD(p + i)));                                                    \
+        s1 = OR(s1, CAST(LOAD(p + i + STEP)));                                             \
+        s2 = OR(s2, CAST(LOAD(p + i + 2 * STEP)));                                         \
+        s3 = OR(s3, CAST(LOAD(p + i + 3 * STEP)));                                         \
+      }                                                                                    \
+      RPROF_PASS_FENCE();                                                                  \
+    }                                                                                      \
+    alignas(64) unsigned char tmp[BYTES];                                                  \
+    STOREI(reinterpret_cast<VI*>(tmp), OR(OR(s0, s1), OR(s2, s3)));                        \
+    double sum = 0;                                                                        \
+    for (unsigned char c : tmp) sum += c;                                                  \
+    return sum;                                                                            \
+  }                                                                                        \
+  __attribute__((target(TARGET))) double copy_##SUFFIX(double* const* a, size_t n,        \
+                                                       uint64_t passes) {                 \
+    const double* src = a[0];                                                              \
+    double* dst = a[1];                                                                    \
+    for (uint64_t r = 0; r < passes; ++r) {                                                \
+      for (size_t i = 0; i < n; i += 4 * STEP) {                                           \
+        STORE(dst + i, LOAD(src + i));                                                     \
+        STORE(dst + i + STEP, LOAD(src + i + STEP));                                       \
+        STORE(dst + i + 2 * STEP, LOAD(src + i + 2 * STEP));                               \
+        STORE(dst + i + 3 * STEP, LOAD(src + i + 3 * STEP));                               \
+      }                                                                                    \
+      RPROF_PASS_FENCE();                                                                  \
+    }                                                                                      \
+    return dst[n - 1];                                                                     \
+  }                                                                                        \
+  __attribute__((target(TARGET))) double triad_##SUFFIX(double* const* a, size_t n,       \
+                                                        uint64_t passes) {                \
+    double* x = a[0];                                                                      \
+    const double *b = a[1], *c = a[2], *d = a[3];                                          \
+    for (uint64_t r = 0; r < passes; ++r) {                                                \
+      for (size_t i = 0; i < n; i += 4 * STEP) {                                           \
+        for (size_t k = 0; k < 4 * STEP; k += STEP) {                                      \
+          STORE(x + i + k, FMA(LOAD(b + i + k), LOAD(c + i + k), LOAD(d + i + k)));        \
+        }                                                                                  \
+      }                                                                                    \
+      RPROF_PASS_FENCE();                                                                  \
+    }                                                                                      \
+    return x[n - 1];                                                                       \
+  }
+
+#define RPROF_FMA_SSE2(a, b, c) _mm_add_pd(_mm_mul_pd(a, b), c)
+
+RPROF_STREAM_KERNELS(512, "avx512f", __m512i, __m512d, 8, _mm512_load_pd, _mm512_store_pd,
+                     _mm512_castpd_si512, _mm512_or_si512, _mm512_setzero_si512,
+                     _mm512_fmadd_pd, _mm512_store_si512, 64)
+RPROF_STREAM_KERNELS(256, "avx2,fma", __m256i, __m256d, 4, _mm256_load_pd, _mm256_store_pd,
+                     _mm256_castpd_si256, _mm256_or_si256, _mm256_setzero_si256,
+                     _mm256_fmadd_pd, _mm256_store_si256, 32)
+RPROF_STREAM_KERNELS(128, "sse2", __m128i, __m128d, 2, _mm_load_pd, _mm_store_pd,
+                     _mm_castpd_si128, _mm_or_si128, _mm_setzero_si128, RPROF_FMA_SSE2,
+                     _mm_store_si128, 16)
+
+#undef RPROF_STREAM_KERNELS
+#undef RPROF_FMA_SSE2
+
+struct Isa {
+  const char* name;
+  size_t step;  // doubles per vector
+  double (*load)(double* const*, size_t, uint64_t);
+  double (*copy)(double* const*, size_t, uint64_t);
+  double (*triad)(double* const*, size_t, uint64_t);
+};
+
+Isa widest() {
+  if (__builtin_cpu_supports("avx512f")) return {"avx512f", 8, load_512, copy_512, triad_512};
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    return {"avx2,fma", 4, load_256, copy_256, triad_256};
+  }
+  return {"sse2", 2, load_128, copy_128, triad_128};
+}
+
+}  // namespace
+
+const char* stream_key(StreamMix m) {
+  static const char* k[] = {"load", "copy", "triad"};
+  return k[static_cast<int>(m)];
+}
+
+bool parse_stream_mix(const std::string& s, StreamMix& out) {
+  for (StreamMix m : kStreamMixes) {
+    if (s == stream_key(m)) {
+      out = m;
+      return true;
+    }
+  }
+  return false;
+}
+
+StreamKernel stream_kernel(StreamMix mix) {
+  const Isa isa = widest();
+  switch (mix) {
+    case StreamMix::kLoad:
+      return {mix, isa.name, "read-only: OR-fold of a[i], 4 vector loads per iteration",
+              1, 1, 0, 4 * isa.step, isa.load};
+    case StreamMix::kCopy:
+      return {mix, isa.name, "copy b[i] = a[i] (regular stores)", 2, 1, 1, 4 * isa.step,
+              isa.copy};
+    case StreamMix::kTriad:
+    default:
+      return {mix, isa.name, "triad a[i] = b[i]*c[i] + d[i] (regular stores)", 4, 3, 1,
+              4 * isa.step, isa.triad};
+  }
+}
+
+}  // namespace rprof

@@ -1,0 +1,182 @@
+#include "report/roofline_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "machine/machine.h"
+#include "report/table.h"
+
+namespace rprof {
+namespace {
+
+using nlohmann::json;
+
+const char* kConventions =
+    "FMA = 2 FLOPs; GFLOP/s = 1e9 FLOP/s; GB = 1e9 bytes; intensity in FLOP/byte of "
+    "the bytes crossing the named boundary (l1 = core<->L1, l2 = L1<->L2, llc = "
+    "L2<->LLC, dram = LLC<->DRAM); bound = min(compute roof, bandwidth * intensity)";
+
+json roof_json(const ComputeRoof& c) {
+  return {{"precision", c.precision == Precision::kDP ? "dp" : "sp"},
+          {"width", width_name(c.width)},
+          {"mix", mix_key(c.mix)},
+          {"gflops", c.gflops}};
+}
+
+bool has_flops(const Region& r) { return metrics_from_counters(r.counters).has_flops; }
+
+std::string limit_text(const RegionRoofline& rr) {
+  if (rr.compute_limited) return "compute";
+  return fmt::format("memory ({})", boundary_name(*rr.limiting));
+}
+
+std::string num(double v) { return fmt::format("{:.4g}", v); }
+
+}  // namespace
+
+RegionRoofline roofline_of(const Region& r, const Machine& m) {
+  const int threads = std::max<int>(1, static_cast<int>(r.threads.size()));
+  return region_roofline(metrics_from_counters(r.counters), r.time_s, threads, m);
+}
+
+void add_roofline_json(json& doc, const Profile& p, const ReportOptions& opt) {
+  if (opt.machine == nullptr) return;
+  const Machine& m = *opt.machine;
+  doc["roofline_machine"] = {
+      {"file", opt.machine_file},
+      {"mode", m.mode},
+      {"created_unix_s", m.created_unix_s},
+      {"cpu", m.cpu.model_name},
+      {"thread_counts", [&] {
+         std::vector<int> t;
+         for (const CeilingSet& s : m.ceilings) t.push_back(s.threads);
+         return t;
+       }()},
+      {"notes", opt.machine_notes},
+      {"conventions", kConventions}};
+  json& regions = doc["regions"];
+  for (size_t i = 0; i < p.regions.size() && i < regions.size(); ++i) {
+    const Region& r = p.regions[i];
+    if (!has_flops(r)) continue;
+    const RegionRoofline rr = roofline_of(r, m);
+    json j;
+    j["conventions"] = kConventions;
+    if (!rr.valid) {
+      j["available"] = false;
+      j["why"] = rr.why_not;
+      regions[i]["roofline"] = std::move(j);
+      continue;
+    }
+    j["available"] = true;
+    j["flops"] = rr.flops;
+    j["time_s"] = rr.time_s;
+    j["gflops"] = rr.gflops;
+    j["threads"] = rr.threads;
+    j["ceiling_threads"] = rr.ceiling_threads;
+    j["compute_roof"] = roof_json(rr.roof);
+    j["full_compute_roof"] = roof_json(rr.full_roof);
+    json bs = json::array();
+    for (const BoundaryRoof& b : rr.boundaries) {
+      bs.push_back({{"boundary", boundary_key(b.boundary)},
+                    {"bytes", b.bytes},
+                    {"approximate", b.approximate},
+                    {"intensity", b.intensity},
+                    {"bandwidth_gbs", b.bandwidth_gbs},
+                    {"bandwidth_kernel", stream_key(b.kernel)},
+                    {"bandwidth_roof_gflops", b.bandwidth_roof},
+                    {"bound_gflops", b.bound},
+                    {"ridge", b.ridge},
+                    {"limited_by", b.memory_limited ? "memory" : "compute"},
+                    {"fraction_of_bound", b.fraction}});
+    }
+    j["boundaries"] = std::move(bs);
+    j["limiting_boundary"] = rr.limiting ? json(boundary_key(*rr.limiting)) : json(nullptr);
+    j["limited_by"] = rr.compute_limited ? "compute" : "memory";
+    j["bound_gflops"] = rr.bound;
+    j["fraction_of_bound"] = rr.fraction;
+    j["notes"] = rr.notes;
+    regions[i]["roofline"] = std::move(j);
+  }
+}
+
+void write_roofline_text(const Profile& p, const ReportOptions& opt, std::ostream& out) {
+  bool any = false;
+  for (const Region& r : p.regions) any |= has_flops(r);
+  if (!any) return;
+  out << "\nRoofline (FMA = 2 FLOPs; GFLOP/s = 1e9 FLOP/s; GB = 1e9 bytes; I = FLOP/byte "
+         "at the boundary; bound = min(roof, B * I)):\n";
+  if (opt.machine == nullptr) {
+    for (const std::string& n : opt.machine_notes) out << "  " << n << "\n";
+    if (opt.machine_notes.empty()) out << "  no machine ceilings (run rprof machine)\n";
+    return;
+  }
+  const Machine& m = *opt.machine;
+  out << fmt::format("Ceilings: {} ({} calibration of {}).\n", opt.machine_file, m.mode,
+                     m.cpu.model_name);
+  for (const std::string& n : opt.machine_notes) out << "  " << n << "\n";
+
+  std::vector<std::pair<const Region*, RegionRoofline>> rows;
+  std::set<Boundary> measured;
+  for (const Region& r : p.regions) {
+    if (!has_flops(r)) continue;
+    rows.emplace_back(&r, roofline_of(r, m));
+    for (const BoundaryRoof& b : rows.back().second.boundaries) measured.insert(b.boundary);
+  }
+  const bool all = opt.boundary == "all";
+  const std::optional<Boundary> fixed =
+      all || opt.boundary.empty() ? std::nullopt : parse_boundary(opt.boundary);
+  std::vector<std::string> headers = {"Region", "Threads", "GFLOP/s", "Roof [GFLOP/s]"};
+  if (all) {
+    for (Boundary b : measured) {
+      headers.push_back(fmt::format("I {} [FLOP/B]", boundary_name(b)));
+      headers.push_back(fmt::format("Bound {} [GFLOP/s]", boundary_name(b)));
+    }
+  } else {
+    headers.insert(headers.end(), {"Boundary", "I [FLOP/B]", "Bound [GFLOP/s]"});
+  }
+  headers.insert(headers.end(), {"% of bound", "Limited by"});
+  TextTable table(headers);
+  std::vector<std::string> notes;
+  for (const auto& [r, rr] : rows) {
+    std::vector<std::string> row = {std::string(2 * r->depth(), ' ') + printable(r->name)};
+    if (!rr.valid) {
+      row.push_back(fmt::format("{}", rr.threads));
+      row.resize(headers.size(), "");
+      row.back() = rr.why_not;
+      table.add_row(std::move(row));
+      continue;
+    }
+    row.push_back(rr.ceiling_threads == rr.threads
+                      ? fmt::format("{}", rr.threads)
+                      : fmt::format("{} (ceil. {})", rr.threads, rr.ceiling_threads));
+    row.push_back(num(rr.gflops));
+    row.push_back(fmt::format("{} ({})", num(rr.roof.gflops), rr.roof.label()));
+    double bound = rr.bound;
+    if (all) {
+      for (Boundary b : measured) {
+        const BoundaryRoof* br = rr.at(b);
+        row.push_back(br ? num(br->intensity) + (br->approximate ? "~" : "") : "-");
+        row.push_back(br ? num(br->bound) : "-");
+      }
+    } else {
+      const std::optional<Boundary> shown = fixed ? fixed : rr.limiting;
+      const BoundaryRoof* br = shown ? rr.at(*shown) : nullptr;
+      row.push_back(br ? boundary_name(br->boundary) : "-");
+      row.push_back(br ? num(br->intensity) + (br->approximate ? "~" : "") : "-");
+      row.push_back(br ? num(br->bound) : num(rr.roof.gflops));
+      if (fixed) bound = br ? br->bound : rr.roof.gflops;
+    }
+    row.push_back(fmt::format("{:.1f}", 100 * rr.gflops / bound));
+    row.push_back(limit_text(rr));
+    table.add_row(std::move(row));
+    for (const std::string& n : rr.notes) notes.push_back(printable(r->name) + ": " + n);
+  }
+  out << table.render();
+  out << "Roof: the compute ceiling for the region's precision and widest vector width; "
+         "~ = approximate traffic.\n";
+  for (const std::string& n : notes) out << "  " << n << "\n";
+}
+
+}  // namespace rprof

@@ -1,0 +1,156 @@
+#include "roofline/roofline.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/error.h"
+
+namespace rprof {
+namespace {
+
+bool usable(double v) { return std::isfinite(v) && v > 0; }
+
+ComputeRoof roof_of(const PeakCeiling& p) { return {p.precision, p.width, p.mix, p.gflops}; }
+
+}  // namespace
+
+double attainable_gflops(double peak_gflops, double bandwidth_gbs, double intensity) {
+  return std::min(peak_gflops, bandwidth_gbs * intensity);
+}
+
+double ridge_intensity(double peak_gflops, double bandwidth_gbs) {
+  return peak_gflops / bandwidth_gbs;
+}
+
+LabPoint lab_point(double peak_gflops, double bandwidth_gbs, double intensity) {
+  auto check = [](double v, const char* what, const char* unit) {
+    if (!usable(v)) {
+      throw Error(fmt::format("{} must be a positive number of {}, got {}", what, unit, v), 2);
+    }
+  };
+  check(intensity, "--intensity", "FLOP/byte");
+  check(bandwidth_gbs, "--bandwidth", "GB/s");
+  check(peak_gflops, "--peak", "GFLOP/s");
+  LabPoint p;
+  p.peak_gflops = peak_gflops;
+  p.bandwidth_gbs = bandwidth_gbs;
+  p.intensity = intensity;
+  p.bandwidth_roof = bandwidth_gbs * intensity;
+  p.bound = attainable_gflops(peak_gflops, bandwidth_gbs, intensity);
+  p.ridge = ridge_intensity(peak_gflops, bandwidth_gbs);
+  p.memory_limited = intensity < p.ridge;
+  p.fraction_of_peak = p.bound / peak_gflops;
+  return p;
+}
+
+std::string ComputeRoof::label() const {
+  const std::string w = width == Width::kScalar ? "scalar" : std::string(width_name(width)) + "-bit";
+  return fmt::format("{} {} {}", precision_name(precision), w, mix_key(mix));
+}
+
+const BoundaryRoof* RegionRoofline::at(Boundary b) const {
+  for (const BoundaryRoof& r : boundaries) {
+    if (r.boundary == b) return &r;
+  }
+  return nullptr;
+}
+
+RegionRoofline region_roofline(const Metrics& m, double time_s, int threads,
+                               const Machine& machine) {
+  RegionRoofline r;
+  r.threads = std::max(1, threads);
+  r.time_s = time_s;
+  if (!m.has_flops) {
+    r.why_not = "no FLOP counts (a counting backend is needed)";
+    return r;
+  }
+  r.flops = m.flops_total();
+  if (!(time_s > 0)) {
+    r.why_not = "no elapsed time";
+    return r;
+  }
+  r.gflops = r.flops / time_s / 1e9;
+  const CeilingSet* set = machine.nearest(r.threads);
+  if (set == nullptr) {
+    r.why_not = "the machine file has no ceilings";
+    return r;
+  }
+  r.ceiling_threads = set->threads;
+  if (set->threads != r.threads) {
+    r.notes.push_back(fmt::format(
+        "ceilings measured with {} thread{} (the nearest to this region's {}); "
+        "run rprof machine --threads {} for exact ones",
+        set->threads, set->threads == 1 ? "" : "s", r.threads, r.threads));
+  }
+  // The compute roof follows the region's precision and vector width.
+  Precision prec = m.dominant_precision().value_or(Precision::kSP);
+  if (m.precision_agnostic) {
+    r.notes.push_back("FLOPs without a precision split (AMD Zen 3/4 counters): held "
+                      "against the single-precision roof, the higher one");
+  }
+  const PeakCeiling* full = set->top_peak(prec);
+  if (full == nullptr) {
+    r.why_not = fmt::format("the machine file has no {} peak", precision_name(prec));
+    return r;
+  }
+  r.full_roof = roof_of(*full);
+  const PeakCeiling* own = full;
+  if (std::optional<Width> w = m.widest_width()) {
+    if (const PeakCeiling* p = set->peak(prec, *w)) own = p;
+  }
+  r.roof = roof_of(*own);
+  if (r.roof.gflops < r.full_roof.gflops && r.roof.width != r.full_roof.width) {
+    r.notes.push_back(fmt::format(
+        "held against the {} roof ({:.4g} GFLOP/s), the widest instructions it used; "
+        "the full {} roof is {:.4g} GFLOP/s",
+        r.roof.label(), r.roof.gflops, r.full_roof.label(), r.full_roof.gflops));
+  }
+  // Every boundary with measured traffic and a ceiling.
+  double lowest = 0;
+  for (Boundary b : kBoundaries) {
+    const Traffic& t = m.at(b);
+    if (!t.measured) continue;
+    if (t.bytes() <= 0) {
+      r.notes.push_back(fmt::format("no bytes crossed {}: no bandwidth bound there",
+                                    boundary_name(b)));
+      continue;
+    }
+    const BandwidthCeiling* bw = set->roof_bandwidth(b);
+    if (bw == nullptr) {
+      r.notes.push_back(fmt::format("the machine file has no {} bandwidth", boundary_name(b)));
+      continue;
+    }
+    BoundaryRoof br;
+    br.boundary = b;
+    br.bytes = t.bytes();
+    br.approximate = t.approximate;
+    br.intensity = r.flops / br.bytes;
+    br.bandwidth_gbs = bw->boundary_gbs();
+    br.kernel = bw->mix;
+    br.bandwidth_roof = br.bandwidth_gbs * br.intensity;
+    br.bound = attainable_gflops(r.roof.gflops, br.bandwidth_gbs, br.intensity);
+    br.ridge = ridge_intensity(r.roof.gflops, br.bandwidth_gbs);
+    br.memory_limited = br.intensity < br.ridge;
+    br.fraction = r.gflops / br.bound;
+    if (!r.limiting || br.bandwidth_roof < lowest) {
+      r.limiting = b;
+      lowest = br.bandwidth_roof;
+    }
+    r.boundaries.push_back(br);
+  }
+  r.compute_limited = !r.limiting || r.roof.gflops <= lowest;
+  r.bound = r.limiting ? std::min(r.roof.gflops, lowest) : r.roof.gflops;
+  r.fraction = r.gflops / r.bound;
+  if (r.fraction > 1.05) {
+    r.notes.push_back(fmt::format(
+        "measured {:.4g} GFLOP/s is above the bound ({:.4g}): check units, the FLOP "
+        "convention, the traffic counted and whether these ceilings apply",
+        r.gflops, r.bound));
+  }
+  r.valid = true;
+  return r;
+}
+
+}  // namespace rprof

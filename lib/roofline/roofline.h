@@ -1,0 +1,86 @@
+// The roofline model. Units and conventions, stated in every output:
+// FLOPs with FMA = 2, GFLOP/s = 1e9 FLOP/s, GB = 1e9 bytes, intensity in
+// FLOP/byte at a named boundary (L1 = core<->L1, L2 = L1<->L2, LLC =
+// L2<->LLC, DRAM = LLC<->DRAM), ceilings measured with a stated thread count.
+//
+//   bound at boundary b   P_b = min(P_peak, B_b * I_b)
+//   ridge                 I*_b = P_peak / B_b
+//   limiting boundary     the b with the lowest B_b * I_b
+//   fraction of the roof  achieved GFLOP/s / min over b of P_b
+#ifndef RPROF_ROOFLINE_ROOFLINE_H_
+#define RPROF_ROOFLINE_ROOFLINE_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "machine/machine.h"
+#include "profile/metrics.h"
+
+namespace rprof {
+
+// min(peak, bandwidth * intensity): GFLOP/s from GFLOP/s, GB/s, FLOP/byte.
+double attainable_gflops(double peak_gflops, double bandwidth_gbs, double intensity);
+// peak / bandwidth: FLOP/byte.
+double ridge_intensity(double peak_gflops, double bandwidth_gbs);
+
+// One point of the lab: a fixed compute ceiling and one bandwidth.
+struct LabPoint {
+  double peak_gflops = 0, bandwidth_gbs = 0, intensity = 0;
+  double bandwidth_roof = 0;  // B * I, GFLOP/s
+  double bound = 0;           // min(P, B * I), GFLOP/s
+  double ridge = 0;           // P / B, FLOP/byte
+  bool memory_limited = false;  // I < ridge (at the ridge both roofs meet)
+  double fraction_of_peak = 0;  // bound / P
+};
+// Throws Error (exit 2) unless all three are finite and > 0.
+LabPoint lab_point(double peak_gflops, double bandwidth_gbs, double intensity);
+
+struct ComputeRoof {
+  Precision precision = Precision::kDP;
+  Width width = Width::kScalar;
+  FlopMix mix = FlopMix::kFma;
+  double gflops = 0;
+  std::string label() const;  // "DP 512-bit fma" / "DP scalar addmul"
+};
+
+struct BoundaryRoof {
+  Boundary boundary = Boundary::kDRAM;
+  double bytes = 0;  // crossing the boundary, all threads
+  bool approximate = false;
+  double intensity = 0;      // FLOP/byte
+  double bandwidth_gbs = 0;  // the machine's ceiling at this boundary (0 = none)
+  StreamMix kernel = StreamMix::kLoad;
+  double bandwidth_roof = 0;  // B * I, GFLOP/s
+  double bound = 0;           // min(roof, B * I), GFLOP/s
+  double ridge = 0;           // roof / B, FLOP/byte
+  bool memory_limited = false;
+  double fraction = 0;  // achieved / bound
+};
+
+struct RegionRoofline {
+  bool valid = false;
+  std::string why_not;  // when !valid
+  double flops = 0, time_s = 0, gflops = 0;
+  int threads = 1;          // threads that ran the region
+  int ceiling_threads = 1;  // thread count of the ceilings used
+  ComputeRoof roof;         // follows the region's precision and width
+  ComputeRoof full_roof;    // the widest, best roof of that precision
+  std::vector<BoundaryRoof> boundaries;  // measured traffic with a ceiling
+  std::optional<Boundary> limiting;      // lowest bandwidth bound
+  bool compute_limited = false;          // roof <= every bandwidth bound
+  double bound = 0;                      // GFLOP/s
+  double fraction = 0;                   // gflops / bound
+  std::vector<std::string> notes;
+
+  const BoundaryRoof* at(Boundary b) const;
+};
+
+// The roofline of a region: metrics from its counters, its elapsed time
+// (seconds, slowest thread) and how many threads ran it.
+RegionRoofline region_roofline(const Metrics& m, double time_s, int threads,
+                               const Machine& machine);
+
+}  // namespace rprof
+
+#endif  // RPROF_ROOFLINE_ROOFLINE_H_

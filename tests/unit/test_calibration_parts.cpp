@@ -1,0 +1,148 @@
+// The calibration's parts that can be checked without timing anything:
+// effective sizes from a synthetic sweep, sweep sizes, working sets per
+// level, kernels that compute what they claim, the pointer chase's cycle.
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <set>
+#include <vector>
+
+#include "machine/buffer.h"
+#include "machine/calibrate.h"
+#include "machine/chase.h"
+#include "machine/flop_kernels.h"
+#include "machine/stream_kernels.h"
+#include "machine/sweep.h"
+
+using namespace rprof;
+
+namespace {
+
+constexpr uint64_t kKiB = 1024, kMiB = 1024 * 1024;
+
+// Plateaus: 200 GB/s in L1 (to 32 KiB), 100 in L2 (to 1 MiB), 50 in L3 up
+// to `l3_edge`, then 10 (memory).
+std::vector<SweepPoint> staircase(uint64_t l3_edge) {
+  std::vector<SweepPoint> pts;
+  for (uint64_t s : sweep_sizes(4 * kKiB, 512 * kMiB, 2, 4096)) {
+    double g = 10;
+    if (s <= 32 * kKiB) g = 200;
+    else if (s <= 1 * kMiB) g = 100;
+    else if (s <= l3_edge) g = 50;
+    pts.push_back({s, g, 0});
+  }
+  return pts;
+}
+
+}  // namespace
+
+TEST_CASE("sweep sizes: geometric, rounded, increasing") {
+  const auto s = sweep_sizes(4096, 1 << 20, 2, 64);
+  REQUIRE(s.size() == 17);  // 8 octaves, 2 per octave, both ends
+  CHECK(s.front() == 4096);
+  CHECK(s.back() == (1u << 20));
+  CHECK(s[2] == 8192);
+  for (size_t i = 1; i < s.size(); ++i) CHECK(s[i] > s[i - 1]);
+  CHECK(sweep_sizes(0, 10, 2, 1).empty());
+}
+
+TEST_CASE("effective capacities: where bandwidth drops, even far below sysfs") {
+  const std::vector<uint64_t> reported = {32 * kKiB, 1 * kMiB, 300 * kMiB};
+  // An L3 that sysfs calls 300 MiB but holds only 16 MiB.
+  const auto eff = effective_capacities(reported, staircase(16 * kMiB));
+  REQUIRE(eff.size() == 3);
+  CHECK(eff[0] == 32 * kKiB);
+  CHECK(eff[1] == 1 * kMiB);
+  CHECK(eff[2] == 16 * kMiB);
+  // A flat curve after L2: no L3 edge can be placed.
+  auto flat = staircase(16 * kMiB);
+  for (SweepPoint& p : flat) {
+    if (p.bytes > 1 * kMiB) p.gbs = 50;
+  }
+  const auto eff2 = effective_capacities(reported, flat);
+  CHECK(eff2[1] == 1 * kMiB);
+  CHECK(eff2[2] == 0);
+  CHECK(effective_capacities(reported, {}).size() == 3);
+}
+
+TEST_CASE("working sets: inside each level, shared LLC split, no LLC window") {
+  LevelSizes s;
+  s.l1 = 32 * kKiB;
+  s.l2 = 1 * kMiB;
+  s.llc = 16 * kMiB;
+  s.llc_shared_cpus = 2;
+  s.has_l2 = s.has_llc = true;
+  CHECK(working_set_per_thread(s, Boundary::kL1, 1, 0) == 16 * kKiB);
+  const uint64_t l2 = working_set_per_thread(s, Boundary::kL2, 1, 0);
+  CHECK(l2 > s.l1);
+  CHECK(l2 < s.l2);
+  const uint64_t llc1 = working_set_per_thread(s, Boundary::kLLC, 1, 0);
+  CHECK(llc1 == 4 * kMiB);
+  const uint64_t llc2 = working_set_per_thread(s, Boundary::kLLC, 2, 0);
+  CHECK(2 * llc2 > 2 * s.l2);
+  CHECK(2 * llc2 < s.llc);
+  CHECK(working_set_per_thread(s, Boundary::kDRAM, 2, 512 * kMiB) == 256 * kMiB);
+  s.llc = 3 * kMiB;  // L2s together hold nearly as much as the LLC
+  CHECK(working_set_per_thread(s, Boundary::kLLC, 2, 0) == 0);
+}
+
+TEST_CASE("stream kernels compute what they claim") {
+  const size_t n = 256;  // arrays must be 64-byte aligned (aligned vector loads)
+  Buffer buf(6 * n * sizeof(double));
+  double *a = buf.doubles(), *b = a + n, *c = b + n, *d = c + n, *dst = d + n, *z = dst + n;
+  for (size_t i = 0; i < n; ++i) {
+    a[i] = 0;
+    b[i] = static_cast<double>(i);
+    c[i] = 2;
+    d[i] = 1;
+    dst[i] = -1;
+    z[i] = 0;
+  }
+  for (StreamMix mix : kStreamMixes) REQUIRE(n % stream_kernel(mix).granule == 0);
+  double* triad[4] = {a, b, c, d};
+  stream_kernel(StreamMix::kTriad).run(triad, n, 3);
+  for (size_t i = 0; i < n; ++i) CHECK(a[i] == 2.0 * static_cast<double>(i) + 1);
+  double* copy[2] = {b, dst};
+  stream_kernel(StreamMix::kCopy).run(copy, n, 1);
+  CHECK(std::memcmp(dst, b, n * sizeof(double)) == 0);
+  double* load[1] = {z};
+  CHECK(stream_kernel(StreamMix::kLoad).run(load, n, 2) == 0);  // OR of zero bits
+  const StreamKernel t = stream_kernel(StreamMix::kTriad);
+  CHECK(t.explicit_bytes_per_elem() == 32);
+  CHECK(t.traffic_bytes_per_elem() == 40);
+}
+
+TEST_CASE("flop kernels: the CPU's ISAs, FMA = 2 FLOPs, finite results") {
+  const auto ks = flop_kernels();
+  REQUIRE_FALSE(ks.empty());
+  bool has512 = false, scalar_dp_fma = false;
+  for (const FlopKernel& k : ks) {
+    INFO(k.description);
+    const double lane = lanes(k.precision, k.width);
+    if (k.mix == FlopMix::kFma) CHECK(k.flops_per_iter == 24 * lane);
+    if (k.mix == FlopMix::kAddMul) CHECK(k.flops_per_iter == 24 * lane);
+    const double v = k.run(1000, 1.0);
+    CHECK(std::isfinite(v));
+    CHECK(v > 0);
+    has512 |= k.width == Width::k512;
+    scalar_dp_fma |= k.width == Width::kScalar && k.precision == Precision::kDP &&
+                     k.mix == FlopMix::kFma;
+  }
+  CHECK(has512 == static_cast<bool>(__builtin_cpu_supports("avx512f")));
+  CHECK(scalar_dp_fma == static_cast<bool>(__builtin_cpu_supports("fma")));
+}
+
+TEST_CASE("pointer chase: one cycle through every line") {
+  const size_t line = 64, lines = 1000;
+  Buffer buf(lines * line);
+  build_chase(buf.data(), lines * line, line, 42);
+  std::set<void*> seen;
+  void* p = buf.data();
+  for (size_t i = 0; i < lines; ++i) {
+    seen.insert(p);
+    p = run_chase(p, 1);
+  }
+  CHECK(p == buf.data());  // back at the start after exactly `lines` steps
+  CHECK(seen.size() == lines);
+  CHECK(run_chase(buf.data(), lines * 3) == buf.data());
+  CHECK(run_add_chain(10) == 80);
+}
