@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "backends/perf/event_tables.h"
+#include "backends/perf/hw_metrics.h"
 #include "backends/perf/perf_plan.h"
 #include "backends/perf/perf_probe.h"
 #include "backends/perf/perf_spec.h"
@@ -118,6 +119,25 @@ Profile run_hardware_passes(const HwRunPlan& plan, const LaunchSpec& base,
   if (result->signal != 0) {
     merged.notes.push_back("the app was killed by signal " + std::to_string(result->signal) +
                            "; regions it completed are kept, open ones are marked incomplete");
+  }
+  // Multiplexing: say per region how much of its time the counters ran.
+  std::string scaled, never;
+  for (const Region& r : merged.regions) {
+    const ScaledCounts sc = scale_hw_counters(r.counters);
+    if (sc.never_ran) never += (never.empty() ? "'" : ", '") + path_string(r.path) + "'";
+    if (sc.any && !sc.never_ran && sc.min_ratio < 0.999) {
+      scaled += (scaled.empty() ? "'" : ", '") + path_string(r.path) + "' " +
+                std::to_string(static_cast<int>(100 * sc.min_ratio + 0.5)) + "%";
+    }
+  }
+  if (!scaled.empty()) {
+    merged.notes.push_back("counters were multiplexed and counts scaled by time enabled / time "
+                           "running; lowest share of time counted: " + scaled);
+  }
+  if (!never.empty()) {
+    merged.notes.push_back("a counter group never got a counter in " + never +
+                           ": its events are left out there (fewer events per run: drop "
+                           "--perf-multiplex)");
   }
   std::vector<std::string> moved;
   for (const Region& r : merged.regions) {
