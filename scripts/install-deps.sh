@@ -3,17 +3,18 @@
 # nothing when everything is present, so it is cheap to run before every build.
 # Usage: scripts/install-deps.sh [--with-optional]
 #   --with-optional also installs what optional backends and tests use
-#   (PAPI, likwid, OpenMPI, Chromium for the HTML report test).
+#   (PAPI and likwid backends).
 set -euo pipefail
 
 required=(
   g++ cmake make pkg-config valgrind
   libfmt-dev libspdlog-dev libcli11-dev nlohmann-json3-dev
   catch2 libbenchmark-dev libpfm4-dev libxml2-utils
+  openmpi-bin libopenmpi-dev
 )
 optional=()
 if [[ "${1:-}" == "--with-optional" ]]; then
-  optional=(libpapi-dev likwid openmpi-bin libopenmpi-dev)
+  optional=(libpapi-dev likwid)
 fi
 
 missing=()

@@ -40,6 +40,39 @@ std::string region_name_or(const RawProfile& raw, uint32_t id) {
 
 }  // namespace
 
+namespace {
+
+Spread spread_of(const std::vector<double>& v) {
+  Spread s;
+  s.count = v.size();
+  if (v.empty()) return s;
+  s.min_s = *std::min_element(v.begin(), v.end());
+  s.max_s = *std::max_element(v.begin(), v.end());
+  double sum = 0;
+  for (double x : v) sum += x;
+  s.mean_s = sum / static_cast<double>(v.size());
+  return s;
+}
+
+}  // namespace
+
+Spread Region::thread_spread() const {
+  std::vector<double> t;
+  for (const ThreadRow& r : threads) t.push_back(r.time_s);
+  return spread_of(t);
+}
+
+Spread Region::process_spread() const {
+  std::map<std::pair<std::string, int64_t>, double> by_process;
+  for (const ThreadRow& r : threads) {
+    double& t = by_process[{r.host, r.pid}];
+    t = std::max(t, r.time_s);
+  }
+  std::vector<double> t;
+  for (const auto& [k, v] : by_process) t.push_back(v);
+  return spread_of(t);
+}
+
 const Region* Profile::find(const std::vector<std::string>& path) const {
   for (const Region& r : regions) {
     if (r.path == path) return &r;
@@ -122,6 +155,7 @@ Profile aggregate(const std::vector<RawProfile>& raws, RunInfo run) {
           r.name = path.back();
         }
         ThreadRow row;
+        row.host = raw.host;
         row.pid = raw.pid;
         row.rank = raw.rank;
         row.thread = t.index;
@@ -162,6 +196,23 @@ Profile aggregate(const std::vector<RawProfile>& raws, RunInfo run) {
     }
   }
   run.processes = static_cast<int>(raws.size());
+  std::set<int64_t> ranks;
+  for (const RawProfile& raw : raws) {
+    run.world_size = std::max<int>(run.world_size, static_cast<int>(raw.world_size));
+    if (raw.rank >= 0) ranks.insert(raw.rank);
+  }
+  run.missing_ranks.clear();
+  for (int r = 0; r < run.world_size; ++r) {
+    if (!ranks.count(r)) run.missing_ranks.push_back(r);
+  }
+  if (!run.missing_ranks.empty()) {
+    std::string list;
+    for (int r : run.missing_ranks) list += (list.empty() ? "" : ", ") + std::to_string(r);
+    p.notes.push_back("rank" + std::string(run.missing_ranks.size() > 1 ? "s " : " ") + list +
+                      " of " + std::to_string(run.world_size) +
+                      " left no profile (died or was killed before flushing); the other "
+                      "ranks' results are complete");
+  }
   run.threads = threads;
   if (run.wall_time_s > 0) {
     Region prog;

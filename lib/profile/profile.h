@@ -26,6 +26,7 @@ inline constexpr const char* kProgramRegion = "[program]";
 using CounterMap = std::map<std::string, uint64_t>;
 
 struct ThreadRow {
+  std::string host;
   int64_t pid = 0;
   int64_t rank = -1;
   uint32_t thread = 0;  // index within its process, in order of first marker
@@ -34,6 +35,16 @@ struct ThreadRow {
   double time_s = 0;
   double exclusive_time_s = 0;
   CounterMap counters;
+};
+
+// Spread of a region's time over threads or processes: load imbalance is
+// max / mean - 1 (0 when balanced; 0.25 = the slowest is 25% above the mean).
+struct Spread {
+  size_t count = 0;
+  double min_s = 0;
+  double mean_s = 0;
+  double max_s = 0;
+  double imbalance() const { return mean_s > 0 ? max_s / mean_s - 1 : 0; }
 };
 
 struct Region {
@@ -54,6 +65,10 @@ struct Region {
   std::vector<ThreadRow> threads;
 
   size_t depth() const { return path.size() - 1; }
+  // Over the threads that ran the region (inclusive time of each).
+  Spread thread_spread() const;
+  // Over processes (ranks): each process's time is its slowest thread's.
+  Spread process_spread() const;
   bool is_program() const { return path.size() == 1 && name == kProgramRegion; }
 };
 
@@ -77,6 +92,8 @@ struct RunInfo {
   int exit_code = 0;           // the app's exit status, when it exited
   int signal = 0;              // the signal that killed the app, or 0
   int processes = 0;           // raw profiles merged
+  int world_size = -1;         // MPI ranks the job had, -1 when not MPI
+  std::vector<int> missing_ranks;  // ranks that left no profile
   int threads = 0;             // threads that ran markers
 };
 

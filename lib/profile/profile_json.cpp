@@ -42,6 +42,81 @@ T get_or(const json& obj, const char* key, T fallback, const std::string& file) 
   return obj.contains(key) ? get<T>(obj, key, file) : fallback;
 }
 
+// Per-thread rows are stored by column ({"pid": [...], "calls": [...]}):
+// a merge of hundreds of ranks holds hundreds of thousands of rows, and
+// columns are several times faster to build, write and read than objects.
+json thread_columns(const std::vector<ThreadRow>& rows) {
+  std::vector<std::string> host;
+  std::vector<int64_t> pid, rank, tid;
+  std::vector<uint32_t> thread;
+  std::vector<uint64_t> calls;
+  std::vector<double> time_s, excl_s;
+  std::map<std::string, std::vector<uint64_t>> counters;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const ThreadRow& t = rows[i];
+    host.push_back(t.host);
+    pid.push_back(t.pid);
+    rank.push_back(t.rank);
+    thread.push_back(t.thread);
+    tid.push_back(t.tid);
+    calls.push_back(t.calls);
+    time_s.push_back(t.time_s);
+    excl_s.push_back(t.exclusive_time_s);
+    for (const auto& [k, v] : t.counters) {
+      auto& col = counters[k];
+      col.resize(rows.size(), 0);
+      col[i] = v;
+    }
+  }
+  json c = json::object();
+  for (auto& [k, v] : counters) {
+    v.resize(rows.size(), 0);
+    c[k] = std::move(v);
+  }
+  return {{"rows", rows.size()}, {"host", host},   {"pid", pid},
+          {"rank", rank},        {"thread", thread}, {"tid", tid},
+          {"calls", calls},      {"time_s", time_s}, {"exclusive_time_s", excl_s},
+          {"counters", std::move(c)}};
+}
+
+std::vector<ThreadRow> thread_rows(const json& cols, const std::string& file) {
+  const size_t n = get<size_t>(cols, "rows", file);
+  auto column = [&]<class T>(const char* key, std::vector<T>* out) {
+    *out = get<std::vector<T>>(cols, key, file);
+    if (out->size() != n) bad(file, std::string("threads.") + key + " has the wrong length");
+  };
+  std::vector<std::string> host;
+  std::vector<int64_t> pid, rank, tid;
+  std::vector<uint32_t> thread;
+  std::vector<uint64_t> calls;
+  std::vector<double> time_s, excl_s;
+  column("host", &host);
+  column("pid", &pid);
+  column("rank", &rank);
+  column("thread", &thread);
+  column("tid", &tid);
+  column("calls", &calls);
+  column("time_s", &time_s);
+  column("exclusive_time_s", &excl_s);
+  std::vector<ThreadRow> rows(n);
+  for (size_t i = 0; i < n; ++i) {
+    rows[i] = ThreadRow{host[i], pid[i], rank[i], thread[i], tid[i], calls[i],
+                        time_s[i], excl_s[i], {}};
+  }
+  const json counters = get_or<json>(cols, "counters", json::object(), file);
+  for (const auto& [k, v] : counters.items()) {
+    std::vector<uint64_t> col;
+    try {
+      col = v.get<std::vector<uint64_t>>();
+    } catch (const json::exception&) {
+      bad(file, "threads.counters." + k + " is not a list of counts");
+    }
+    if (col.size() != n) bad(file, "threads.counters." + k + " has the wrong length");
+    for (size_t i = 0; i < n; ++i) rows[i].counters[k] = col[i];
+  }
+  return rows;
+}
+
 }  // namespace
 
 json profile_to_json(const Profile& p) {
@@ -61,6 +136,7 @@ json profile_to_json(const Profile& p) {
       {"wall_time_s", r.wall_time_s}, {"user_time_s", r.user_time_s},
       {"system_time_s", r.system_time_s}, {"exit_code", r.exit_code},
       {"signal", r.signal},           {"processes", r.processes},
+      {"world_size", r.world_size},   {"missing_ranks", r.missing_ranks},
       {"threads", r.threads},
   };
   doc["counters"] = p.counters;
@@ -74,6 +150,16 @@ json profile_to_json(const Profile& p) {
     j["time_s"] = g.time_s;
     j["exclusive_time_s"] = g.exclusive_time_s;
     j["thread_time_s"] = g.thread_time_s;
+    const Spread ts = g.thread_spread();
+    j["thread_spread"] = {{"threads", ts.count}, {"min_time_s", ts.min_s},
+                          {"mean_time_s", ts.mean_s}, {"max_time_s", ts.max_s},
+                          {"imbalance", ts.imbalance()}};
+    const Spread ps = g.process_spread();
+    if (ps.count > 1) {
+      j["process_spread"] = {{"processes", ps.count}, {"min_time_s", ps.min_s},
+                             {"mean_time_s", ps.mean_s}, {"max_time_s", ps.max_s},
+                             {"imbalance", ps.imbalance()}};
+    }
     if (r.wall_time_s > 0) j["percent_of_run"] = 100.0 * g.time_s / r.wall_time_s;
     j["complete"] = g.complete;
     j["open_calls"] = g.open_calls;
@@ -85,18 +171,7 @@ json profile_to_json(const Profile& p) {
     }
     j["counters"] = counters_json(g.counters);
     j["exclusive_counters"] = counters_json(g.exclusive_counters);
-    json threads = json::array();
-    for (const ThreadRow& t : g.threads) {
-      threads.push_back({{"pid", t.pid},
-                         {"rank", t.rank},
-                         {"thread", t.thread},
-                         {"tid", t.tid},
-                         {"calls", t.calls},
-                         {"time_s", t.time_s},
-                         {"exclusive_time_s", t.exclusive_time_s},
-                         {"counters", counters_json(t.counters)}});
-    }
-    j["threads"] = std::move(threads);
+    j["threads"] = thread_columns(g.threads);
     regions.push_back(std::move(j));
   }
   doc["regions"] = std::move(regions);
@@ -137,6 +212,8 @@ Profile profile_from_json(const json& doc, const std::string& file) {
   p.run.signal = get<int>(run, "signal", file);
   p.run.processes = get<int>(run, "processes", file);
   p.run.threads = get<int>(run, "threads", file);
+  p.run.world_size = get_or<int>(run, "world_size", -1, file);
+  p.run.missing_ranks = get_or<std::vector<int>>(run, "missing_ranks", {}, file);
   p.counters = get<std::vector<std::string>>(doc, "counters", file);
   const json& regions = get<json>(doc, "regions", file);
   if (!regions.is_array()) bad(file, "'regions' is not an array");
@@ -162,18 +239,7 @@ Profile profile_from_json(const json& doc, const std::string& file) {
     }
     g.counters = get_or<CounterMap>(j, "counters", {}, file);
     g.exclusive_counters = get_or<CounterMap>(j, "exclusive_counters", {}, file);
-    for (const json& t : get_or<json>(j, "threads", json::array(), file)) {
-      ThreadRow row;
-      row.pid = get<int64_t>(t, "pid", file);
-      row.rank = get<int64_t>(t, "rank", file);
-      row.thread = get<uint32_t>(t, "thread", file);
-      row.tid = get<int64_t>(t, "tid", file);
-      row.calls = get<uint64_t>(t, "calls", file);
-      row.time_s = get<double>(t, "time_s", file);
-      row.exclusive_time_s = get<double>(t, "exclusive_time_s", file);
-      row.counters = get_or<CounterMap>(t, "counters", {}, file);
-      g.threads.push_back(std::move(row));
-    }
+    if (j.contains("threads")) g.threads = thread_rows(j["threads"], file);
     p.regions.push_back(std::move(g));
   }
   for (const json& e : get_or<json>(doc, "errors", json::array(), file)) {
@@ -204,9 +270,7 @@ Profile load_profile(const std::string& path) {
     if (files.empty()) {
       throw Error(path + ": no profile.json and no raw profiles (rprof-raw.*.json) in it");
     }
-    std::vector<RawProfile> raws;
-    for (const std::string& f : files) raws.push_back(read_raw_profile(f));
-    return aggregate(raws, RunInfo{});
+    return aggregate(read_raw_profiles(files, nullptr), RunInfo{});
   }
   if (!fs::exists(path, ec)) throw Error(path + ": no such file or directory");
   const std::string text = read_file(path);

@@ -1,6 +1,9 @@
 #include "profile/raw_profile.h"
 
 #include <algorithm>
+#include <atomic>
+#include <optional>
+#include <thread>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -90,6 +93,7 @@ RawProfile parse_raw_profile(const std::string& text, const std::string& file) {
   p.pid = r.i64(doc, "pid", "profile");
   p.parent_pid = r.i64(doc, "parent_pid", "profile");
   p.rank = r.i64(doc, "rank", "profile");
+  if (doc.contains("world_size")) p.world_size = r.i64(doc, "world_size", "profile");
   p.backend = r.str(doc, "backend", "profile");
   p.start_unix_s = r.i64(doc, "start_unix_s", "profile");
   p.duration_ns = r.u64(doc, "duration_ns", "profile");
@@ -160,6 +164,39 @@ RawProfile parse_raw_profile(const std::string& text, const std::string& file) {
 
 RawProfile read_raw_profile(const std::string& file) {
   return parse_raw_profile(read_file(file), file);
+}
+
+std::vector<RawProfile> read_raw_profiles(const std::vector<std::string>& files,
+                                          std::vector<std::string>* errors) {
+  std::vector<std::optional<RawProfile>> parsed(files.size());
+  std::vector<std::string> failures(files.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < files.size(); i = next++) {
+      try {
+        parsed[i] = read_raw_profile(files[i]);
+      } catch (const std::exception& e) {
+        failures[i] = e.what();
+      }
+    }
+  };
+  const size_t n = std::min<size_t>(files.size(),
+                                    std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < n; ++t) pool.emplace_back(worker);
+  worker();
+  for (std::thread& t : pool) t.join();
+  std::vector<RawProfile> out;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (parsed[i]) {
+      out.push_back(std::move(*parsed[i]));
+    } else if (errors != nullptr) {
+      errors->push_back(failures[i]);
+    } else {
+      throw Error(failures[i]);
+    }
+  }
+  return out;
 }
 
 std::vector<std::string> list_raw_profiles(const std::string& dir) {

@@ -50,6 +50,7 @@ struct RawProfile {
   int64_t pid = 0;
   int64_t parent_pid = 0;
   int64_t rank = -1;
+  int64_t world_size = -1;  // ranks in the MPI job, -1 when not MPI
   std::string backend;
   int64_t start_unix_s = 0;
   uint64_t duration_ns = 0;
@@ -62,6 +63,11 @@ struct RawProfile {
 
 RawProfile parse_raw_profile(const std::string& text, const std::string& file);
 RawProfile read_raw_profile(const std::string& file);
+// Reads many files on all cores, in order. A file that fails is skipped with
+// its message appended to *errors, or, when errors is null, the first failure
+// (in file order) is thrown.
+std::vector<RawProfile> read_raw_profiles(const std::vector<std::string>& files,
+                                          std::vector<std::string>* errors);
 // Raw profile files (rprof-raw.*.json) in a directory, sorted.
 std::vector<std::string> list_raw_profiles(const std::string& dir);
 

@@ -63,18 +63,34 @@ void TextReporter::write(const Profile& p, const ReportOptions& opt,
     out << fmt::format("wall time {:.6f} s (launcher, monotonic clock)\n",
                        run.wall_time_s);
   }
-  out << "Times in seconds; a region's time is its slowest thread's; "
-         "Excl = time outside child regions.\n\n";
-
-  bool any_threads = false, any_open = false, any_work = false;
+  bool any_threads = false, any_open = false, any_work = false, any_ranks = false;
   for (const Region& r : p.regions) {
     any_threads |= r.threads.size() > 1;
+    any_ranks |= r.process_spread().count > 1;
     any_open |= !r.complete;
     any_work |= r.work_calls > 0;
   }
+  out << "Times in seconds; a region's time is its slowest thread's; "
+         "Excl = time outside child regions.\n";
+  if (any_threads) {
+    out << "Imbal. = slowest thread's time / mean over its threads - 1.\n";
+  }
+  if (any_ranks) {
+    out << "Procs, Min/Mean/Max = over processes (MPI ranks), each its slowest thread.\n";
+  }
+  out << "\n";
   std::vector<std::string> headers = {"Region", "Calls", "Time [s]", "Excl [s]"};
   if (run.wall_time_s > 0) headers.push_back("% run");
-  if (any_threads) headers.push_back("Threads");
+  if (any_threads) {
+    headers.push_back("Threads");
+    headers.push_back("Imbal. [%]");
+  }
+  if (any_ranks) {
+    headers.push_back("Procs");
+    headers.push_back("Min [s]");
+    headers.push_back("Mean [s]");
+    headers.push_back("Max [s]");
+  }
   if (any_work) {
     headers.push_back("Declared [GFLOP]");
     headers.push_back("Declared [GB]");
@@ -91,7 +107,18 @@ void TextReporter::write(const Profile& p, const ReportOptions& opt,
     if (run.wall_time_s > 0) {
       row.push_back(fmt::format("{:.1f}", 100.0 * r.time_s / run.wall_time_s));
     }
-    if (any_threads) row.push_back(fmt::format("{}", r.threads.size()));
+    if (any_threads) {
+      const Spread s = r.thread_spread();
+      row.push_back(s.count > 0 ? fmt::format("{}", s.count) : "");
+      row.push_back(s.count > 1 ? fmt::format("{:.1f}", 100 * s.imbalance()) : "");
+    }
+    if (any_ranks) {
+      const Spread s = r.process_spread();
+      row.push_back(s.count > 1 ? fmt::format("{}", s.count) : "");
+      for (double v : {s.min_s, s.mean_s, s.max_s}) {
+        row.push_back(s.count > 1 ? seconds(v) : "");
+      }
+    }
     if (any_work) {
       row.push_back(r.work_calls ? fmt::format("{:.4g}", r.work_flops / 1e9) : "");
       row.push_back(r.work_calls ? fmt::format("{:.4g}", r.work_bytes / 1e9) : "");

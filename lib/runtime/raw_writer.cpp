@@ -265,6 +265,8 @@ int write_raw_profile(const RawRunInfo& info, const ThreadState* threads) {
     o.i64(info.parent_pid);
     o.put(",\"rank\":");
     o.i64(info.rank);
+    o.put(",\"world_size\":");
+    o.i64(info.world_size);
     o.put(",\"backend\":");
     o.str(info.backend);
     o.put(",\"start_unix_s\":");

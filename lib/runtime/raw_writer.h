@@ -22,6 +22,7 @@ struct RawRunInfo {
   int pid;
   int parent_pid;        // pid this process was forked from, or 0
   int rank;              // MPI rank or -1
+  int world_size;        // MPI ranks in the job, or -1
   uint64_t start_ns;     // monotonic clock at runtime start
   uint64_t end_ns;       // monotonic clock at flush
   int64_t start_unix_s;  // wall clock at runtime start

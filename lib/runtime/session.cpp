@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <initializer_list>
 #include <memory>
 #include <string>
 
@@ -34,6 +35,7 @@ struct Session {
   int pid = 0;
   int parent_pid = 0;
   int rank = -1;
+  int world_size = -1;
   uint64_t start_ns = 0;
   int64_t start_unix_s = 0;
   std::atomic<ThreadState*> threads{nullptr};
@@ -61,9 +63,9 @@ void say(const char* what) {
   std::fprintf(stderr, "rprof: %s\n", what);
 }
 
-int detect_rank() {
-  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
-                          "SLURM_PROCID"}) {
+// The first of these variables that holds a non-negative integer.
+int int_from_env(std::initializer_list<const char*> vars) {
+  for (const char* var : vars) {
     const char* v = std::getenv(var);
     if (v != nullptr && *v != '\0') {
       char* end = nullptr;
@@ -72,6 +74,14 @@ int detect_rank() {
     }
   }
   return -1;
+}
+
+int detect_rank() {
+  return int_from_env({"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"});
+}
+
+int detect_world_size() {
+  return int_from_env({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"});
 }
 
 const int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
@@ -159,6 +169,7 @@ void init() {
   }
   s->pid = static_cast<int>(getpid());
   s->rank = detect_rank();
+  s->world_size = detect_world_size();
   s->start_ns = now_ns();
   s->start_unix_s = static_cast<int64_t>(std::time(nullptr));
   g_session = s;
@@ -204,6 +215,7 @@ int flush_profile(const char* reason, int signal) {
   info.pid = s.pid;
   info.parent_pid = s.parent_pid;
   info.rank = s.rank;
+  info.world_size = s.world_size;
   info.start_ns = s.start_ns;
   info.end_ns = now_ns();
   info.start_unix_s = s.start_unix_s;

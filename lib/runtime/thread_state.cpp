@@ -31,6 +31,13 @@ ThreadState::ThreadState(Backend* backend, int num_counters, uint32_t index,
   if (!counting_) nc_ = 0;
 }
 
+// The runtime keeps thread states for the life of the process (the flush at
+// exit reads them); this runs only for states owned by tests.
+ThreadState::~ThreadState() {
+  for (Node* chunk : chunks_) delete[] chunk;
+  std::free(frame_counters_);
+}
+
 int32_t ThreadState::add_node(int32_t parent, uint32_t region) {
   const int32_t i = nodes_.load(std::memory_order_relaxed);
   const int chunk = i / kNodesPerChunk;

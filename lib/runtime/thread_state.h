@@ -78,6 +78,7 @@ struct Frame {
 class ThreadState {
  public:
   ThreadState(Backend* backend, int num_counters, uint32_t index, int tid);
+  ~ThreadState();
   ThreadState(const ThreadState&) = delete;
   ThreadState& operator=(const ThreadState&) = delete;
 

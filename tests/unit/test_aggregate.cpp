@@ -153,3 +153,28 @@ TEST_CASE("CSV fields are quoted when needed") {
   CHECK(csv_field("say \"hi\"") == "\"say \"\"hi\"\"\"");
   CHECK(csv_field("two\nlines") == "\"two\nlines\"");
 }
+
+TEST_CASE("spread over threads and processes: min, mean, max, imbalance") {
+  Region r;
+  auto row = [](const char* host, int64_t pid, double t) {
+    ThreadRow x;
+    x.host = host;
+    x.pid = pid;
+    x.time_s = t;
+    return x;
+  };
+  // Process 1 on host a: threads of 1 s and 3 s; process 1 on host b: 2 s.
+  r.threads = {row("a", 1, 1.0), row("a", 1, 3.0), row("b", 1, 2.0)};
+  const Spread t = r.thread_spread();
+  CHECK(t.count == 3);
+  CHECK(t.min_s == 1.0);
+  CHECK(t.mean_s == Approx(2.0));
+  CHECK(t.max_s == 3.0);
+  CHECK(t.imbalance() == Approx(0.5));
+  const Spread p = r.process_spread();  // same pid on two hosts: two processes
+  CHECK(p.count == 2);
+  CHECK(p.min_s == 2.0);
+  CHECK(p.max_s == 3.0);
+  CHECK(p.imbalance() == Approx(3.0 / 2.5 - 1));
+  CHECK(Region{}.thread_spread().imbalance() == 0);
+}

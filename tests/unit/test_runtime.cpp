@@ -37,6 +37,7 @@ struct Fixture {
     info.num_counters = 2;
     info.pid = 42;
     info.rank = -1;
+    info.world_size = -1;
     info.reason = "explicit";
     info.end_ns = now_ns();
     REQUIRE(write_raw_profile(info, &t) == 0);

@@ -31,14 +31,9 @@ struct RunOptions {
 // note, never a lost report.
 std::vector<RawProfile> collect_raw(const std::string& raw_dir,
                                     std::vector<std::string>& notes) {
-  std::vector<RawProfile> raws;
-  for (const std::string& f : list_raw_profiles(raw_dir)) {
-    try {
-      raws.push_back(read_raw_profile(f));
-    } catch (const Error& e) {
-      notes.push_back(std::string("skipped ") + e.what());
-    }
-  }
+  std::vector<std::string> errors;
+  std::vector<RawProfile> raws = read_raw_profiles(list_raw_profiles(raw_dir), &errors);
+  for (const std::string& e : errors) notes.push_back("skipped " + e);
   return raws;
 }
 

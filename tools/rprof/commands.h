@@ -21,6 +21,7 @@ int cmd_run(const Args& args);     // rprof [options] [--] ./app args...
 int cmd_report(const Args& args);  // rprof report DIR|FILE
 int cmd_machine(const Args& args); // rprof machine [--quick|--full] [--show]
 int cmd_lab(const Args& args);     // rprof lab --intensity I --bandwidth B [--peak P]
+int cmd_merge(const Args& args);   // rprof merge DIR|FILE...
 
 // Every subcommand, in the order `rprof --help` lists them.
 const std::vector<Command>& commands();

@@ -17,6 +17,7 @@ const std::vector<Command> kCommands = {
     {"report", "re-render a saved profile (text, json, csv)", cmd_report},
     {"machine", "measure this machine's ceilings (peaks, bandwidths, latencies)", cmd_machine},
     {"lab", "the Roofline lab: bound, ridge and limit for I, B and P", cmd_lab},
+    {"merge", "merge raw profiles from several nodes or runs", cmd_merge},
     {"help", "this list, or the help of one subcommand", cmd_help},
 };
 

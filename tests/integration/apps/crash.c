@@ -2,6 +2,7 @@
  * the way argv[1] says: segv, abort, sigterm (waits to be killed), exit3. */
 #include <rprof/markers.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,9 @@ int main(int argc, char** argv) {
   RPROF_BEGIN("open_inner");
   fflush(stdout);
   if (strcmp(how, "segv") == 0) {
-    volatile int* p = NULL;
+    /* An unmapped, non-null address: a real SIGSEGV that UBSan's null
+     * check (in the sanitizer build) does not intercept first. */
+    volatile int* p = (volatile int*)(uintptr_t)16;
     *p = 1;
   } else if (strcmp(how, "abort") == 0) {
     abort();
