@@ -1,0 +1,385 @@
+#include "report/svg_chart.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ostream>
+
+#include "report/markup.h"
+
+namespace rprof {
+namespace {
+
+// Layout in pixels. The plot is square-ish so that a slope of 1 on log-log
+// axes (a bandwidth line) looks like one.
+constexpr double kWidth = 1000;
+constexpr double kPlotX = 86, kPlotY = 84, kPlotW = 600, kPlotH = 440;
+constexpr double kLegendX = kPlotX + kPlotW + 34;
+constexpr double kFont = 12;  // base font size
+constexpr const char* kFontFamily =
+    "system-ui, -apple-system, 'Segoe UI', 'DejaVu Sans', 'Helvetica Neue', Arial, sans-serif";
+constexpr const char* kInk = "#1f2328";
+constexpr const char* kMuted = "#5b6470";
+
+std::string n(double v) { return fmt::format("{:.6g}", v); }      // attributes
+std::string px(double v) { return fmt::format("{:.1f}", v); }     // coordinates
+std::string esc(const std::string& s) { return xml_escape(s); }
+
+std::string roof_text(const ComputeRoof& r) {
+  std::string mix = r.mix == FlopMix::kFma ? "FMA" : r.mix == FlopMix::kAddMul ? "add/mul"
+                                                                               : "FMA+add";
+  const std::string w = r.width == Width::kScalar ? "scalar" : std::string(width_name(r.width)) + "-bit";
+  return fmt::format("{} {} {}", precision_name(r.precision), w, mix);
+}
+
+// Splits text into lines no wider than `width` pixels.
+std::vector<std::string> wrap(const std::string& text, double width, double font) {
+  std::vector<std::string> lines;
+  std::string line, word;
+  auto flush_word = [&] {
+    if (word.empty()) return;
+    const std::string cand = line.empty() ? word : line + " " + word;
+    if (!line.empty() && text_width(cand, font) > width) {
+      lines.push_back(line);
+      line = word;
+    } else {
+      line = cand;
+    }
+    word.clear();
+  };
+  for (char ch : text) {
+    if (ch == ' ') flush_word(); else word += ch;
+  }
+  flush_word();
+  if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+
+class SvgWriter {
+ public:
+  explicit SvgWriter(const ChartModel& c) : c_(c), x_(c.x), y_(c.y) {
+    x_.px_lo = kPlotX;
+    x_.px_hi = kPlotX + kPlotW;
+    y_.px_lo = kPlotY + kPlotH;
+    y_.px_hi = kPlotY;
+  }
+  std::string render(bool standalone);
+
+ private:
+  void axes();
+  void ceilings(LabelPlacer& placer);
+  void regions(LabelPlacer& placer);
+  double legend();  // returns the bottom of the legend
+  double footer(double top);
+  void text(double x, double y, const std::string& s, const std::string& attrs) {
+    o_ += fmt::format("<text x=\"{}\" y=\"{}\" {}>{}</text>\n", px(x), px(y), attrs, esc(s));
+  }
+
+  const ChartModel& c_;
+  LogAxis x_, y_;
+  std::string o_;
+};
+
+void SvgWriter::axes() {
+  o_ += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#fbfcfd\" "
+                    "stroke=\"#c9ced6\"/>\n", px(kPlotX), px(kPlotY), px(kPlotW), px(kPlotH));
+  o_ += "<g data-role=\"grid\" stroke-width=\"1\">\n";
+  for (double v : x_.minor_ticks()) {
+    o_ += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#eef0f3\"/>\n",
+                      px(x_.to_px(v)), px(kPlotY), px(kPlotY + kPlotH));
+  }
+  for (double v : y_.minor_ticks()) {
+    o_ += fmt::format("<line x1=\"{1}\" y1=\"{0}\" x2=\"{2}\" y2=\"{0}\" stroke=\"#eef0f3\"/>\n",
+                      px(y_.to_px(v)), px(kPlotX), px(kPlotX + kPlotW));
+  }
+  for (double v : x_.decades()) {
+    const double xp = x_.to_px(v);
+    o_ += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#dde1e6\"/>\n",
+                      px(xp), px(kPlotY), px(kPlotY + kPlotH + 5));
+    text(xp, kPlotY + kPlotH + 19, decade_label(v),
+         fmt::format("data-role=\"x-tick\" data-value=\"{}\" text-anchor=\"middle\" fill=\"{}\"",
+                     n(v), kMuted));
+  }
+  for (double v : y_.decades()) {
+    const double yp = y_.to_px(v);
+    o_ += fmt::format("<line x1=\"{1}\" y1=\"{0}\" x2=\"{2}\" y2=\"{0}\" stroke=\"#dde1e6\"/>\n",
+                      px(yp), px(kPlotX - 5), px(kPlotX + kPlotW));
+    text(kPlotX - 8, yp + 4, decade_label(v),
+         fmt::format("data-role=\"y-tick\" data-value=\"{}\" text-anchor=\"end\" fill=\"{}\"",
+                     n(v), kMuted));
+  }
+  o_ += "</g>\n";
+  text(kPlotX + kPlotW / 2, kPlotY + kPlotH + 44, "Arithmetic intensity [FLOP/byte]",
+       fmt::format("data-role=\"x-axis-label\" text-anchor=\"middle\" font-size=\"13\" "
+                   "fill=\"{}\"", kInk));
+  o_ += fmt::format("<text data-role=\"y-axis-label\" transform=\"translate({},{}) rotate(-90)\" "
+                    "text-anchor=\"middle\" font-size=\"13\" fill=\"{}\">Performance "
+                    "[GFLOP/s]</text>\n", px(kPlotX - 54), px(kPlotY + kPlotH / 2), kInk);
+}
+
+void SvgWriter::ceilings(LabelPlacer& placer) {
+  const double top = c_.roofs.empty() ? y_.hi : c_.roofs.front().roof.gflops;
+  double fastest = 0;
+  for (const ChartBandwidth& b : c_.bandwidths) fastest = std::max(fastest, b.gbs);
+  o_ += "<g clip-path=\"url(#rprof-plot)\">\n";
+  for (const ChartBandwidth& b : c_.bandwidths) {
+    // B * I up to the top roof, where the bandwidth stops being the limit.
+    const double i0 = x_.lo, i1 = std::min(x_.hi, top / b.gbs);
+    const double x0 = x_.to_px(i0), y0 = y_.to_px(b.gbs * i0);
+    const double x1 = x_.to_px(i1), y1 = y_.to_px(b.gbs * i1);
+    o_ += fmt::format(
+        "<g data-role=\"bandwidth-ceiling\" data-boundary=\"{}\" data-gbs=\"{}\" "
+        "data-kernel=\"{}\"><title>{} bandwidth {} GB/s ({})</title>\n"
+        "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"2.2\" "
+        "stroke-linecap=\"round\"/></g>\n",
+        boundary_key(b.boundary), n(b.gbs), stream_key(b.kernel), boundary_name(b.boundary),
+        human_number(b.gbs), esc(b.how), px(x0), px(y0), px(x1), px(y1),
+        boundary_colour(b.boundary));
+  }
+  for (size_t k = 0; k < c_.roofs.size(); ++k) {
+    const ChartRoof& r = c_.roofs[k];
+    const double start = fastest > 0 ? std::max(x_.lo, r.roof.gflops / fastest) : x_.lo;
+    const double yp = y_.to_px(r.roof.gflops);
+    o_ += fmt::format(
+        "<g data-role=\"compute-ceiling\" data-label=\"{}\" data-gflops=\"{}\" "
+        "data-applied=\"{}\"><title>{} peak {} GFLOP/s ({})</title>\n"
+        "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"{}\"{}/></g>\n",
+        esc(r.roof.label()), n(r.roof.gflops), r.applied ? "true" : "false",
+        esc(roof_text(r.roof)), human_number(r.roof.gflops), esc(r.how), px(x_.to_px(start)),
+        px(yp), px(kPlotX + kPlotW), px(yp), k == 0 ? kInk : "#6b7280", k == 0 ? "2.4" : "1.6",
+        k == 0 ? "" : " stroke-dasharray=\"6 4\"");
+  }
+  o_ += "</g>\n";
+  // Labels: roofs at the right end above the line; bandwidths along their
+  // line near where it enters the plot.
+  for (const ChartRoof& r : c_.roofs) {
+    const std::string s = fmt::format("{}  {} GFLOP/s", roof_text(r.roof), human_number(r.roof.gflops));
+    const double w = text_width(s, kFont), yp = y_.to_px(r.roof.gflops);
+    const double xr = kPlotX + kPlotW - 6;
+    placer.block({xr - w, yp - 17, w, 15});
+    text(xr, yp - 6, s, fmt::format("data-role=\"ceiling-label\" text-anchor=\"end\" "
+                                    "font-weight=\"600\" fill=\"{}\"", kInk));
+  }
+  const double pxs_per_decade_x = kPlotW / std::log10(x_.hi / x_.lo);
+  const double pxs_per_decade_y = kPlotH / std::log10(y_.hi / y_.lo);
+  const double angle = -std::atan2(pxs_per_decade_y, pxs_per_decade_x) * 180 / M_PI;
+  for (const ChartBandwidth& b : c_.bandwidths) {
+    double i = x_.from_px(kPlotX + 14);
+    if (b.gbs * i < y_.lo) i = y_.lo / b.gbs * 1.15;  // enters through the bottom
+    const double xp = x_.to_px(i), yp = y_.to_px(b.gbs * i);
+    if (xp > kPlotX + kPlotW - 40 || yp < kPlotY + 20) continue;
+    o_ += fmt::format(
+        "<text data-role=\"bandwidth-label\" data-boundary=\"{}\" transform=\"translate({},{}) "
+        "rotate({:.2f})\" fill=\"{}\" font-weight=\"600\">{} {} GB/s</text>\n",
+        boundary_key(b.boundary), px(xp), px(yp - 6), angle, boundary_colour(b.boundary),
+        boundary_name(b.boundary), human_number(b.gbs));
+  }
+  for (const ChartRidge& r : c_.ridges) {
+    const double xp = x_.to_px(r.intensity), yp = y_.to_px(r.gflops);
+    if (!x_.contains(r.intensity)) continue;
+    placer.block({xp - 6, yp - 6, 12, 12});
+    o_ += fmt::format(
+        "<g data-role=\"ridge\" data-boundary=\"{}\" data-intensity=\"{}\" data-gflops=\"{}\" "
+        "data-roof=\"{}\"><title>ridge at {}: I* = {} FLOP/byte ({} GFLOP/s / bandwidth)</title>"
+        "<path d=\"M{} {}l5 5-5 5-5-5z\" fill=\"#ffffff\" stroke=\"{}\" stroke-width=\"2\"/></g>\n",
+        boundary_key(r.boundary), n(r.intensity), n(r.gflops), esc(r.roof_label),
+        boundary_name(r.boundary), human_number(r.intensity), human_number(r.gflops), px(xp),
+        px(yp - 5), boundary_colour(r.boundary));
+  }
+}
+
+void SvgWriter::regions(LabelPlacer& placer) {
+  // Biggest first, so small dots are drawn on top and big ones label first.
+  std::vector<const ChartRegion*> order;
+  for (const ChartRegion& r : c_.regions) order.push_back(&r);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const ChartRegion* a, const ChartRegion* b) { return a->share > b->share; });
+  for (const ChartRegion* r : order) {
+    const double rad = dot_radius(r->share), yp = y_.to_px(r->gflops);
+    for (const ChartPoint& p : r->points) {
+      const double xp = x_.to_px(p.intensity);
+      placer.block({xp - rad, yp - rad, 2 * rad, 2 * rad});
+    }
+    const double xa = x_.to_px(r->points.front().intensity);
+    const double xb = x_.to_px(r->points.back().intensity);
+    if (xb - xa > 2 * rad) placer.block({xa + rad, yp - 2, xb - xa - 2 * rad, 4});
+  }
+  for (const ChartRegion* r : order) {
+    const double rad = dot_radius(r->share), yp = y_.to_px(r->gflops);
+    o_ += fmt::format(
+        "<g data-role=\"region\" data-number=\"{}\" data-region=\"{}\" data-path=\"{}\" "
+        "data-gflops=\"{}\" data-time-s=\"{}\" data-share=\"{}\" data-radius=\"{}\" "
+        "data-limited-by=\"{}\">\n",
+        r->number, esc(r->name), esc(r->path), n(r->gflops), n(r->time_s), n(r->share), n(rad),
+        esc(r->limited_by));
+    if (r->points.size() > 1) {
+      o_ += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#8c939d\" "
+                        "stroke-width=\"1.6\"/>\n", px(x_.to_px(r->points.front().intensity)),
+                        px(yp), px(x_.to_px(r->points.back().intensity)), px(yp));
+    }
+    for (const ChartPoint& p : r->points) {
+      o_ += fmt::format(
+          "<circle data-role=\"point\" data-boundary=\"{}\" data-intensity=\"{}\" "
+          "data-bytes=\"{}\" data-limiting=\"{}\" cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"{}\" "
+          "fill-opacity=\"0.88\" stroke=\"{}\" stroke-width=\"{}\"><title>{} at {}: I = {} "
+          "FLOP/byte{}, {} GFLOP/s, {} GB crossed{}</title></circle>\n",
+          boundary_key(p.boundary), n(p.intensity), n(p.bytes), p.limiting ? "true" : "false",
+          px(x_.to_px(p.intensity)), px(yp), px(rad), boundary_colour(p.boundary),
+          p.limiting ? kInk : "#ffffff", p.limiting ? "2" : "1.2", esc(r->path),
+          boundary_name(p.boundary), human_number(p.intensity), p.approximate ? " (approx.)" : "",
+          human_number(r->gflops), human_number(p.bytes / 1e9),
+          p.limiting ? "; the limiting boundary" : "");
+    }
+    const std::string label = ellipsize(r->name, 28);
+    const double w = text_width(label, kFont), h = kFont + 3;
+    const ChartPoint& anchor = r->points.back();
+    const Placement pl = placer.place(x_.to_px(anchor.intensity), yp, rad, w, h);
+    if (pl.leader) {
+      const double lx = std::clamp(x_.to_px(anchor.intensity), pl.box.x, pl.box.x + pl.box.w);
+      const double ly = std::clamp(yp, pl.box.y, pl.box.y + pl.box.h);
+      o_ += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#9aa1ab\" "
+                        "stroke-width=\"0.8\"/>\n", px(x_.to_px(anchor.intensity)), px(yp),
+                        px(lx), px(ly));
+    }
+    text(pl.x, pl.y, label,
+         fmt::format("data-role=\"label\" data-clean=\"{}\" data-box=\"{} {} {} {}\" "
+                     "fill=\"{}\" stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\" "
+                     "stroke-linejoin=\"round\"", pl.clean ? "true" : "false", px(pl.box.x),
+                     px(pl.box.y), px(pl.box.w), px(pl.box.h), kInk));
+    o_ += "</g>\n";
+  }
+}
+
+double SvgWriter::legend() {
+  double y = kPlotY + 4;
+  o_ += "<g data-role=\"legend\">\n";
+  auto heading = [&](const char* s) {
+    text(kLegendX, y, s, fmt::format("font-weight=\"700\" fill=\"{}\"", kInk));
+    y += 20;
+  };
+  if (!c_.bandwidths.empty()) {
+    heading("Bandwidth per boundary");
+    for (const ChartBandwidth& b : c_.bandwidths) {
+      o_ += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" "
+                        "stroke-width=\"3\"/>\n", px(kLegendX), px(y - 4), px(kLegendX + 22),
+                        px(y - 4), boundary_colour(b.boundary));
+      std::string ridge;
+      for (const ChartRidge& r : c_.ridges) {
+        if (r.boundary == b.boundary && ridge.empty()) ridge = human_number(r.intensity);
+      }
+      text(kLegendX + 30, y, fmt::format("{}  {} GB/s", boundary_name(b.boundary), human_number(b.gbs)),
+           fmt::format("data-role=\"legend-bandwidth\" data-boundary=\"{}\" fill=\"{}\"",
+                       boundary_key(b.boundary), kInk));
+      y += 15;
+      text(kLegendX + 30, y, fmt::format("{} kernel{}", stream_key(b.kernel),
+                                         ridge.empty() ? "" : "; ridge " + ridge + " FLOP/byte"),
+           fmt::format("font-size=\"10.5\" fill=\"{}\"", kMuted));
+      y += 19;
+    }
+    y += 4;
+  }
+  if (!c_.roofs.empty()) {
+    heading("Compute ceilings");
+    for (size_t k = 0; k < c_.roofs.size(); ++k) {
+      o_ += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" "
+                        "stroke-width=\"2.4\"{}/>\n", px(kLegendX), px(y - 4), px(kLegendX + 22),
+                        px(y - 4), k == 0 ? kInk : "#6b7280",
+                        k == 0 ? "" : " stroke-dasharray=\"6 4\"");
+      text(kLegendX + 30, y, fmt::format("{}  {} GFLOP/s", roof_text(c_.roofs[k].roof),
+                                         human_number(c_.roofs[k].roof.gflops)),
+           fmt::format("data-role=\"legend-roof\" fill=\"{}\"", kInk));
+      y += 19;
+    }
+    o_ += fmt::format("<path d=\"M{} {}l5 5-5 5-5-5z\" fill=\"#fff\" stroke=\"{}\" "
+                      "stroke-width=\"2\"/>\n", px(kLegendX + 11), px(y - 9), kMuted);
+    text(kLegendX + 30, y, "ridge I* = roof / bandwidth", fmt::format("fill=\"{}\"", kInk));
+    y += 24;
+  }
+  if (!c_.regions.empty()) {
+    heading("Regions");
+    o_ += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#8c939d\" "
+                      "stroke-width=\"1.6\"/>\n", px(kLegendX), px(y - 4), px(kLegendX + 22), px(y - 4));
+    for (double dx : {0.0, 22.0}) {
+      o_ += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"4\" fill=\"{}\"/>\n", px(kLegendX + dx),
+                        px(y - 4), dx == 0 ? boundary_colour(Boundary::kL1) : boundary_colour(Boundary::kDRAM));
+    }
+    text(kLegendX + 30, y, "one dot per boundary", fmt::format("fill=\"{}\"", kInk));
+    y += 19;
+    o_ += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"5\" fill=\"#c9ced6\" stroke=\"{}\" "
+                      "stroke-width=\"2\"/>\n", px(kLegendX + 11), px(y - 4), kInk);
+    text(kLegendX + 30, y, "limiting boundary", fmt::format("fill=\"{}\"", kInk));
+    y += 19;
+    for (double share : {0.1, 0.5, 1.0}) {
+      const double r = dot_radius(share);
+      o_ += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"#c9ced6\"/>\n",
+                        px(kLegendX + 11), px(y + r - 10), px(r));
+      text(kLegendX + 30, y + r - 6, fmt::format("{:.0f}% of run time", 100 * share),
+           fmt::format("fill=\"{}\"", kInk));
+      y += 2 * r + 6;
+    }
+  }
+  o_ += "</g>\n";
+  return y;
+}
+
+double SvgWriter::footer(double top) {
+  double y = top;
+  o_ += "<g data-role=\"conventions\">\n";
+  for (const std::string& line : c_.conventions) {
+    for (const std::string& l : wrap(line, kWidth - 2 * 24, 11)) {
+      text(24, y, l, fmt::format("font-size=\"11\" fill=\"{}\"", kMuted));
+      y += 15;
+    }
+  }
+  o_ += "</g>\n";
+  return y;
+}
+
+std::string SvgWriter::render(bool standalone) {
+  text(24, 32, c_.title, fmt::format("data-role=\"title\" font-size=\"18\" font-weight=\"700\" "
+                                     "fill=\"{}\"", kInk));
+  text(24, 52, c_.subtitle, fmt::format("data-role=\"subtitle\" fill=\"{}\"", kMuted));
+  o_ += fmt::format("<defs><clipPath id=\"rprof-plot\"><rect x=\"{}\" y=\"{}\" width=\"{}\" "
+                    "height=\"{}\"/></clipPath></defs>\n", px(kPlotX), px(kPlotY), px(kPlotW),
+                    px(kPlotH));
+  axes();
+  LabelPlacer placer({kPlotX + 2, kPlotY + 2, kPlotW - 4, kPlotH - 4});
+  ceilings(placer);
+  regions(placer);
+  // What is missing: in the plot when nothing could be drawn, else above it.
+  double my = c_.regions.empty() ? kPlotY + kPlotH / 2 - 10.0 * static_cast<double>(c_.missing.size()) : 70;
+  for (const std::string& m : c_.missing) {
+    for (const std::string& l : wrap(m, c_.regions.empty() ? kPlotW - 40 : kWidth - 48,
+                                     c_.regions.empty() ? 13 : 11)) {
+      text(c_.regions.empty() ? kPlotX + kPlotW / 2 : 24, my, l,
+           fmt::format("data-role=\"missing\" text-anchor=\"{}\" font-size=\"{}\" fill=\"#9a4a00\"",
+                       c_.regions.empty() ? "middle" : "start", c_.regions.empty() ? 13 : 11));
+      my += c_.regions.empty() ? 19 : 14;
+    }
+  }
+  const double legend_bottom = legend();
+  const double height = footer(std::max(kPlotY + kPlotH + 76, legend_bottom + 12)) + 8;
+  std::string head = standalone ? "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" : "";
+  head += fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} "
+      "{1}\" font-family=\"{2}\" font-size=\"{3}\" data-role=\"roofline-chart\" "
+      "data-x-min=\"{4}\" data-x-max=\"{5}\" data-y-min=\"{6}\" data-y-max=\"{7}\" "
+      "data-ceiling-threads=\"{8}\">\n<title>{9}</title>\n"
+      "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n",
+      px(kWidth), px(height), kFontFamily, kFont, n(c_.x.lo), n(c_.x.hi), n(c_.y.lo), n(c_.y.hi),
+      c_.ceiling_threads, esc(c_.title));
+  return head + o_ + "</svg>\n";
+}
+
+}  // namespace
+
+std::string render_svg(const ChartModel& c, bool standalone) {
+  return SvgWriter(c).render(standalone);
+}
+
+void SvgReporter::write(const Profile& p, const ReportOptions& opt, std::ostream& out) const {
+  out << render_svg(build_chart_model(p, opt), /*standalone=*/true);
+}
+
+}  // namespace rprof
