@@ -43,9 +43,13 @@ std::string date_of(int64_t unix_s) {
   return buf;
 }
 
+// The program's file name and its arguments: the directory says little.
 std::string command_text(const std::vector<std::string>& cmd) {
   std::string s;
-  for (const std::string& a : cmd) s += (s.empty() ? "" : " ") + a;
+  for (const std::string& a : cmd) {
+    s += s.empty() ? a.substr(a.find_last_of('/') == std::string::npos ? 0 : a.find_last_of('/') + 1)
+                   : " " + a;
+  }
   return s.size() > 80 ? s.substr(0, 77) + "..." : s;
 }
 
@@ -217,9 +221,11 @@ ChartModel build_chart_model(const Profile& p, const ReportOptions& opt) {
 
   // Conventions, stated on the chart itself.
   const std::string backend = p.run.backend.empty() ? "time" : p.run.backend;
-  c.subtitle = fmt::format("{} with FLOP counts; backend {}; regions on up to {}",
-                           plural(static_cast<int>(c.regions.size()), "region"), backend,
-                           plural(max_threads, "thread"));
+  c.subtitle = c.regions.empty()
+                   ? fmt::format("no region with FLOP counts; backend {}", backend)
+                   : fmt::format("{} with FLOP counts; backend {}; regions on up to {}",
+                                 plural(static_cast<int>(c.regions.size()), "region"), backend,
+                                 plural(max_threads, "thread"));
   c.conventions.push_back(
       "FMA = 2 FLOPs; GFLOP/s = 1e9 FLOP/s; GB = 1e9 bytes; intensity = FLOPs / bytes "
       "crossing the boundary (L1 = core-L1, L2 = L1-L2, LLC = L2-LLC, DRAM = LLC-DRAM)");

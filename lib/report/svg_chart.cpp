@@ -169,6 +169,12 @@ void SvgWriter::ceilings(LabelPlacer& placer) {
     if (b.gbs * i < y_.lo) i = y_.lo / b.gbs * 1.15;  // enters through the bottom
     const double xp = x_.to_px(i), yp = y_.to_px(b.gbs * i);
     if (xp > kPlotX + kPlotW - 40 || yp < kPlotY + 20) continue;
+    // Keep region labels off this rotated label: small boxes along it.
+    const std::string label = fmt::format("{} {} GB/s", boundary_name(b.boundary), human_number(b.gbs));
+    const double len = text_width(label, kFont), rad = angle * M_PI / 180;
+    for (double t = 0; t <= len; t += 8) {
+      placer.block({xp + t * std::cos(rad) - 5, yp - 6 + t * std::sin(rad) - 9, 10, 12});
+    }
     o_ += fmt::format(
         "<text data-role=\"bandwidth-label\" data-boundary=\"{}\" transform=\"translate({},{}) "
         "rotate({:.2f})\" fill=\"{}\" font-weight=\"600\">{} {} GB/s</text>\n",

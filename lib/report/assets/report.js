@@ -36,13 +36,11 @@
   const status = run.signal ? 'killed by signal ' + run.signal : 'exit status ' + run.exit_code;
   document.getElementById('run-summary').textContent = [
     'backend ' + run.backend,
-    plural(run.processes, 'process').replace('processs', 'processes'),
+    run.processes + (run.processes === 1 ? ' process' : ' processes'),
     plural(run.threads, 'thread') + ' with markers',
     run.wall_time_s > 0 ? 'wall time ' + num(run.wall_time_s) + ' s' : null,
     status,
   ].filter(Boolean).join(' \u00b7 ');
-  const missing = document.getElementById('missing-list');
-  for (const m of data.missing) missing.append(el('li', { text: m }));
 
   // --- region table ----------------------------------------------------
   const regions = data.regions;
@@ -68,13 +66,16 @@
   }
   if (anyFlops) {
     cols.push({ key: 'gflop', head: 'FLOPs [GFLOP]', val: (r) => (r.flops === null ? null : r.flops / 1e9) });
-    cols.push({ key: 'gflops', head: 'Performance [GFLOP/s]', val: (r) => r.gflops });
+    cols.push({ key: 'gflops', head: 'GFLOP/s', val: (r) => r.gflops });
+  }
+  // Bytes per boundary, the intensity there in the tooltip; intensity
+  // columns of their own only when there is no roofline to show it.
+  for (const b of measured) {
+    cols.push({ key: 'bytes-' + b, head: BNAME[b] + ' [GB]', val: (r) => (r.bytes[b] === undefined ? null : r.bytes[b] / 1e9),
+      cell: (r) => (r.bytes[b] === undefined ? null : el('span', { title: r.intensity[b] === undefined ? null : 'I at ' + BNAME[b] + ' = ' + num(r.intensity[b]) + ' FLOP/byte' }, num(r.bytes[b] / 1e9))) });
   }
   for (const b of measured) {
-    cols.push({ key: 'bytes-' + b, head: BNAME[b] + ' [GB]', val: (r) => (r.bytes[b] === undefined ? null : r.bytes[b] / 1e9) });
-  }
-  for (const b of measured) {
-    if (anyFlops) cols.push({ key: 'i-' + b, head: 'I ' + BNAME[b] + ' [FLOP/byte]', val: (r) => (r.intensity[b] === undefined ? null : r.intensity[b]) });
+    if (anyFlops && !anyRoof) cols.push({ key: 'i-' + b, head: 'I ' + BNAME[b] + ' [FLOP/byte]', val: (r) => (r.intensity[b] === undefined ? null : r.intensity[b]) });
   }
   if (anyRoof) {
     cols.push({ key: 'roof', head: 'Roof [GFLOP/s]', val: (r) => (r.roofline ? r.roofline.roof_gflops : null),
@@ -161,7 +162,7 @@
   const entries = [
     ['Command', run.command.length ? run.command.join(' ') : '(saved profile)'],
     ['Backend', run.backend + (run.backend === 'time' ? ' (timing only: no FLOPs or bytes)' : '')],
-    ['Threads', plural(run.threads, 'thread') + ' ran markers' + (roofThreads.length ? '; regions are held against ceilings measured with ' + plural(m ? m.chart_threads : 0, 'thread') + ' on the chart, each region against the count nearest its own in the table' : '')],
+    ['Threads', plural(run.threads, 'thread') + ' ran markers' + (roofThreads.length ? '; the chart uses ceilings measured with ' + plural(m ? m.chart_threads : 0, 'thread') + '; each region in the table is held against the ceilings measured with the thread count nearest its own' : '')],
     ['FLOP rule', c.flops],
     ['Bytes', c.bytes],
     ['Boundaries', BOUNDARIES.map((b) => BNAME[b] + ' = ' + c.boundaries[b]).join('; ')],
