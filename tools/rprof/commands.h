@@ -19,9 +19,9 @@ struct Command {
 
 int cmd_run(const Args& args);     // rprof [options] [--] ./app args...
 int cmd_report(const Args& args);  // rprof report DIR|FILE
+int cmd_merge(const Args& args);   // rprof merge DIR|FILE...
 int cmd_machine(const Args& args); // rprof machine [--quick|--full] [--show]
 int cmd_lab(const Args& args);     // rprof lab --intensity I --bandwidth B [--peak P]
-int cmd_merge(const Args& args);   // rprof merge DIR|FILE...
 int cmd_plot(const Args& args);    // rprof plot PROFILE -o roofline.svg
 int cmd_diff(const Args& args);    // rprof diff BEFORE AFTER
 
