@@ -7,9 +7,17 @@
 #include <ostream>
 
 #include "report/markup.h"
+#include "report/svg_parts.h"
 
 namespace rprof {
 namespace {
+
+constexpr const char* kInk = kSvgInk;
+constexpr const char* kMuted = kSvgMuted;
+std::string n(double v) { return svg_num(v); }
+std::string px(double v) { return svg_px(v); }
+std::string esc(const std::string& s) { return xml_escape(s); }
+std::vector<std::string> wrap(const std::string& t, double w, double f) { return wrap_text(t, w, f); }
 
 // Layout in pixels. The plot is square-ish so that a slope of 1 on log-log
 // axes (a bandwidth line) looks like one.
@@ -17,45 +25,11 @@ constexpr double kWidth = 1000;
 constexpr double kPlotX = 86, kPlotY = 84, kPlotW = 600, kPlotH = 440;
 constexpr double kLegendX = kPlotX + kPlotW + 34;
 constexpr double kFont = 12;  // base font size
+// Labels for the regions with the largest share of time only: beyond this a
+// chart is a cloud of names. The others have their name in a tooltip.
+constexpr size_t kMaxLabels = 30;
 constexpr const char* kFontFamily =
     "system-ui, -apple-system, 'Segoe UI', 'DejaVu Sans', 'Helvetica Neue', Arial, sans-serif";
-constexpr const char* kInk = "#1f2328";
-constexpr const char* kMuted = "#5b6470";
-
-std::string n(double v) { return fmt::format("{:.6g}", v); }      // attributes
-std::string px(double v) { return fmt::format("{:.1f}", v); }     // coordinates
-std::string esc(const std::string& s) { return xml_escape(s); }
-
-std::string roof_text(const ComputeRoof& r) {
-  std::string mix = r.mix == FlopMix::kFma ? "FMA" : r.mix == FlopMix::kAddMul ? "add/mul"
-                                                                               : "FMA+add";
-  const std::string w = r.width == Width::kScalar ? "scalar" : std::string(width_name(r.width)) + "-bit";
-  return fmt::format("{} {} {}", precision_name(r.precision), w, mix);
-}
-
-// Splits text into lines no wider than `width` pixels.
-std::vector<std::string> wrap(const std::string& text, double width, double font) {
-  std::vector<std::string> lines;
-  std::string line, word;
-  auto flush_word = [&] {
-    if (word.empty()) return;
-    const std::string cand = line.empty() ? word : line + " " + word;
-    if (!line.empty() && text_width(cand, font) > width) {
-      lines.push_back(line);
-      line = word;
-    } else {
-      line = cand;
-    }
-    word.clear();
-  };
-  for (char ch : text) {
-    if (ch == ' ') flush_word(); else word += ch;
-  }
-  flush_word();
-  if (!line.empty()) lines.push_back(line);
-  return lines;
-}
-
 class SvgWriter {
  public:
   explicit SvgWriter(const ChartModel& c) : c_(c), x_(c.x), y_(c.y) {
@@ -70,10 +44,8 @@ class SvgWriter {
   void axes();
   void ceilings(LabelPlacer& placer);
   void regions(LabelPlacer& placer);
-  double legend();  // returns the bottom of the legend
-  double footer(double top);
   void text(double x, double y, const std::string& s, const std::string& attrs) {
-    o_ += fmt::format("<text x=\"{}\" y=\"{}\" {}>{}</text>\n", px(x), px(y), attrs, esc(s));
+    svg_text(o_, x, y, s, attrs);
   }
 
   const ChartModel& c_;
@@ -164,22 +136,40 @@ void SvgWriter::ceilings(LabelPlacer& placer) {
   const double pxs_per_decade_x = kPlotW / std::log10(x_.hi / x_.lo);
   const double pxs_per_decade_y = kPlotH / std::log10(y_.hi / y_.lo);
   const double angle = -std::atan2(pxs_per_decade_y, pxs_per_decade_x) * 180 / M_PI;
+  // Bandwidth labels along their lines, near where each enters the plot,
+  // moved along the line until it clears the labels already placed.
+  const double rad = angle * M_PI / 180;
+  std::vector<Box> bw_boxes;
   for (const ChartBandwidth& b : c_.bandwidths) {
-    double i = x_.from_px(kPlotX + 14);
-    if (b.gbs * i < y_.lo) i = y_.lo / b.gbs * 1.15;  // enters through the bottom
-    const double xp = x_.to_px(i), yp = y_.to_px(b.gbs * i);
-    if (xp > kPlotX + kPlotW - 40 || yp < kPlotY + 20) continue;
-    // Keep region labels off this rotated label: small boxes along it.
     const std::string label = fmt::format("{} {} GB/s", boundary_name(b.boundary), human_number(b.gbs));
-    const double len = text_width(label, kFont), rad = angle * M_PI / 180;
-    for (double t = 0; t <= len; t += 8) {
-      placer.block({xp + t * std::cos(rad) - 5, yp - 6 + t * std::sin(rad) - 9, 10, 12});
+    const double len = text_width(label, kFont);
+    for (int k = 0; k < 16; ++k) {
+      double i = x_.from_px(kPlotX + 14 + 30 * k);
+      if (b.gbs * i < y_.lo) i = y_.lo / b.gbs * std::pow(1.15, k + 1);  // enters at the bottom
+      const double xp = x_.to_px(i), yp = y_.to_px(b.gbs * i);
+      if (xp + len * std::cos(rad) > kPlotX + kPlotW - 10 || yp + len * std::sin(rad) < kPlotY + 10) {
+        break;  // the line leaves the plot before the label ends
+      }
+      std::vector<Box> boxes;  // small boxes along the rotated text
+      for (double t = 0; t <= len; t += 8) {
+        boxes.push_back({xp + t * std::cos(rad) - 5, yp - 6 + t * std::sin(rad) - 9, 10, 12});
+      }
+      bool clear = true;
+      for (const Box& a : boxes) {
+        for (const Box& o : bw_boxes) clear &= !a.overlaps(o);
+      }
+      if (!clear) continue;
+      for (const Box& a : boxes) {
+        bw_boxes.push_back(a);
+        placer.block(a);
+      }
+      o_ += fmt::format(
+          "<text data-role=\"bandwidth-label\" data-boundary=\"{}\" transform=\"translate({},{}) "
+          "rotate({:.2f})\" fill=\"{}\" font-weight=\"600\">{}</text>\n",
+          boundary_key(b.boundary), px(xp), px(yp - 6), angle, boundary_colour(b.boundary),
+          esc(label));
+      break;
     }
-    o_ += fmt::format(
-        "<text data-role=\"bandwidth-label\" data-boundary=\"{}\" transform=\"translate({},{}) "
-        "rotate({:.2f})\" fill=\"{}\" font-weight=\"600\">{} {} GB/s</text>\n",
-        boundary_key(b.boundary), px(xp), px(yp - 6), angle, boundary_colour(b.boundary),
-        boundary_name(b.boundary), human_number(b.gbs));
   }
   for (const ChartRidge& r : c_.ridges) {
     const double xp = x_.to_px(r.intensity), yp = y_.to_px(r.gflops);
@@ -211,6 +201,7 @@ void SvgWriter::regions(LabelPlacer& placer) {
     const double xb = x_.to_px(r->points.back().intensity);
     if (xb - xa > 2 * rad) placer.block({xa + rad, yp - 2, xb - xa - 2 * rad, 4});
   }
+  size_t labelled = 0;
   for (const ChartRegion* r : order) {
     const double rad = dot_radius(r->share), yp = y_.to_px(r->gflops);
     o_ += fmt::format(
@@ -237,6 +228,10 @@ void SvgWriter::regions(LabelPlacer& placer) {
           human_number(r->gflops), human_number(p.bytes / 1e9),
           p.limiting ? "; the limiting boundary" : "");
     }
+    if (labelled++ >= kMaxLabels) {
+      o_ += fmt::format("<title>{}</title>\n</g>\n", esc(r->path));
+      continue;
+    }
     const std::string label = ellipsize(r->name, 28);
     const double w = text_width(label, kFont), h = kFont + 3;
     const ChartPoint& anchor = r->points.back();
@@ -255,91 +250,6 @@ void SvgWriter::regions(LabelPlacer& placer) {
                      px(pl.box.y), px(pl.box.w), px(pl.box.h), kInk));
     o_ += "</g>\n";
   }
-}
-
-double SvgWriter::legend() {
-  double y = kPlotY + 4;
-  o_ += "<g data-role=\"legend\">\n";
-  auto heading = [&](const char* s) {
-    text(kLegendX, y, s, fmt::format("font-weight=\"700\" fill=\"{}\"", kInk));
-    y += 20;
-  };
-  if (!c_.bandwidths.empty()) {
-    heading("Bandwidth per boundary");
-    for (const ChartBandwidth& b : c_.bandwidths) {
-      o_ += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" "
-                        "stroke-width=\"3\"/>\n", px(kLegendX), px(y - 4), px(kLegendX + 22),
-                        px(y - 4), boundary_colour(b.boundary));
-      std::string ridge;
-      for (const ChartRidge& r : c_.ridges) {
-        if (r.boundary == b.boundary && ridge.empty()) ridge = human_number(r.intensity);
-      }
-      text(kLegendX + 30, y, fmt::format("{}  {} GB/s", boundary_name(b.boundary), human_number(b.gbs)),
-           fmt::format("data-role=\"legend-bandwidth\" data-boundary=\"{}\" fill=\"{}\"",
-                       boundary_key(b.boundary), kInk));
-      y += 15;
-      text(kLegendX + 30, y, fmt::format("{} kernel{}", stream_key(b.kernel),
-                                         ridge.empty() ? "" : "; ridge " + ridge + " FLOP/byte"),
-           fmt::format("font-size=\"10.5\" fill=\"{}\"", kMuted));
-      y += 19;
-    }
-    y += 4;
-  }
-  if (!c_.roofs.empty()) {
-    heading("Compute ceilings");
-    for (size_t k = 0; k < c_.roofs.size(); ++k) {
-      o_ += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" "
-                        "stroke-width=\"2.4\"{}/>\n", px(kLegendX), px(y - 4), px(kLegendX + 22),
-                        px(y - 4), k == 0 ? kInk : "#6b7280",
-                        k == 0 ? "" : " stroke-dasharray=\"6 4\"");
-      text(kLegendX + 30, y, fmt::format("{}  {} GFLOP/s", roof_text(c_.roofs[k].roof),
-                                         human_number(c_.roofs[k].roof.gflops)),
-           fmt::format("data-role=\"legend-roof\" fill=\"{}\"", kInk));
-      y += 19;
-    }
-    o_ += fmt::format("<path d=\"M{} {}l5 5-5 5-5-5z\" fill=\"#fff\" stroke=\"{}\" "
-                      "stroke-width=\"2\"/>\n", px(kLegendX + 11), px(y - 9), kMuted);
-    text(kLegendX + 30, y, "ridge I* = roof / bandwidth", fmt::format("fill=\"{}\"", kInk));
-    y += 24;
-  }
-  if (!c_.regions.empty()) {
-    heading("Regions");
-    o_ += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#8c939d\" "
-                      "stroke-width=\"1.6\"/>\n", px(kLegendX), px(y - 4), px(kLegendX + 22), px(y - 4));
-    for (double dx : {0.0, 22.0}) {
-      o_ += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"4\" fill=\"{}\"/>\n", px(kLegendX + dx),
-                        px(y - 4), dx == 0 ? boundary_colour(Boundary::kL1) : boundary_colour(Boundary::kDRAM));
-    }
-    text(kLegendX + 30, y, "one dot per boundary", fmt::format("fill=\"{}\"", kInk));
-    y += 19;
-    o_ += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"5\" fill=\"#c9ced6\" stroke=\"{}\" "
-                      "stroke-width=\"2\"/>\n", px(kLegendX + 11), px(y - 4), kInk);
-    text(kLegendX + 30, y, "limiting boundary", fmt::format("fill=\"{}\"", kInk));
-    y += 19;
-    for (double share : {0.1, 0.5, 1.0}) {
-      const double r = dot_radius(share);
-      o_ += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"#c9ced6\"/>\n",
-                        px(kLegendX + 11), px(y + r - 10), px(r));
-      text(kLegendX + 30, y + r - 6, fmt::format("{:.0f}% of run time", 100 * share),
-           fmt::format("fill=\"{}\"", kInk));
-      y += 2 * r + 6;
-    }
-  }
-  o_ += "</g>\n";
-  return y;
-}
-
-double SvgWriter::footer(double top) {
-  double y = top;
-  o_ += "<g data-role=\"conventions\">\n";
-  for (const std::string& line : c_.conventions) {
-    for (const std::string& l : wrap(line, kWidth - 2 * 24, 11)) {
-      text(24, y, l, fmt::format("font-size=\"11\" fill=\"{}\"", kMuted));
-      y += 15;
-    }
-  }
-  o_ += "</g>\n";
-  return y;
 }
 
 std::string SvgWriter::render(bool standalone) {
@@ -364,8 +274,9 @@ std::string SvgWriter::render(bool standalone) {
       my += c_.regions.empty() ? 19 : 14;
     }
   }
-  const double legend_bottom = legend();
-  const double height = footer(std::max(kPlotY + kPlotH + 76, legend_bottom + 12)) + 8;
+  const double legend_bottom = svg_legend(c_, kLegendX, kPlotY + 4, o_);
+  const double height =
+      svg_footer(c_.conventions, 24, std::max(kPlotY + kPlotH + 76, legend_bottom + 12), kWidth - 48, o_) + 8;
   std::string head = standalone ? "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" : "";
   head += fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} "

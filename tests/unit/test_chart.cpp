@@ -277,6 +277,23 @@ TEST_CASE("svg: ceilings, dots and labels carry their numbers; names are escaped
   CHECK_FALSE(parse(boxes[0]).overlaps(parse(boxes[1])));
 }
 
+TEST_CASE("svg: many regions, labels for the 30 longest only, every one a dot") {
+  const Machine m = rprof::test::synthetic_machine();
+  std::vector<Region> regions;
+  for (int i = 0; i < 45; ++i) {
+    regions.push_back(counted_region({"r" + std::to_string(i)}, 0.01 * (i + 1), 1e9 * (i + 1), "256",
+                                     {1e9 * (i + 2), 0, 0, 0}));
+  }
+  ReportOptions opt;
+  opt.machine = &m;
+  const std::string svg = render_svg(build_chart_model(rprof::test::profile_of(regions, 20), opt), true);
+  CHECK(count(svg, "data-role=\"region\"") == 45);
+  CHECK(count(svg, "data-role=\"label\"") == 30);
+  CHECK(svg.find(">r44</text>") != std::string::npos);  // the longest is labelled
+  CHECK(svg.find(">r0</text>") == std::string::npos);   // the shortest only in a tooltip
+  CHECK(svg.find("<title>r0</title>") != std::string::npos);
+}
+
 TEST_CASE("html data: regions, roofline, conventions and verdicts when a source is plugged in") {
   const Machine m = rprof::test::synthetic_machine();
   const Profile p = sample_profile();
