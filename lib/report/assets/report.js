@@ -62,11 +62,25 @@
   if (anyShare) {
     cols.push({ key: 'share', head: '% of run', val: (r) => r.percent_of_run,
       cell: (r) => el('span', {}, num(r.percent_of_run),
-        el('span', { class: 'bar', style: 'width:' + Math.round(Math.min(100, r.percent_of_run) * 0.5) + 'px' })) });
+        el('span', { class: 'bar', style: 'width:' + Math.round(Math.min(100, r.percent_of_run) * 0.4) + 'px' })) });
   }
   if (anyFlops) {
-    cols.push({ key: 'gflop', head: 'FLOPs [GFLOP]', val: (r) => (r.flops === null ? null : r.flops / 1e9) });
+    cols.push({ key: 'gflop', head: 'GFLOP', val: (r) => (r.flops === null ? null : r.flops / 1e9) });
     cols.push({ key: 'gflops', head: 'GFLOP/s', val: (r) => r.gflops });
+  }
+  if (anyRoof) {
+    cols.push({ key: 'bound', head: 'Bound [GFLOP/s]', val: (r) => (r.roofline ? r.roofline.bound_gflops : null),
+      cell: (r) => (r.roofline ? el('span', { title: 'roof: ' + r.roofline.roof_label + ', ' + num(r.roofline.roof_gflops) + ' GFLOP/s' }, num(r.roofline.bound_gflops)) : null) });
+    cols.push({ key: 'fraction', head: '% of bound', val: (r) => (r.roofline ? 100 * r.roofline.fraction_of_bound : null) });
+    cols.push({ key: 'limit', head: 'Limited by', cls: 'left',
+      val: (r) => (r.roofline ? (r.roofline.limited_by === 'compute' ? 'compute' : 'memory ' + BNAME[r.roofline.limiting]) : null),
+      cell: (r) => {
+        if (!r.roofline) return null;
+        if (r.roofline.limited_by === 'compute') return el('span', { text: 'compute' });
+        const b = r.roofline.limiting;
+        return el('span', { title: 'I at ' + BNAME[b] + ' = ' + num(limitingI(r)) + ' FLOP/byte' },
+          el('span', { class: 'swatch', style: 'background:var(--' + b + ')' }), 'memory (' + BNAME[b] + ')');
+      } });
   }
   // Bytes per boundary, the intensity there in the tooltip; intensity
   // columns of their own only when there is no roofline to show it.
@@ -76,21 +90,6 @@
   }
   for (const b of measured) {
     if (anyFlops && !anyRoof) cols.push({ key: 'i-' + b, head: 'I ' + BNAME[b] + ' [FLOP/byte]', val: (r) => (r.intensity[b] === undefined ? null : r.intensity[b]) });
-  }
-  if (anyRoof) {
-    cols.push({ key: 'roof', head: 'Roof [GFLOP/s]', val: (r) => (r.roofline ? r.roofline.roof_gflops : null),
-      cell: (r) => (r.roofline ? el('span', { title: r.roofline.roof_label }, num(r.roofline.roof_gflops)) : null) });
-    cols.push({ key: 'bound', head: 'Bound [GFLOP/s]', val: (r) => (r.roofline ? r.roofline.bound_gflops : null) });
-    cols.push({ key: 'fraction', head: '% of bound', val: (r) => (r.roofline ? 100 * r.roofline.fraction_of_bound : null) });
-    cols.push({ key: 'limit', head: 'Limited by', cls: 'name',
-      val: (r) => (r.roofline ? (r.roofline.limited_by === 'compute' ? 'compute' : 'memory ' + BNAME[r.roofline.limiting]) : null),
-      cell: (r) => {
-        if (!r.roofline) return null;
-        if (r.roofline.limited_by === 'compute') return el('span', { text: 'compute' });
-        const b = r.roofline.limiting;
-        return el('span', {}, el('span', { class: 'swatch', style: 'background:var(--' + b + ')' }),
-          'memory (' + BNAME[b] + ', I = ' + num(limitingI(r)) + ' FLOP/byte)');
-      } });
   }
   if (anyVerdict) {
     cols.push({ key: 'verdict', head: 'Verdict', cls: 'verdict', val: (r) => (r.verdict ? r.verdict.summary : null),
