@@ -57,7 +57,7 @@ struct ChartRegion {
   std::string roof_label;
   double roof_gflops = 0, bound = 0, fraction = 0;
   std::string limited_by;  // "compute" or "memory (DRAM)"
-  std::optional<VerdictView> verdict;
+  std::optional<Verdict> verdict;
   std::vector<std::string> notes;
 };
 

@@ -7,6 +7,7 @@
 #include "report/html_report.h"
 #include "report/roofline_report.h"
 #include "report/svg_chart.h"
+#include "report/verdict_report.h"
 #include "report/text_report.h"
 
 namespace rprof {
@@ -25,6 +26,7 @@ void JsonReporter::write(const Profile& p, const ReportOptions& opt,
                          std::ostream& out) const {
   nlohmann::json doc = profile_to_json(p);
   add_roofline_json(doc, p, opt);
+  add_verdict_json(doc, p, opt);
   // Invalid UTF-8 in names is replaced (U+FFFD) rather than failing the dump.
   out << doc.dump(2, ' ', false,
                                  nlohmann::json::error_handler_t::replace)

@@ -6,6 +6,7 @@
 
 #include "report/chart_scale.h"
 #include "report/table.h"
+#include "report/verdict_report.h"
 
 namespace rprof {
 namespace {
@@ -45,7 +46,7 @@ std::string run_line(const DiffRun& r) {
                                          : "");
 }
 
-std::string verdict_text(const std::optional<VerdictView>& v) {
+std::string verdict_text(const std::optional<Verdict>& v) {
   if (!v) return "-";
   std::string s = v->summary;
   for (const VerdictFlag& f : v->flags) s += " [" + f.name + "]";
@@ -79,12 +80,7 @@ json change_json(const Change& c) {
           {"ratio", opt(c.ratio())}};
 }
 
-json verdict_json(const std::optional<VerdictView>& v) {
-  if (!v) return nullptr;
-  json flags = json::array();
-  for (const VerdictFlag& f : v->flags) flags.push_back({{"name", f.name}, {"reason", f.reason}});
-  return {{"summary", v->summary}, {"flags", flags}};
-}
+json verdict_or_null(const std::optional<Verdict>& v) { return v ? verdict_json(*v) : json(nullptr); }
 
 json run_json(const DiffRun& r) {
   const RunInfo& run = r.profile->run;
@@ -137,10 +133,12 @@ void write_diff_text(const ProfileDiff& d, const DiffRun& before, const DiffRun&
       t.add_row({"  Limited by", r.limited_before.value_or("-"), r.limited_after.value_or("-"),
                  r.limited_before == r.limited_after ? "unchanged" : "changed", ""});
     }
-    if (r.verdict_before || r.verdict_after) {
-      t.add_row({"  Verdict", verdict_text(r.verdict_before), verdict_text(r.verdict_after), "", ""});
-    }
     out << t.render();
+    // Verdicts are sentences: under the table, not in a column.
+    if (r.verdict_before || r.verdict_after) {
+      out << "  Verdict before: " << verdict_text(r.verdict_before) << "\n"
+          << "  Verdict after:  " << verdict_text(r.verdict_after) << "\n";
+    }
   }
   if (matched == 0) out << "\nNo region is in both runs (regions are matched by path).\n";
   if (!only_before.empty()) out << "\nOnly in before (matched by path):\n" << only_before;
@@ -173,8 +171,8 @@ json diff_to_json(const ProfileDiff& d, const DiffRun& before, const DiffRun& af
                        {"bound_gflops", change_json(r.bound_gflops)},
                        {"limited_by", {{"before", text(r.limited_before)},
                                        {"after", text(r.limited_after)}}},
-                       {"verdict", {{"before", verdict_json(r.verdict_before)},
-                                    {"after", verdict_json(r.verdict_after)}}}});
+                       {"verdict", {{"before", verdict_or_null(r.verdict_before)},
+                                    {"after", verdict_or_null(r.verdict_after)}}}});
   }
   return {{"format", "rprof-diff"},
           {"schema_version", 1},

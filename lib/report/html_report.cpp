@@ -10,6 +10,7 @@
 #include "report/report_assets.h"
 #include "report/roofline_report.h"
 #include "report/svg_chart.h"
+#include "report/verdict_report.h"
 
 namespace rprof {
 namespace {
@@ -85,10 +86,8 @@ json region_data(const Region& r, const Profile& p, const ReportOptions& opt, in
   }
   j["verdict"] = nullptr;
   if (opt.verdicts) {
-    if (std::optional<VerdictView> v = opt.verdicts(r, rr && rr->valid ? &*rr : nullptr)) {
-      json flags = json::array();
-      for (const VerdictFlag& f : v->flags) flags.push_back({{"name", f.name}, {"reason", f.reason}});
-      j["verdict"] = {{"summary", v->summary}, {"flags", flags}};
+    if (std::optional<Verdict> v = opt.verdicts(r, rr && rr->valid ? &*rr : nullptr)) {
+      j["verdict"] = verdict_json(*v);  // summary, direction, flags with reasons
     }
   }
   return j;

@@ -14,7 +14,7 @@ struct Side {
   std::optional<double> calls, time_s, flops, gflops, declared_flops, declared_bytes, bound;
   std::optional<double> bytes[4], intensity[4];
   std::optional<std::string> limited;
-  std::optional<VerdictView> verdict;
+  std::optional<Verdict> verdict;
 };
 
 Side side_of(const Region& r, const ReportOptions& opt) {

@@ -44,7 +44,7 @@ struct RegionDiff {
   std::vector<BoundaryDiff> boundaries;   // measured in either run, L1 first
   Change bound_gflops;                    // with ceilings
   std::optional<std::string> limited_before, limited_after;  // "compute", "memory (DRAM)"
-  std::optional<VerdictView> verdict_before, verdict_after;
+  std::optional<Verdict> verdict_before, verdict_after;
 };
 
 struct ProfileDiff {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "report/roofline_report.h"
+#include "report/verdict_report.h"
 #include "report/table.h"
 
 namespace rprof {
@@ -143,6 +144,7 @@ void TextReporter::write(const Profile& p, const ReportOptions& opt,
     out << "Declared work is what rprof_work() stated (FMA = 2 FLOPs; GB = 1e9 bytes).\n";
   }
   write_roofline_text(p, opt, out);
+  write_verdict_text(p, opt, out);
   if (!p.errors.empty()) {
     out << "\nMarker errors (other regions are unaffected):\n";
     for (const MarkerError& e : p.errors) out << error_line(e) << "\n";

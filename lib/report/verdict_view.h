@@ -1,33 +1,25 @@
-// What a report shows of a region's verdict: a one-line summary and flags,
-// each with a one-line reason. The verdict logic (lib/roofline, "Verdicts")
-// fills it through ReportOptions::verdicts; the writers only display it, and
-// show nothing where no source is plugged in or it returns nullopt.
+// How the chart, the HTML report and rprof diff get a region's verdict
+// (roofline/classify.h): through ReportOptions::verdicts, so the writers do
+// not decide how verdicts are made and tests can supply their own. Where no
+// source is set, or it returns nullopt, no verdict is shown.
 #ifndef RPROF_REPORT_VERDICT_VIEW_H_
 #define RPROF_REPORT_VERDICT_VIEW_H_
 
 #include <functional>
 #include <optional>
-#include <string>
-#include <vector>
+
+#include "roofline/classify.h"
 
 namespace rprof {
 
-struct Region;
-struct RegionRoofline;
-
-struct VerdictFlag {
-  std::string name;    // "latency-bound", "low-vectorization", ...
-  std::string reason;  // one line citing the numbers, with units
-};
-
-struct VerdictView {
-  std::string summary;  // e.g. "memory-bound at DRAM, 92% of the roof"
-  std::vector<VerdictFlag> flags;
-};
-
 // The roofline is null when the region has none (no machine, no FLOPs).
 using VerdictSource =
-    std::function<std::optional<VerdictView>(const Region&, const RegionRoofline*)>;
+    std::function<std::optional<Verdict>(const Region&, const RegionRoofline*)>;
+
+// The classifier's verdicts (classify()) against this machine (may be null):
+// none for the [program] region, none when nothing could be said (bound
+// unknown and no flags).
+VerdictSource classified_verdicts(const Machine* machine);
 
 }  // namespace rprof
 

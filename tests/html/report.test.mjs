@@ -105,6 +105,8 @@ test('the table lists every region, with units in the headings', async () => {
   const daxpyRow = page.locator('#regions-body tr[data-region="daxpy"]');
   assert.ok(close(Number(await daxpyRow.locator('td[data-col="gflops"]').getAttribute('data-value')), 2e9 / 1.5 / 1e9));
   assert.match(await daxpyRow.locator('td[data-col="limit"]').innerText(), /memory \(DRAM/);
+  // The classifier's verdict, with its numbers (roofline/classify.h).
+  assert.match(await daxpyRow.locator('td[data-col="verdict"]').innerText(), /memory-bound at DRAM/);
 });
 
 test('sorting by time puts the longest region first, then last', async () => {
@@ -211,7 +213,7 @@ test('verdicts show with their flags and reasons when the data has them', async 
   const data = JSON.parse(m[2]);
   data.verdicts_available = true;
   const d = data.regions.find((r) => r.name === 'daxpy');
-  d.verdict = { summary: 'memory-bound at DRAM', flags: [{ name: 'latency-bound', reason: 'reason with 1.2 outstanding misses' }] };
+  d.verdict = { summary: 'memory-bound at DRAM', direction: 'move fewer bytes', flags: [{ name: 'latency-bound', reason: 'reason with 1.2 outstanding misses', direction: 'more misses in flight' }] };
   const file = path.join(work, 'verdicts.html');
   fs.writeFileSync(file, html.replace(m[0], m[1] + JSON.stringify(data).replace(/</g, '\\u003c') + m[3]));
   await page.goto('file://' + file);
@@ -219,6 +221,8 @@ test('verdicts show with their flags and reasons when the data has them', async 
   assert.match(await cell.innerText(), /memory-bound at DRAM/);
   assert.equal(await cell.locator('.flag').getAttribute('data-flag'), 'latency-bound');
   assert.match(await cell.innerText(), /1\.2 outstanding misses/);
+  assert.match(await cell.innerText(), /move fewer bytes/);
+  assert.match(await cell.innerText(), /more misses in flight/);
   assert.deepEqual(errors, []);
 });
 

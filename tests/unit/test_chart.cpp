@@ -317,15 +317,19 @@ TEST_CASE("html data: regions, roofline, conventions and verdicts when a source 
   CHECK(d["conventions"]["flops"].get<std::string>().find("FMA = 2 FLOPs") != std::string::npos);
 
   // A verdict source (the Verdicts issue plugs one in) shows in the data.
-  opt.verdicts = [](const Region& r, const RegionRoofline* rr) -> std::optional<VerdictView> {
+  opt.verdicts = [](const Region& r, const RegionRoofline* rr) -> std::optional<Verdict> {
     if (rr == nullptr) return std::nullopt;
-    return VerdictView{r.name + " verdict", {{"too-short", "because " + r.name}}};
+    Verdict v;
+    v.summary = r.name + " verdict";
+    v.flags.push_back({"too-short", "because " + r.name, "run longer"});
+    return v;
   };
   c = build_chart_model(p, opt);
   d = html_report_data(p, opt, c);
   CHECK(d["verdicts_available"] == true);
   CHECK(d["regions"][0]["verdict"]["summary"] == "stream verdict");
   CHECK(d["regions"][0]["verdict"]["flags"][0]["reason"] == "because stream");
+  CHECK(d["regions"][0]["verdict"]["flags"][0]["direction"] == "run longer");
   CHECK(d["regions"][2]["verdict"].is_null());  // no roofline, no verdict
   REQUIRE(c.regions[0].verdict.has_value());
 

@@ -107,8 +107,10 @@ TEST_CASE("diff: bounds and verdicts when a machine and a verdict source are giv
   const Machine m = rprof::test::synthetic_machine();
   ReportOptions opt;
   opt.machine = &m;
-  opt.verdicts = [](const Region& r, const RegionRoofline*) -> std::optional<VerdictView> {
-    return VerdictView{r.time_s > 0.8 ? "slow" : "fast", {}};
+  opt.verdicts = [](const Region& r, const RegionRoofline*) -> std::optional<Verdict> {
+    Verdict v;
+    v.summary = r.time_s > 0.8 ? "slow" : "fast";
+    return v;
   };
   const ProfileDiff d = diff_profiles(unfused(), fused(), opt);
   const RegionDiff* sweep = find(d, "sweep");
@@ -118,6 +120,10 @@ TEST_CASE("diff: bounds and verdicts when a machine and a verdict source are giv
   CHECK(sweep->limited_before == std::optional<std::string>("memory (DRAM)"));
   CHECK(sweep->verdict_before->summary == "slow");
   CHECK(sweep->verdict_after->summary == "fast");
+  std::ostringstream text;
+  const Profile b = unfused(), a = fused();
+  write_diff_text(d, {"u", &b}, {"f", &a}, text);
+  CHECK(text.str().find("  Verdict before: slow\n  Verdict after:  fast\n") != std::string::npos);
 }
 
 TEST_CASE("diff writers: units on every number, JSON with ratios and one-sided regions") {

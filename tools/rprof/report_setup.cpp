@@ -17,6 +17,6 @@ void load_report_machine(const std::vector<const Profile*>& profiles,
   opt.machine_notes = mc.notes;
 }
 
-void attach_verdicts(ReportOptions& opt) { opt.verdicts = nullptr; }
+void attach_verdicts(ReportOptions& opt) { opt.verdicts = classified_verdicts(opt.machine); }
 
 }  // namespace rprof

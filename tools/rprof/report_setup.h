@@ -20,9 +20,8 @@ void load_report_machine(const std::vector<const Profile*>& profiles,
                          const std::string& machine_file, std::optional<Machine>& storage,
                          ReportOptions& opt);
 
-// Plugs the verdicts into opt.verdicts. The verdict logic ("Verdicts: what
-// limits each region") is not in this build yet: this leaves opt.verdicts
-// empty, and every writer then shows no verdict column.
+// Plugs the classifier's verdicts (roofline/classify.h) into opt.verdicts,
+// against opt.machine: call it after the machine is set.
 void attach_verdicts(ReportOptions& opt);
 
 }  // namespace rprof

@@ -82,6 +82,19 @@
           el('span', { class: 'swatch', style: 'background:var(--' + b + ')' }), 'memory (' + BNAME[b] + ')');
       } });
   }
+  if (anyVerdict) {
+    cols.push({ key: 'verdict', head: 'Verdict', cls: 'verdict', val: (r) => (r.verdict ? r.verdict.summary : null),
+      cell: (r) => {
+        if (!r.verdict) return null;
+        const box = el('div', { 'data-testid': 'verdict' }, el('div', { text: r.verdict.summary }));
+        if (r.verdict.direction) box.append(el('span', { class: 'reason', text: '\u2192 ' + r.verdict.direction }));
+        for (const f of r.verdict.flags) {
+          box.append(el('span', { class: 'flag', title: f.reason, 'data-flag': f.name, text: f.name }));
+          box.append(el('span', { class: 'reason', text: f.reason + (f.direction ? ' \u2192 ' + f.direction : '') }));
+        }
+        return box;
+      } });
+  }
   // Bytes per boundary, the intensity there in the tooltip; intensity
   // columns of their own only when there is no roofline to show it.
   for (const b of measured) {
@@ -90,18 +103,6 @@
   }
   for (const b of measured) {
     if (anyFlops && !anyRoof) cols.push({ key: 'i-' + b, head: 'I ' + BNAME[b] + ' [FLOP/byte]', val: (r) => (r.intensity[b] === undefined ? null : r.intensity[b]) });
-  }
-  if (anyVerdict) {
-    cols.push({ key: 'verdict', head: 'Verdict', cls: 'verdict', val: (r) => (r.verdict ? r.verdict.summary : null),
-      cell: (r) => {
-        if (!r.verdict) return null;
-        const box = el('div', { 'data-testid': 'verdict' }, el('div', { text: r.verdict.summary }));
-        for (const f of r.verdict.flags) {
-          box.append(el('span', { class: 'flag', title: f.reason, 'data-flag': f.name, text: f.name }));
-          box.append(el('span', { class: 'reason', text: f.reason }));
-        }
-        return box;
-      } });
   }
   document.getElementById('verdict-note').textContent = anyVerdict ? ''
     : data.verdicts_available ? 'No region has a verdict.' : 'Verdicts are not computed by this build of rprof.';

@@ -1,0 +1,235 @@
+#include "roofline/classify.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace rprof {
+namespace {
+
+std::string pct(double f) { return fmt::format("{:.0f}%", 100 * f); }
+std::string g(double v) { return fmt::format("{:.3g}", v); }
+
+// The latency level behind a boundary: misses across DRAM wait for DRAM, etc.
+const char* latency_level(Boundary b) {
+  switch (b) {
+    case Boundary::kL1: return "L1";
+    case Boundary::kL2: return "L2";
+    case Boundary::kLLC: return "L3";
+    case Boundary::kDRAM: return "DRAM";
+  }
+  return "DRAM";
+}
+
+std::optional<double> latency_ns(const Machine& m, Boundary b, int threads) {
+  for (int t : {threads, 1}) {
+    const CeilingSet* set = m.nearest(t);
+    if (set == nullptr) continue;
+    for (const LatencyCeiling& l : set->latency) {
+      if (l.level == latency_level(b) || (b == Boundary::kLLC && l.level == "LLC")) {
+        if (l.ns > 0) return l.ns;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+int line_bytes(const Machine* m) {
+  if (m != nullptr && !m->caches.empty() && m->caches.front().line_bytes > 0) {
+    return m->caches.front().line_bytes;
+  }
+  return 64;
+}
+
+// The widest vector width this CPU executes (what "narrower than the CPU
+// offers" compares with).
+Width cpu_width(const Machine* m) {
+  if (m == nullptr) return Width::k256;
+  if (m->cpu.avx512f) return Width::k512;
+  if (m->cpu.avx || m->cpu.avx2) return Width::k256;
+  return Width::k128;
+}
+
+void bound_of(const RegionRoofline& rr, const VerdictThresholds& t, Verdict& v) {
+  v.fraction = rr.fraction;
+  v.at_roof = rr.fraction >= t.at_roof;
+  const std::string achieved = fmt::format("{} of {} GFLOP/s", g(rr.gflops), g(rr.bound));
+  if (rr.compute_limited) {
+    v.bound = "compute";
+    const BoundaryRoof* b = rr.limiting ? rr.at(*rr.limiting) : nullptr;
+    v.summary = fmt::format("compute-bound{}: {} of the {} roof ({})",
+                            b ? fmt::format(" (intensity {} FLOP/byte at {} >= ridge {})",
+                                            g(b->intensity), boundary_name(b->boundary),
+                                            g(b->ridge))
+                              : "",
+                            pct(rr.fraction), rr.roof.label(), achieved);
+    v.direction = v.at_roof
+                      ? "at the compute roof: only a higher roof helps: wider vectors, FMA, "
+                        "a better instruction mix, or fewer operations for the same result"
+                      : "below the compute roof: look at dependency chains, vector "
+                        "utilization, instruction mix and load balance";
+    return;
+  }
+  v.bound = "memory";
+  v.boundary = rr.limiting;
+  const BoundaryRoof& b = *rr.at(*rr.limiting);
+  v.summary = fmt::format(
+      "memory-bound at {} (intensity {} FLOP/byte < ridge {}): {} of the bandwidth "
+      "roof ({}; {} GB/s x {} FLOP/byte)",
+      boundary_name(b.boundary), g(b.intensity), g(b.ridge), pct(rr.fraction), achieved,
+      g(b.bandwidth_gbs), g(b.intensity));
+  v.direction = fmt::format(
+      "{}move fewer bytes across {}: fuse loops over the same data, block for the "
+      "cache, use smaller types; more FLOP/s alone will not help",
+      v.at_roof ? "at the bandwidth roof: " : "", boundary_name(b.boundary));
+}
+
+void latency_flag(const VerdictInput& in, const VerdictThresholds& t, Verdict& v) {
+  const RegionRoofline& rr = *in.roofline;
+  if (v.bound != "memory" || rr.fraction >= t.latency_max_fraction || in.machine == nullptr) {
+    return;
+  }
+  const Boundary b = *rr.limiting;
+  const std::optional<double> lat = latency_ns(*in.machine, b, rr.threads);
+  if (!lat) return;
+  const double lines = in.metrics->at(b).read_bytes / line_bytes(in.machine);
+  const std::optional<double> mlp =
+      misses_in_flight(lines, *lat, in.region->time_s, rr.threads);
+  if (!mlp || *mlp > t.latency_max_in_flight) return;
+  v.flags.push_back(
+      {"latency-bound",
+       fmt::format("{} of the {} bandwidth roof with {:.2g} line misses in flight per "
+                   "thread (Little's law: {:.3g} misses x {:.3g} ns / {:.3g} s / {} "
+                   "thread{}): waiting on one miss at a time",
+                   pct(rr.fraction), boundary_name(b), *mlp, lines, *lat,
+                   in.region->time_s, rr.threads, rr.threads == 1 ? "" : "s"),
+       "bandwidth is not the limit: get more independent misses in flight (prefetch, "
+       "interleave independent chains, a layout with sequential access)"});
+}
+
+void vector_flag(const VerdictInput& in, const VerdictThresholds& t, Verdict& v) {
+  const Metrics& m = *in.metrics;
+  const std::optional<double> share = m.vector_share();
+  const std::optional<Width> widest = m.widest_width();
+  const Width offered = cpu_width(in.machine);
+  std::string reason;
+  if (share && *share < t.low_vector_share) {
+    reason = fmt::format("{} of FP instructions are packed (vector), below {}",
+                         pct(*share), pct(t.low_vector_share));
+  } else if (v.bound == "compute" && widest && *widest < offered) {
+    reason = fmt::format("widest FP instructions are {}-bit; this CPU offers {}-bit",
+                         widest == Width::kScalar ? "64" : width_name(*widest),
+                         width_name(offered));
+  }
+  if (reason.empty()) return;
+  v.flags.push_back(
+      {"low-vectorization", reason,
+       v.bound == "memory"
+           ? "vectorize only after the traffic: this region is memory-bound, so wider "
+             "vectors will not raise its bound"
+           : "vectorize the hot loop (restrict, aligned contiguous access, "
+             "-O3 -march=..., no -fno-tree-vectorize) to reach the vector roof"});
+}
+
+void traffic_flag(const VerdictInput& in, const VerdictThresholds& t, Verdict& v) {
+  const Region& r = *in.region;
+  if (r.work_calls == 0 || r.work_bytes <= 0) return;
+  // The outermost measured boundary: the declared bytes are what would cross
+  // main memory if every operand crossed once.
+  for (Boundary b : {Boundary::kDRAM, Boundary::kLLC, Boundary::kL2, Boundary::kL1}) {
+    const Traffic& tr = in.metrics->at(b);
+    if (!tr.measured) continue;
+    const double ratio = tr.bytes() / r.work_bytes;
+    if (ratio <= t.traffic_above_ideal) return;
+    const double excess = tr.bytes() - r.work_bytes;
+    const bool write_allocate = tr.write_bytes > 0 && excess <= 1.1 * tr.write_bytes &&
+                                tr.read_bytes >= 0.9 * tr.write_bytes;
+    v.flags.push_back(
+        {"traffic-above-ideal",
+         fmt::format("{:.3g} bytes measured at {} vs {:.3g} declared: {:.2f}x the ideal{}",
+                     tr.bytes(), boundary_name(b), r.work_bytes, ratio,
+                     tr.approximate ? " (approximate traffic)" : ""),
+         write_allocate
+             ? "likely write-allocate: each stored line is read before it is written; "
+               "use non-temporal (streaming) stores or write whole lines"
+             : "likely poor reuse: data is fetched more than once; block or fuse so "
+               "each operand crosses once"});
+    return;
+  }
+}
+
+}  // namespace
+
+bool Verdict::has(const std::string& flag) const {
+  return std::any_of(flags.begin(), flags.end(),
+                     [&](const VerdictFlag& f) { return f.name == flag; });
+}
+
+std::optional<double> misses_in_flight(double line_misses, double latency_ns,
+                                       double time_s, int threads) {
+  if (!(latency_ns > 0) || !(time_s > 0) || threads < 1) return std::nullopt;
+  return line_misses * latency_ns * 1e-9 / time_s / threads;
+}
+
+Verdict classify(const VerdictInput& in, const VerdictThresholds& t) {
+  Verdict v;
+  const Region& r = *in.region;
+  const RegionRoofline* rr = in.roofline;
+  if (rr != nullptr && rr->valid) {
+    bound_of(*rr, t, v);
+    if (rr->fraction > t.above_roof) {
+      v.flags.push_back(
+          {"above-roof",
+           fmt::format("{} GFLOP/s measured is {:.2f}x the bound of {} GFLOP/s",
+                       g(rr->gflops), rr->fraction, g(rr->bound)),
+           "check before believing it: units, the FLOP convention (FMA = 2), the traffic "
+           "counted at each boundary, and whether these ceilings (threads, precision, "
+           "width) apply to this region"});
+    }
+    latency_flag(in, t, v);
+  } else {
+    v.summary = rr != nullptr && !rr->why_not.empty()
+                    ? "no roofline: " + rr->why_not
+                    : "no roofline: no FLOP counts or machine ceilings";
+    v.direction = "run with a counting backend (--backend=sim or a hardware backend) "
+                  "and calibrated ceilings (rprof machine)";
+  }
+  if (in.metrics != nullptr && in.metrics->has_flops) vector_flag(in, t, v);
+  if (in.metrics != nullptr) traffic_flag(in, t, v);
+
+  const Spread s = r.thread_spread();
+  if (s.count > 1 && s.max_s > 0 && (s.max_s - s.min_s) / s.max_s > t.load_imbalance) {
+    v.flags.push_back(
+        {"load-imbalance",
+         fmt::format("thread times range {:.3g}-{:.3g} s over {} threads: the fastest "
+                     "waits {} of the slowest's time",
+                     s.min_s, s.max_s, s.count, pct((s.max_s - s.min_s) / s.max_s)),
+         "balance the work: smaller chunks or dynamic scheduling, or split the largest "
+         "items"});
+  }
+  const double overhead = t.marker_pair_s + in.clock_resolution_s;
+  const double per_call = r.calls > 0 ? r.time_s / static_cast<double>(r.calls) : r.time_s;
+  if (r.time_s < t.min_total_s || per_call < t.too_short_overheads * overhead) {
+    v.flags.push_back(
+        {"too-short",
+         fmt::format("{:.3g} s in {} call{} ({:.3g} s per call) against a marker "
+                     "overhead of {:.3g} s per call: timing is not trustworthy",
+                     r.time_s, r.calls, r.calls == 1 ? "" : "s", per_call, overhead),
+         "measure a larger region: wrap the loop, not its body, or run more work"});
+  }
+  const bool specific = v.has("latency-bound") || v.has("low-vectorization") ||
+                        v.has("load-imbalance") || v.has("above-roof") ||
+                        v.has("too-short");
+  if (rr != nullptr && rr->valid && rr->fraction < t.underutilized && !specific) {
+    v.flags.push_back(
+        {"underutilized",
+         fmt::format("{} of the applicable roof with no more specific cause found",
+                     pct(rr->fraction)),
+         "profile inside the region: dependency chains, branches, synchronization, "
+         "problem size"});
+  }
+  return v;
+}
+
+}  // namespace rprof

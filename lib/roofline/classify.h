@@ -1,0 +1,81 @@
+// Verdicts: what limits a region, with the numbers that prove it and a
+// direction to try (the seeds' triage). One bound per region (compute, or
+// memory at the limiting boundary, with the fraction of that roof reached)
+// plus flags for the cases where the simple model misleads.
+//
+// Every threshold is a named constant in VerdictThresholds, documented in
+// docs/verdicts.md and written into profile.json ("verdict_thresholds").
+#ifndef RPROF_ROOFLINE_CLASSIFY_H_
+#define RPROF_ROOFLINE_CLASSIFY_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "machine/machine.h"
+#include "profile/metrics.h"
+#include "profile/profile.h"
+#include "roofline/roofline.h"
+
+namespace rprof {
+
+struct VerdictThresholds {
+  // At or above this fraction of the applicable roof a region is "at the roof".
+  double at_roof = 0.80;
+  // Below this fraction, with no more specific cause, a region is underutilized.
+  double underutilized = 0.30;
+  // Latency-bound: memory-bound, below this fraction of the bandwidth roof...
+  double latency_max_fraction = 0.50;
+  // ...with at most this many line misses in flight per thread (Little's law).
+  double latency_max_in_flight = 2.5;
+  // Low vectorization: packed share of FP instructions below this.
+  double low_vector_share = 0.50;
+  // Traffic above ideal: measured / declared bytes above this.
+  double traffic_above_ideal = 1.25;
+  // Above the roof: measured / bound above this (5% for timing noise).
+  double above_roof = 1.05;
+  // Load imbalance: (slowest - fastest) / slowest thread time above this.
+  double load_imbalance = 0.20;
+  // Too short: time per call below this many marker overheads (begin/end
+  // pair plus the clock's resolution), or total time below min_total_s.
+  double too_short_overheads = 100;
+  double min_total_s = 1e-4;
+  // Cost of one begin/end pair (bench/marker_overhead: ~60 ns, rounded up).
+  double marker_pair_s = 100e-9;
+};
+
+struct VerdictFlag {
+  std::string name;       // latency-bound, low-vectorization, ...
+  std::string reason;     // one line, citing the region's numbers
+  std::string direction;  // what to try
+};
+
+struct Verdict {
+  std::string bound = "unknown";     // compute | memory | unknown
+  std::optional<Boundary> boundary;  // the limiting one, when memory-bound
+  double fraction = 0;               // of the applicable roof
+  bool at_roof = false;
+  std::string summary;    // one line with the numbers
+  std::string direction;  // what would raise performance or the roof
+  std::vector<VerdictFlag> flags;
+  bool has(const std::string& flag) const;
+};
+
+struct VerdictInput {
+  const Region* region = nullptr;
+  const Metrics* metrics = nullptr;
+  const RegionRoofline* roofline = nullptr;  // null or invalid: no roofline
+  const Machine* machine = nullptr;          // for latencies and the ISA
+  double clock_resolution_s = 1e-9;
+};
+
+Verdict classify(const VerdictInput& in, const VerdictThresholds& t = {});
+
+// Average line misses in flight per thread by Little's law: misses * latency
+// / (time * threads). nullopt when the latency is unknown.
+std::optional<double> misses_in_flight(double line_misses, double latency_ns,
+                                       double time_s, int threads);
+
+}  // namespace rprof
+
+#endif  // RPROF_ROOFLINE_CLASSIFY_H_

@@ -1,0 +1,210 @@
+// Verdict logic on synthetic inputs, at and around every threshold.
+#include <catch2/catch.hpp>
+
+#include "roofline/classify.h"
+
+using namespace rprof;
+
+namespace {
+
+// A machine with a DRAM latency of 100 ns and an AVX-512 CPU.
+Machine machine() {
+  Machine m;
+  m.cpu.avx512f = true;
+  m.caches.push_back(CacheInfo{1, 32768, 32768, 8, 64, 1});
+  CeilingSet s;
+  s.threads = 1;
+  s.latency.push_back(LatencyCeiling{"DRAM", 100.0, 0, {}});
+  s.latency.push_back(LatencyCeiling{"L2", 4.0, 0, {}});
+  m.ceilings.push_back(s);
+  return m;
+}
+
+// A region of 1 s over `calls` calls on one thread (or given thread times).
+Region region(uint64_t calls = 10, std::vector<double> thread_times = {1.0}) {
+  Region r;
+  r.name = std::string(1, 'r');  // (a literal trips GCC 12's -Wrestrict false positive)
+  r.path = {r.name};
+  r.calls = calls;
+  r.time_s = *std::max_element(thread_times.begin(), thread_times.end());
+  for (double t : thread_times) {
+    ThreadRow row;
+    row.time_s = t;
+    r.threads.push_back(row);
+  }
+  return r;
+}
+
+// Memory-bound at DRAM at `fraction` of the roof (bound 10 GFLOP/s).
+RegionRoofline memory_bound(double fraction) {
+  RegionRoofline rr;
+  rr.valid = true;
+  rr.threads = 1;
+  rr.time_s = 1;
+  rr.bound = 10;
+  rr.gflops = 10 * fraction;
+  rr.fraction = fraction;
+  rr.roof = {Precision::kDP, Width::k256, FlopMix::kFma, 100};
+  rr.limiting = Boundary::kDRAM;
+  rr.compute_limited = false;
+  BoundaryRoof b;
+  b.boundary = Boundary::kDRAM;
+  b.intensity = 0.5;
+  b.bandwidth_gbs = 20;
+  b.bound = 10;
+  b.ridge = 5;
+  b.memory_limited = true;
+  rr.boundaries.push_back(b);
+  return rr;
+}
+
+RegionRoofline compute_bound(double fraction) {
+  RegionRoofline rr = memory_bound(fraction);
+  rr.compute_limited = true;
+  rr.bound = 100;
+  rr.gflops = 100 * fraction;
+  rr.boundaries[0].intensity = 50;
+  rr.boundaries[0].bound = 100;
+  return rr;
+}
+
+// Vector (256-bit DP) FP work with the given packed share of instructions.
+Metrics fp_metrics(double packed_share, double dram_read_bytes = 0) {
+  Metrics m;
+  m.has_flops = true;
+  m.has_fp_instructions = true;
+  m.fp_instructions[1][0] = 1000 * (1 - packed_share);
+  m.fp_instructions[1][2] = 1000 * packed_share;
+  m.flops[1][0] = m.fp_instructions[1][0];
+  m.flops[1][2] = 4 * m.fp_instructions[1][2];
+  Traffic& t = m.traffic[static_cast<int>(Boundary::kDRAM)];
+  t.measured = true;
+  t.read_bytes = dram_read_bytes;
+  return m;
+}
+
+Verdict run(const Region& r, const Metrics& m, const RegionRoofline* rr) {
+  static const Machine mach = machine();
+  VerdictInput in;
+  in.region = &r;
+  in.metrics = &m;
+  in.roofline = rr;
+  in.machine = &mach;
+  return classify(in);
+}
+
+const VerdictThresholds kT;
+
+}  // namespace
+
+TEST_CASE("bound and at-roof follow the roofline, at the threshold") {
+  const Region r = region();
+  const Metrics m = fp_metrics(1.0);
+  auto at = memory_bound(kT.at_roof);
+  Verdict v = run(r, m, &at);
+  CHECK(v.bound == "memory");
+  CHECK(v.boundary == Boundary::kDRAM);
+  CHECK(v.at_roof);
+  CHECK_THAT(v.summary, Catch::Contains("memory-bound at DRAM") && Catch::Contains("80%"));
+  CHECK_THAT(v.direction, Catch::Contains("move fewer bytes across DRAM"));
+  auto below = memory_bound(kT.at_roof - 0.01);
+  CHECK_FALSE(run(r, m, &below).at_roof);
+  auto c = compute_bound(0.9);
+  v = run(r, m, &c);
+  CHECK(v.bound == "compute");
+  CHECK(v.at_roof);
+  CHECK_THAT(v.direction, Catch::Contains("wider vectors"));
+}
+
+TEST_CASE("latency-bound: Little's law around the in-flight threshold") {
+  // 1 s, 100 ns per miss: M misses -> M * 1e-7 in flight.
+  const Region r = region();
+  auto rr = memory_bound(0.1);
+  auto lines_for = [](double in_flight) { return in_flight / 100e-9 * 64; };
+  Verdict v = run(r, fp_metrics(1.0, lines_for(kT.latency_max_in_flight)), &rr);
+  CHECK(v.has("latency-bound"));
+  CHECK_FALSE(v.has("underutilized"));  // a specific cause was found
+  v = run(r, fp_metrics(1.0, lines_for(kT.latency_max_in_flight * 1.05)), &rr);
+  CHECK_FALSE(v.has("latency-bound"));
+  CHECK(v.has("underutilized"));
+  // Near the bandwidth roof it is bandwidth, not latency, whatever Little says.
+  auto near = memory_bound(kT.latency_max_fraction);
+  CHECK_FALSE(run(r, fp_metrics(1.0, lines_for(1)), &near).has("latency-bound"));
+  CHECK(misses_in_flight(1e7, 100, 1.0, 1).value() == Approx(1.0));
+  CHECK(misses_in_flight(1e7, 100, 1.0, 2).value() == Approx(0.5));
+  CHECK_FALSE(misses_in_flight(1e7, 0, 1.0, 1));
+}
+
+TEST_CASE("low-vectorization around the packed share; width vs the CPU") {
+  const Region r = region();
+  auto rr = memory_bound(0.9);
+  CHECK(run(r, fp_metrics(kT.low_vector_share - 0.01), &rr).has("low-vectorization"));
+  CHECK_FALSE(run(r, fp_metrics(kT.low_vector_share), &rr).has("low-vectorization"));
+  // All 256-bit on an AVX-512 CPU: flagged only when compute-bound.
+  auto c = compute_bound(0.5);
+  Verdict v = run(r, fp_metrics(1.0), &c);
+  CHECK(v.has("low-vectorization"));
+  CHECK_THAT(v.flags[0].reason, Catch::Contains("256-bit") && Catch::Contains("512-bit"));
+  CHECK_FALSE(run(r, fp_metrics(1.0), &rr).has("low-vectorization"));
+}
+
+TEST_CASE("traffic-above-ideal around the ratio, with the likely cause") {
+  Region r = region();
+  r.work_calls = 1;
+  r.work_bytes = 1000;
+  Metrics m = fp_metrics(1.0);
+  Traffic& t = m.traffic[static_cast<int>(Boundary::kDRAM)];
+  t.read_bytes = 1000 * kT.traffic_above_ideal - 1;
+  t.write_bytes = 1;
+  CHECK_FALSE(run(r, m, nullptr).has("traffic-above-ideal"));
+  // A store-only stream: 1000 B written, 1000 B read by write-allocate.
+  t.read_bytes = 1000;
+  t.write_bytes = 1000;
+  Verdict v = run(r, m, nullptr);
+  REQUIRE(v.has("traffic-above-ideal"));
+  CHECK_THAT(v.flags.back().reason, Catch::Contains("2.00x"));
+  CHECK_THAT(v.flags.back().direction, Catch::Contains("write-allocate"));
+  // Reads far beyond the stores: poor reuse.
+  t.read_bytes = 5000;
+  t.write_bytes = 100;
+  CHECK_THAT(run(r, m, nullptr).flags.back().direction, Catch::Contains("poor reuse"));
+}
+
+TEST_CASE("above-roof around the ratio") {
+  const Region r = region();
+  const Metrics m = fp_metrics(1.0);
+  auto over = memory_bound(kT.above_roof + 0.01);
+  Verdict v = run(r, m, &over);
+  REQUIRE(v.has("above-roof"));
+  CHECK_THAT(v.flags[0].direction, Catch::Contains("FMA = 2"));
+  auto at = memory_bound(kT.above_roof);
+  CHECK_FALSE(run(r, m, &at).has("above-roof"));
+}
+
+TEST_CASE("load-imbalance around 20% between threads") {
+  const Metrics m = fp_metrics(1.0);
+  auto rr = memory_bound(0.9);
+  CHECK(run(region(10, {1.0, 0.79}), m, &rr).has("load-imbalance"));
+  CHECK_FALSE(run(region(10, {1.0, 0.80}), m, &rr).has("load-imbalance"));
+}
+
+TEST_CASE("too-short around the overhead and total thresholds") {
+  const Metrics m = fp_metrics(1.0);
+  const double overhead = kT.marker_pair_s + 1e-9;
+  const double per_call = kT.too_short_overheads * overhead;
+  // 1000 calls just below / above the per-call limit (totals above the minimum).
+  Region r = region(1000, {1000 * per_call * 0.99});
+  CHECK(run(r, m, nullptr).has("too-short"));
+  r = region(1000, {1000 * per_call * 1.01});
+  CHECK_FALSE(run(r, m, nullptr).has("too-short"));
+  r = region(1, {kT.min_total_s * 0.99});
+  CHECK(run(r, m, nullptr).has("too-short"));
+}
+
+TEST_CASE("no roofline: says why and what to run") {
+  Region r = region();
+  Metrics none;
+  Verdict v = run(r, none, nullptr);
+  CHECK(v.bound == "unknown");
+  CHECK_THAT(v.direction, Catch::Contains("--backend=sim"));
+}
