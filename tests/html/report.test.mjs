@@ -106,7 +106,8 @@ test('the table lists every region, with units in the headings', async () => {
   assert.ok(close(Number(await daxpyRow.locator('td[data-col="gflops"]').getAttribute('data-value')), 2e9 / 1.5 / 1e9));
   assert.match(await daxpyRow.locator('td[data-col="limit"]').innerText(), /memory \(DRAM/);
   // The classifier's verdict, with its numbers (roofline/classify.h).
-  assert.match(await daxpyRow.locator('td[data-col="verdict"]').innerText(), /memory-bound at DRAM/);
+  assert.ok(await daxpyRow.locator('td[data-col="verdict"] .flag').count() >= 1);
+  assert.match(await page.locator('tr[data-verdict-for="daxpy"]').innerText(), /memory-bound at DRAM/);
 });
 
 test('sorting by time puts the longest region first, then last', async () => {
@@ -213,13 +214,14 @@ test('verdicts show with their flags and reasons when the data has them', async 
   const data = JSON.parse(m[2]);
   data.verdicts_available = true;
   const d = data.regions.find((r) => r.name === 'daxpy');
-  d.verdict = { summary: 'memory-bound at DRAM', direction: 'move fewer bytes', flags: [{ name: 'latency-bound', reason: 'reason with 1.2 outstanding misses', direction: 'more misses in flight' }] };
+  d.verdict = { bound: 'memory', boundary: 'dram', fraction_of_roof: 0.5, at_roof: false, summary: 'memory-bound at DRAM', direction: 'move fewer bytes', flags: [{ name: 'latency-bound', reason: 'reason with 1.2 outstanding misses', direction: 'more misses in flight' }] };
   const file = path.join(work, 'verdicts.html');
   fs.writeFileSync(file, html.replace(m[0], m[1] + JSON.stringify(data).replace(/</g, '\\u003c') + m[3]));
   await page.goto('file://' + file);
-  const cell = page.locator('#regions-body tr[data-region="daxpy"] td[data-col="verdict"]');
+  const cell = page.locator('#regions-body tr[data-verdict-for="daxpy"]');
   assert.match(await cell.innerText(), /memory-bound at DRAM/);
   assert.equal(await cell.locator('.flag').getAttribute('data-flag'), 'latency-bound');
+  assert.equal(await page.locator('#regions-body tr[data-region="daxpy"] td[data-col="verdict"] .flag').getAttribute('data-flag'), 'latency-bound');
   assert.match(await cell.innerText(), /1\.2 outstanding misses/);
   assert.match(await cell.innerText(), /move fewer bytes/);
   assert.match(await cell.innerText(), /more misses in flight/);

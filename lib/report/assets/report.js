@@ -82,18 +82,26 @@
           el('span', { class: 'swatch', style: 'background:var(--' + b + ')' }), 'memory (' + BNAME[b] + ')');
       } });
   }
+  // Verdicts: the bound and the flags in a column; the sentences (summary,
+  // reasons, directions) in a full-width row under the region.
   if (anyVerdict) {
-    cols.push({ key: 'verdict', head: 'Verdict', cls: 'verdict', val: (r) => (r.verdict ? r.verdict.summary : null),
+    cols.push({ key: 'verdict', head: 'Flags', cls: 'left', val: (r) => (r.verdict ? r.verdict.flags.length + (r.verdict.at_roof ? 0.5 : 0) : null),
       cell: (r) => {
         if (!r.verdict) return null;
-        const box = el('div', { 'data-testid': 'verdict' }, el('div', { text: r.verdict.summary }));
-        if (r.verdict.direction) box.append(el('span', { class: 'reason', text: '\u2192 ' + r.verdict.direction }));
-        for (const f of r.verdict.flags) {
-          box.append(el('span', { class: 'flag', title: f.reason, 'data-flag': f.name, text: f.name }));
-          box.append(el('span', { class: 'reason', text: f.reason + (f.direction ? ' \u2192 ' + f.direction : '') }));
-        }
+        const box = el('span', { text: r.verdict.at_roof ? 'at the roof \u2714' : '' });
+        for (const f of r.verdict.flags) box.append(el('span', { class: 'flag', title: f.reason, 'data-flag': f.name, text: f.name }));
         return box;
       } });
+  }
+  function verdictRow(r, span) {
+    const v = r.verdict;
+    const box = el('div', { 'data-testid': 'verdict' }, el('div', { class: 'summary', text: v.summary }));
+    if (v.direction) box.append(el('div', { class: 'reason', text: '\u2192 ' + v.direction }));
+    for (const f of v.flags) {
+      box.append(el('div', { class: 'reason' }, el('span', { class: 'flag', 'data-flag': f.name, text: f.name }),
+        ' ' + f.reason + (f.direction ? ' \u2192 ' + f.direction : '')));
+    }
+    return el('tr', { class: 'verdict-row', 'data-verdict-for': r.path }, el('td', { colspan: span }, box));
   }
   // Bytes per boundary, the intensity there in the tooltip; intensity
   // columns of their own only when there is no roofline to show it.
@@ -132,6 +140,7 @@
         tr.append(td);
       }
       body.append(tr);
+      if (r.verdict) body.append(verdictRow(r, cols.length));
     }
     for (const th of head.children) {
       th.setAttribute('aria-sort', th.dataset.col === sortKey ? (sortDir > 0 ? 'ascending' : 'descending') : 'none');
