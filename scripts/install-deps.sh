@@ -4,6 +4,9 @@
 # Usage: scripts/install-deps.sh [--with-optional]
 #   --with-optional also installs what optional backends and tests use
 #   (PAPI and likwid backends).
+# The HTML report's browser test needs Debian's chromium, Node.js and the npm
+# packages locked in tests/html/package-lock.json (playwright-core, which
+# drives /usr/bin/chromium and never downloads a browser of its own).
 set -euo pipefail
 
 required=(
@@ -11,6 +14,7 @@ required=(
   libfmt-dev libspdlog-dev libcli11-dev nlohmann-json3-dev
   catch2 libbenchmark-dev libpfm4-dev libxml2-utils
   openmpi-bin libopenmpi-dev
+  chromium
 )
 optional=()
 if [[ "${1:-}" == "--with-optional" ]]; then
@@ -21,16 +25,31 @@ missing=()
 for p in "${required[@]}" "${optional[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if [[ ${#missing[@]} -eq 0 ]]; then
-  exit 0
-fi
+# Node.js may come from Debian or elsewhere (NodeSource): only its absence counts.
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
 
 sudo=""
-if [[ $(id -u) -ne 0 ]]; then
-  command -v sudo >/dev/null || { echo "install-deps: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
-  sudo="sudo"
+if [[ ${#missing[@]} -gt 0 ]]; then
+  if [[ $(id -u) -ne 0 ]]; then
+    command -v sudo >/dev/null || { echo "install-deps: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+    sudo="sudo"
+  fi
+  echo "install-deps: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -q >/dev/null || true
+  $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
 fi
-echo "install-deps: installing ${missing[*]}" >&2
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -q >/dev/null || true
-$sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+
+# npm packages for tests/html, exactly as locked; skipped when the installed
+# versions already match the lock file.
+html_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/html"
+if ! node -e '
+  const lock = require(process.argv[1] + "/package-lock.json").packages;
+  for (const [k, v] of Object.entries(lock)) {
+    if (!k) continue;
+    if (require(process.argv[1] + "/" + k + "/package.json").version !== v.version) process.exit(1);
+  }' "$html_dir" 2>/dev/null; then
+  echo "install-deps: npm ci in tests/html (playwright-core)" >&2
+  (cd "$html_dir" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+fi

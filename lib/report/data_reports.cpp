@@ -4,7 +4,9 @@
 
 #include "common/error.h"
 #include "profile/profile_json.h"
+#include "report/html_report.h"
 #include "report/roofline_report.h"
+#include "report/svg_chart.h"
 #include "report/verdict_report.h"
 #include "report/text_report.h"
 
@@ -60,7 +62,9 @@ std::unique_ptr<Reporter> make_reporter(const std::string& format) {
   if (format == "text") return std::make_unique<TextReporter>();
   if (format == "json") return std::make_unique<JsonReporter>();
   if (format == "csv") return std::make_unique<CsvReporter>();
-  throw Error("unknown report format '" + format + "' (use text, json or csv)", 2);
+  if (format == "svg") return std::make_unique<SvgReporter>();
+  if (format == "html") return std::make_unique<HtmlReporter>();
+  throw Error("unknown report format '" + format + "' (use text, json, csv, svg or html)", 2);
 }
 
 }  // namespace rprof

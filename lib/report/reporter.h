@@ -1,4 +1,5 @@
-// Report writers: one interface, one class per format (text, json, csv).
+// Report writers: one interface, one class per format (text, json, csv, svg,
+// html).
 #ifndef RPROF_REPORT_REPORTER_H_
 #define RPROF_REPORT_REPORTER_H_
 
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "profile/profile.h"
+#include "report/verdict_view.h"
 
 namespace rprof {
 
@@ -22,6 +24,8 @@ struct ReportOptions {
   // Boundary the text report shows: "" (each region's limiting one), "l1",
   // "l2", "llc", "dram" or "all". JSON always holds every boundary.
   std::string boundary;
+  // Verdicts per region, when a classifier is plugged in (report/verdict_view.h).
+  VerdictSource verdicts;
 };
 
 class Reporter {
@@ -31,7 +35,8 @@ class Reporter {
                      std::ostream& out) const = 0;
 };
 
-// "text", "json" or "csv"; throws Error for anything else.
+// "text", "json", "csv", "svg" (the roofline chart) or "html" (the
+// self-contained report with the lab); throws Error for anything else.
 std::unique_ptr<Reporter> make_reporter(const std::string& format);
 
 }  // namespace rprof

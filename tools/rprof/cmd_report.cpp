@@ -1,11 +1,13 @@
 // rprof report DIR|FILE: re-renders a saved profile.
 #include <iostream>
+#include <sstream>
 
+#include "common/fs.h"
 #include "profile/profile_json.h"
 #include "report/reporter.h"
 #include "tools/rprof/cli.h"
 #include "tools/rprof/commands.h"
-#include "tools/rprof/machine_access.h"
+#include "tools/rprof/report_setup.h"
 
 namespace rprof {
 
@@ -13,12 +15,15 @@ int cmd_report(const Args& args) {
   CLI::App app("Re-render a saved profile: an rprof output directory, its "
                "profile.json, or a raw profile (rprof-raw.*.json).",
                "rprof report");
-  std::string path;
+  std::string path, output;
   std::string format = "text";
   ReportOptions opt;
   app.add_option("profile", path, "output directory or profile file")->required();
-  app.add_option("--format", format, "text, json or csv")
-      ->check(CLI::IsMember({"text", "json", "csv"}));
+  app.add_option("--format", format,
+                 "text, json, csv, svg (the roofline chart) or html (the self-contained "
+                 "report with the chart and the Roofline lab)")
+      ->check(CLI::IsMember({"text", "json", "csv", "svg", "html"}));
+  app.add_option("-o,--output", output, "write to this file instead of stdout");
   app.add_flag("--threads", opt.show_threads, "per-thread rows in the text report");
   std::string machine_file;
   app.add_option("--boundary", opt.boundary,
@@ -31,14 +36,16 @@ int cmd_report(const Args& args) {
   if (!parse_cli(app, args)) return 0;
   const Profile p = load_profile(path);
   std::optional<Machine> machine;
-  if (profile_has_roofline_data(p)) {
-    MachineChoice mc = find_machine(machine_file, /*may_calibrate=*/false);
-    machine = std::move(mc.machine);
-    opt.machine = machine ? &*machine : nullptr;
-    opt.machine_file = mc.file;
-    opt.machine_notes = mc.notes;
+  load_report_machine({&p}, machine_file, machine, opt);
+  attach_verdicts(opt);
+  if (output.empty()) {
+    make_reporter(format)->write(p, opt, std::cout);
+    return 0;
   }
-  make_reporter(format)->write(p, opt, std::cout);
+  std::ostringstream text;
+  make_reporter(format)->write(p, opt, text);
+  write_file_atomic(output, text.str());
+  std::cerr << "rprof: " << format << " report written to " << output << "\n";
   return 0;
 }
 

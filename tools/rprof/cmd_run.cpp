@@ -23,6 +23,7 @@
 #include "tools/rprof/machine_access.h"
 #include "tools/rprof/sim_config.h"
 #include "tools/rprof/sim_run.h"
+#include "tools/rprof/report_setup.h"
 
 namespace rprof {
 namespace {
@@ -339,6 +340,7 @@ int cmd_run(const Args& args) {
     }
     o.report.machine = machine ? &*machine : nullptr;
   }
+  attach_verdicts(o.report);
   ReportOptions file_opt = o.report;
   file_opt.show_threads = false;
   file_opt.boundary.clear();
@@ -347,6 +349,13 @@ int cmd_run(const Args& args) {
   make_reporter("text")->write(p, file_opt, text);
   write_file_atomic(out_dir + "/profile.json", json.str());
   write_file_atomic(out_dir + "/report.txt", text.str());
+  // The chart and the HTML report always exist; without FLOP counts or
+  // ceilings they say what is missing instead of drawing it.
+  for (const char* f : {"svg", "html"}) {
+    std::ostringstream out;
+    make_reporter(f)->write(p, file_opt, out);
+    write_file_atomic(out_dir + (f[0] == 's' ? "/roofline.svg" : "/report.html"), out.str());
+  }
   if (o.format == "csv") {
     std::ostringstream csv;
     make_reporter("csv")->write(p, file_opt, csv);
@@ -357,7 +366,9 @@ int cmd_run(const Args& args) {
     make_reporter(o.format)->write(p, o.report, std::cout);
     std::cout.flush();
   }
-  std::cerr << "rprof: profile written to " << out_dir << "\n";
+  std::cerr << "rprof: profile written to " << out_dir
+            << " (profile.json, report.txt, roofline.svg; open " << out_dir
+            << "/report.html)\n";
   if (!sim_problem.empty()) {
     std::cerr << "rprof: " << sim_problem << "\n";
     return native && result.shell_status() != 0 ? result.shell_status() : 1;

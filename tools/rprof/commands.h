@@ -23,6 +23,8 @@ int cmd_merge(const Args& args);   // rprof merge DIR|FILE...
 int cmd_machine(const Args& args); // rprof machine [--quick|--full] [--show]
 int cmd_lab(const Args& args);     // rprof lab --intensity I --bandwidth B [--peak P]
 int cmd_doctor(const Args& args);  // rprof doctor [--json]
+int cmd_plot(const Args& args);    // rprof plot PROFILE -o roofline.svg
+int cmd_diff(const Args& args);    // rprof diff BEFORE AFTER
 
 // Every subcommand, in the order `rprof --help` lists them.
 const std::vector<Command>& commands();

@@ -1,0 +1,245 @@
+#include "report/chart_model.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <set>
+
+#include "machine/machine.h"
+#include "report/roofline_report.h"
+
+namespace rprof {
+namespace {
+
+std::string plural(int n, const char* what) {
+  return fmt::format("{} {}{}", n, what, n == 1 ? "" : "s");
+}
+
+std::string working_set(uint64_t bytes) {
+  const double b = static_cast<double>(bytes);
+  if (bytes >= 1000000) return fmt::format("{:.3g} MB", b / 1e6);
+  if (bytes >= 1000) return fmt::format("{:.3g} kB", b / 1e3);
+  return fmt::format("{} B", bytes);
+}
+
+std::string provenance(const Provenance& h) {
+  std::string s = fmt::format("{} kernel, {}", h.kernel, plural(h.threads, "thread"));
+  if (h.working_set_bytes > 0) s += ", working set " + working_set(h.working_set_bytes);
+  if (h.repetitions > 0) {
+    s += fmt::format(", best of {} repetitions, spread {:.1f}%", h.repetitions, 100 * h.spread);
+  }
+  return s;
+}
+
+std::string date_of(int64_t unix_s) {
+  if (unix_s <= 0) return "unknown date";
+  const std::time_t t = static_cast<std::time_t>(unix_s);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
+
+// The program's file name and its arguments: the directory says little.
+std::string command_text(const std::vector<std::string>& cmd) {
+  std::string s;
+  for (const std::string& a : cmd) {
+    s += s.empty() ? a.substr(a.find_last_of('/') == std::string::npos ? 0 : a.find_last_of('/') + 1)
+                   : " " + a;
+  }
+  return s.size() > 80 ? s.substr(0, 77) + "..." : s;
+}
+
+// Points at every boundary with measured bytes, from the counters alone, so
+// a profile without ceilings still shows where its regions sit.
+std::vector<ChartPoint> points_of(const Metrics& m, double flops) {
+  std::vector<ChartPoint> pts;
+  for (Boundary b : kBoundaries) {
+    const Traffic& t = m.at(b);
+    if (!t.measured || t.bytes() <= 0) continue;
+    pts.push_back({b, flops / t.bytes(), t.bytes(), t.approximate, false});
+  }
+  std::sort(pts.begin(), pts.end(),
+            [](const ChartPoint& a, const ChartPoint& b) { return a.intensity < b.intensity; });
+  return pts;
+}
+
+void add_roof(std::vector<ChartRoof>& roofs, const ComputeRoof& r, bool applied,
+              const CeilingSet& set) {
+  for (ChartRoof& c : roofs) {
+    if (c.roof.label() == r.label()) {
+      c.applied |= applied;
+      return;
+    }
+  }
+  ChartRoof c{r, applied, ""};
+  if (const PeakCeiling* pk = set.peak(r.precision, r.width, r.mix)) c.how = provenance(pk->how);
+  roofs.push_back(c);
+}
+
+bool profile_has_flops(const Profile& p) {
+  for (const Region& r : p.regions) {
+    if (metrics_from_counters(r.counters).has_flops) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+double dot_radius(double share) {
+  return 4.0 + 11.0 * std::sqrt(std::clamp(share, 0.0, 1.0));
+}
+
+const char* boundary_colour(Boundary b) {
+  switch (b) {
+    case Boundary::kL1: return "#0f8b8d";
+    case Boundary::kL2: return "#3a6fd8";
+    case Boundary::kLLC: return "#8a4fcf";
+    case Boundary::kDRAM: return "#e0552b";
+  }
+  return "#555555";
+}
+
+ChartModel build_chart_model(const Profile& p, const ReportOptions& opt) {
+  ChartModel c;
+  c.title = p.run.command.empty() ? "Roofline" : "Roofline: " + command_text(p.run.command);
+  const Machine* m = opt.machine;
+  double longest = 0;
+  for (const Region& r : p.regions) longest = std::max(longest, r.time_s);
+  const double total = p.run.wall_time_s > 0 ? p.run.wall_time_s : longest;
+
+  // Regions with FLOPs; the ceiling set follows the most threads among them.
+  int max_threads = 1;
+  std::vector<RegionRoofline> valid;  // every region's valid roofline, for the ceilings
+  for (const Region& r : p.regions) {
+    const Metrics mt = metrics_from_counters(r.counters);
+    if (!mt.has_flops) continue;
+    ChartRegion cr;
+    cr.number = static_cast<int>(c.regions.size()) + 1;
+    cr.path = path_string(r.path);
+    cr.name = r.name;
+    cr.threads = std::max<int>(1, static_cast<int>(r.threads.size()));
+    cr.time_s = r.time_s;
+    cr.share = total > 0 ? std::min(1.0, r.time_s / total) : 0;
+    cr.flops = mt.flops_total();
+    cr.gflops = r.time_s > 0 ? cr.flops / r.time_s / 1e9 : 0;
+    cr.points = points_of(mt, cr.flops);
+    std::optional<RegionRoofline> rr;
+    if (m != nullptr) {
+      rr = roofline_of(r, *m);
+      if (rr->valid) {
+        valid.push_back(*rr);
+        cr.has_roofline = true;
+        cr.roof_label = rr->roof.label();
+        cr.roof_gflops = rr->roof.gflops;
+        cr.bound = rr->bound;
+        cr.fraction = rr->fraction;
+        cr.limited_by = rr->compute_limited
+                            ? "compute"
+                            : fmt::format("memory ({})", boundary_name(*rr->limiting));
+        // Only a memory-limited region has a limiting boundary to outline.
+        for (ChartPoint& pt : cr.points) {
+          pt.limiting = !rr->compute_limited && rr->limiting == pt.boundary;
+        }
+      } else {
+        cr.notes.push_back("no roofline: " + rr->why_not);
+      }
+      for (const std::string& n : rr->notes) cr.notes.push_back(n);
+    }
+    if (opt.verdicts) cr.verdict = opt.verdicts(r, rr && rr->valid ? &*rr : nullptr);
+    if (cr.gflops <= 0 || cr.points.empty()) {
+      c.missing.push_back(fmt::format("{}: {}", cr.path,
+                                      cr.gflops <= 0 ? "no elapsed time"
+                                                     : "no bytes counted at any boundary"));
+      continue;
+    }
+    max_threads = std::max(max_threads, cr.threads);
+    c.regions.push_back(std::move(cr));
+  }
+  if (!profile_has_flops(p)) {
+    c.missing.push_back(fmt::format(
+        "no region has FLOP counts (backend {}): a roofline needs a counting backend, "
+        "e.g. rprof --backend=sim",
+        p.run.backend.empty() ? "time" : p.run.backend));
+  }
+
+  // Ceilings: the compute roofs the regions are held against and the full
+  // roof of each precision they use; one bandwidth line per boundary.
+  const CeilingSet* set = m != nullptr ? m->nearest(max_threads) : nullptr;
+  if (m == nullptr || set == nullptr) {
+    std::string why = "no machine ceilings: run rprof machine (or pass --machine FILE)";
+    for (const std::string& n : opt.machine_notes) why = n;
+    if (profile_has_flops(p)) c.missing.push_back(why);
+  } else {
+    c.ceiling_threads = set->threads;
+    std::set<Boundary> used;
+    std::set<Precision> precisions;
+    for (const RegionRoofline& rr : valid) {
+      add_roof(c.roofs, rr.roof, true, *set);
+      add_roof(c.roofs, rr.full_roof, false, *set);
+      precisions.insert(rr.roof.precision);
+      for (const BoundaryRoof& b : rr.boundaries) used.insert(b.boundary);
+    }
+    if (c.roofs.empty()) {  // nothing to hold against: show the machine's DP roof
+      if (const PeakCeiling* pk = set->top_peak(Precision::kDP)) {
+        add_roof(c.roofs, {pk->precision, pk->width, pk->mix, pk->gflops}, false, *set);
+      }
+    }
+    std::sort(c.roofs.begin(), c.roofs.end(),
+              [](const ChartRoof& a, const ChartRoof& b) { return a.roof.gflops > b.roof.gflops; });
+    for (Boundary b : kBoundaries) {
+      if (!used.empty() && used.count(b) == 0) continue;
+      const BandwidthCeiling* bw = set->roof_bandwidth(b);
+      if (bw == nullptr) continue;
+      std::string how = provenance(bw->how);
+      if (b != Boundary::kL1) how += "; bytes include the write-allocate read of each store";
+      c.bandwidths.push_back({b, bw->boundary_gbs(), bw->mix, how});
+    }
+    for (const ChartRoof& r : c.roofs) {
+      if (!r.applied && !(c.roofs.size() == 1)) continue;
+      for (const ChartBandwidth& b : c.bandwidths) {
+        c.ridges.push_back({b.boundary, r.roof.label(), r.roof.gflops / b.gbs, r.roof.gflops});
+      }
+    }
+  }
+
+  // Domains: every point, ridge and roof, with room for labels.
+  double x_lo = INFINITY, x_hi = 0, y_lo = INFINITY, y_hi = 0;
+  auto take_x = [&](double v) { x_lo = std::min(x_lo, v); x_hi = std::max(x_hi, v); };
+  auto take_y = [&](double v) { y_lo = std::min(y_lo, v); y_hi = std::max(y_hi, v); };
+  for (const ChartRegion& r : c.regions) {
+    take_y(r.gflops);
+    for (const ChartPoint& pt : r.points) take_x(pt.intensity);
+  }
+  for (const ChartRidge& r : c.ridges) take_x(r.intensity);
+  for (const ChartRoof& r : c.roofs) take_y(r.roof.gflops);
+  c.x = fit_log_axis(x_lo, x_hi, 3.0, 3.0);
+  c.y = fit_log_axis(y_lo, y_hi, 3.0, 3.0);
+
+  // Conventions, stated on the chart itself.
+  const std::string backend = p.run.backend.empty() ? "time" : p.run.backend;
+  c.subtitle = c.regions.empty()
+                   ? fmt::format("no region with FLOP counts; backend {}", backend)
+                   : fmt::format("{} with FLOP counts; backend {}; regions on up to {}",
+                                 plural(static_cast<int>(c.regions.size()), "region"), backend,
+                                 plural(max_threads, "thread"));
+  c.conventions.push_back(
+      "FMA = 2 FLOPs; GFLOP/s = 1e9 FLOP/s; GB = 1e9 bytes; intensity = FLOPs / bytes "
+      "crossing the boundary (L1 = core-L1, L2 = L1-L2, LLC = L2-LLC, DRAM = LLC-DRAM)");
+  if (m != nullptr && set != nullptr) {
+    c.conventions.push_back(fmt::format(
+        "Ceilings measured by rprof machine ({}, {}) with {} on {}{}", m->mode,
+        date_of(m->created_unix_s), plural(set->threads, "thread"), m->cpu.model_name,
+        set->threads != max_threads ? fmt::format(" (nearest to the regions' {})", max_threads)
+                                    : ""));
+  }
+  c.conventions.push_back(
+      "One dot per boundary, joined: same GFLOP/s, one intensity each; dot area = share of "
+      "run time; bound = min(compute roof, bandwidth x intensity)");
+  return c;
+}
+
+}  // namespace rprof

@@ -1,0 +1,88 @@
+// What the roofline chart shows, computed from a profile and the machine's
+// ceilings, before any drawing: compute roofs, a bandwidth line per
+// boundary, ridge points, and each region as one point per boundary (a
+// hierarchical roofline: same GFLOP/s, one intensity per boundary).
+// Units: FLOP/byte, GFLOP/s (1e9 FLOP/s, FMA = 2 FLOPs), GB/s (1e9 bytes/s).
+#ifndef RPROF_REPORT_CHART_MODEL_H_
+#define RPROF_REPORT_CHART_MODEL_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/chart_scale.h"
+#include "report/reporter.h"
+#include "roofline/roofline.h"
+
+namespace rprof {
+
+struct ChartRoof {
+  ComputeRoof roof;
+  bool applied = false;  // some region is held against it
+  std::string how;       // how it was measured (kernel, threads, repetitions)
+};
+
+struct ChartBandwidth {
+  Boundary boundary = Boundary::kDRAM;
+  double gbs = 0;  // bytes crossing the boundary per second, GB = 1e9 bytes
+  StreamMix kernel = StreamMix::kLoad;
+  std::string how;
+};
+
+struct ChartRidge {
+  Boundary boundary = Boundary::kDRAM;
+  std::string roof_label;  // the compute roof it meets
+  double intensity = 0;    // FLOP/byte = roof / bandwidth
+  double gflops = 0;       // the roof
+};
+
+struct ChartPoint {
+  Boundary boundary = Boundary::kDRAM;
+  double intensity = 0;  // FLOP/byte at this boundary
+  double bytes = 0;      // crossing it, all threads
+  bool approximate = false;
+  bool limiting = false;  // the region's limiting boundary
+};
+
+struct ChartRegion {
+  int number = 0;  // 1-based, in profile order
+  std::string path, name;
+  int threads = 1;
+  double time_s = 0;
+  double share = 0;  // of the run's time (0..1), sets the dot's area
+  double flops = 0, gflops = 0;
+  std::vector<ChartPoint> points;  // ascending intensity
+  // From the roofline, when there are ceilings.
+  bool has_roofline = false;
+  std::string roof_label;
+  double roof_gflops = 0, bound = 0, fraction = 0;
+  std::string limited_by;  // "compute" or "memory (DRAM)"
+  std::optional<Verdict> verdict;
+  std::vector<std::string> notes;
+};
+
+struct ChartModel {
+  std::string title;
+  std::string subtitle;
+  std::vector<std::string> conventions;  // footer lines
+  std::vector<ChartRoof> roofs;          // highest first
+  std::vector<ChartBandwidth> bandwidths;  // L1 first
+  std::vector<ChartRidge> ridges;
+  std::vector<ChartRegion> regions;      // those with FLOPs and bytes or a roofline
+  std::vector<std::string> missing;      // what keeps the chart from being complete
+  int ceiling_threads = 0;               // 0 = no ceilings
+  LogAxis x, y;                          // data domains; pixels set when drawing
+};
+
+// The chart for a profile; opt.machine may be null (points without roofs).
+ChartModel build_chart_model(const Profile& p, const ReportOptions& opt);
+
+// Radius in pixels of a region's dots: area grows with its share of time.
+double dot_radius(double share);
+
+// The boundary's colour on the chart and in the HTML report ("#rrggbb").
+const char* boundary_colour(Boundary b);
+
+}  // namespace rprof
+
+#endif  // RPROF_REPORT_CHART_MODEL_H_

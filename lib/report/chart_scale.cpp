@@ -1,0 +1,166 @@
+#include "report/chart_scale.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace rprof {
+
+double LogAxis::to_px(double v) const {
+  const double t = (std::log10(v) - std::log10(lo)) / (std::log10(hi) - std::log10(lo));
+  return px_lo + t * (px_hi - px_lo);
+}
+
+double LogAxis::from_px(double px) const {
+  const double t = (px - px_lo) / (px_hi - px_lo);
+  return std::pow(10.0, std::log10(lo) + t * (std::log10(hi) - std::log10(lo)));
+}
+
+std::vector<double> LogAxis::decades() const {
+  std::vector<double> out;
+  for (int k = static_cast<int>(std::floor(std::log10(lo))); k <= std::ceil(std::log10(hi));
+       ++k) {
+    const double v = std::pow(10.0, k);
+    if (contains(v)) out.push_back(v);
+  }
+  return out;
+}
+
+std::vector<double> LogAxis::minor_ticks() const {
+  std::vector<double> out;
+  for (int k = static_cast<int>(std::floor(std::log10(lo))); k <= std::ceil(std::log10(hi));
+       ++k) {
+    for (int m = 2; m <= 9; ++m) {
+      const double v = m * std::pow(10.0, k);
+      if (contains(v)) out.push_back(v);
+    }
+  }
+  return out;
+}
+
+LogAxis fit_log_axis(double min_v, double max_v, double pad, double min_decades) {
+  LogAxis a;
+  const bool ok = std::isfinite(min_v) && std::isfinite(max_v) && min_v > 0 && max_v > 0;
+  if (!ok) {
+    a.lo = 1;
+    a.hi = std::pow(10.0, min_decades);
+    return a;
+  }
+  if (min_v > max_v) std::swap(min_v, max_v);
+  double lo = std::log10(min_v / pad);
+  double hi = std::log10(max_v * pad);
+  if (hi - lo < min_decades) {
+    const double grow = (min_decades - (hi - lo)) / 2;
+    lo -= grow;
+    hi += grow;
+  }
+  a.lo = std::pow(10.0, lo);
+  a.hi = std::pow(10.0, hi);
+  return a;
+}
+
+std::string decade_label(double v) {
+  const int k = static_cast<int>(std::lround(std::log10(v)));
+  if (k >= -3 && k <= 5) {
+    return k >= 0 ? fmt::format("{:.0f}", std::pow(10.0, k))
+                  : fmt::format("{:.{}f}", std::pow(10.0, k), -k);
+  }
+  return fmt::format("1e{}", k);
+}
+
+std::string human_number(double v) {
+  if (!std::isfinite(v)) return "n/a";
+  if (v == 0) return "0";
+  const double a = std::fabs(v);
+  if (a < 1e-4 || a >= 1e7) return fmt::format("{:.3e}", v);
+  // 4 significant digits in fixed notation, then trailing zeros trimmed.
+  const int digits = std::max(0, 3 - static_cast<int>(std::floor(std::log10(a))));
+  std::string s = fmt::format("{:.{}f}", v, digits);
+  if (s.find('.') != std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  return s;
+}
+
+double text_width(const std::string& text, double font_px) {
+  double em = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if ((c & 0xC0) == 0x80) continue;  // UTF-8 continuation byte
+    if (c == ' ' || c == '.' || c == ',' || c == ':' || c == 'i' || c == 'l' || c == '|' ||
+        c == '/' || c == '(' || c == ')' || c == '[' || c == ']') {
+      em += 0.34;
+    } else if (c == 'm' || c == 'w' || c == 'M' || c == 'W') {
+      em += 0.9;
+    } else if (c >= 'A' && c <= 'Z') {
+      em += 0.7;
+    } else {
+      em += 0.6;
+    }
+  }
+  return em * font_px;
+}
+
+bool Box::overlaps(const Box& o) const { return overlap_area(o) > 0; }
+
+double Box::overlap_area(const Box& o) const {
+  const double w_ = std::min(x + w, o.x + o.w) - std::max(x, o.x);
+  const double h_ = std::min(y + h, o.y + o.h) - std::max(y, o.y);
+  return w_ > 0 && h_ > 0 ? w_ * h_ : 0;
+}
+
+bool Box::inside(const Box& a) const {
+  return x >= a.x && y >= a.y && x + w <= a.x + a.w && y + h <= a.y + a.h;
+}
+
+Placement LabelPlacer::place(double x, double y, double r, double w, double h) {
+  // Candidate offsets around the dot (right, left, above, below, diagonals),
+  // at growing distances; the first ring keeps the label touching the dot.
+  struct Cand {
+    double dx, dy;  // direction
+  };
+  static const Cand dirs[] = {{1, 0},  {-1, 0}, {0, -1}, {0, 1},
+                              {1, -1}, {1, 1},  {-1, -1}, {-1, 1}};
+  const double gap = 3;
+  Placement best;
+  double best_cost = std::numeric_limits<double>::infinity();
+  for (int ring = 0; ring < 4; ++ring) {
+    const double d = r + gap + ring * (h + 2);
+    for (const Cand& c : dirs) {
+      Placement p;
+      // Box position: the label sits on the side of the dot given by dir.
+      double bx = c.dx > 0 ? x + d : c.dx < 0 ? x - d - w : x - w / 2;
+      double by = c.dy > 0 ? y + d : c.dy < 0 ? y - d - h : y - h / 2;
+      if (c.dx != 0 && c.dy != 0) {  // diagonals: corner touches the ring
+        bx = c.dx > 0 ? x + d * 0.7 : x - d * 0.7 - w;
+        by = c.dy > 0 ? y + d * 0.7 : y - d * 0.7 - h;
+      }
+      p.box = {bx, by, w, h};
+      p.anchor = "start";
+      p.x = bx;
+      p.y = by + h * 0.8;  // baseline of one line of text
+      p.leader = ring > 0;
+      double cost = 0;
+      for (const Box& t : taken_) cost += t.overlap_area(p.box);
+      if (!p.box.inside(area_)) cost += 1e6 + w * h;  // outside: a last resort
+      cost += ring * 1e-3;  // among clean ones, prefer the nearest
+      if (cost < 1e-2) {
+        p.clean = true;
+        taken_.push_back(p.box);
+        return p;
+      }
+      if (cost < best_cost) {
+        best_cost = cost;
+        best = p;
+      }
+    }
+  }
+  best.clean = false;
+  taken_.push_back(best.box);
+  return best;
+}
+
+}  // namespace rprof

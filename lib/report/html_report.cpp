@@ -1,0 +1,197 @@
+#include "report/html_report.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <ostream>
+
+#include "machine/machine.h"
+#include "report/markup.h"
+#include "report/report_assets.h"
+#include "report/roofline_report.h"
+#include "report/svg_chart.h"
+#include "report/verdict_report.h"
+
+namespace rprof {
+namespace {
+
+using nlohmann::json;
+
+json boundary_map() { return json::object(); }
+
+json region_data(const Region& r, const Profile& p, const ReportOptions& opt, int number) {
+  const Metrics m = metrics_from_counters(r.counters);
+  json j = {{"number", number},
+            {"path", path_string(r.path)},
+            {"name", r.name},
+            {"depth", r.depth()},
+            {"calls", r.calls},
+            {"time_s", r.time_s},
+            {"exclusive_time_s", r.exclusive_time_s},
+            {"threads", r.threads.size()},
+            {"complete", r.complete},
+            {"is_program", r.is_program()}};
+  j["percent_of_run"] = p.run.wall_time_s > 0 ? json(100.0 * r.time_s / p.run.wall_time_s)
+                                              : json(nullptr);
+  j["imbalance"] = r.threads.size() > 1 ? json(r.thread_spread().imbalance()) : json(nullptr);
+  j["declared"] = r.work_calls > 0 ? json{{"flops", r.work_flops}, {"bytes", r.work_bytes}}
+                                   : json(nullptr);
+  json bytes = boundary_map(), intensity = boundary_map();
+  if (m.has_flops) {
+    const double f = m.flops_total();
+    j["flops"] = f;
+    j["gflops"] = r.time_s > 0 ? json(f / r.time_s / 1e9) : json(nullptr);
+    for (Boundary b : kBoundaries) {
+      const Traffic& t = m.at(b);
+      if (!t.measured) continue;
+      bytes[boundary_key(b)] = t.bytes();
+      if (t.bytes() > 0) intensity[boundary_key(b)] = f / t.bytes();
+    }
+  } else {
+    j["flops"] = nullptr;
+    j["gflops"] = nullptr;
+  }
+  j["bytes"] = bytes;
+  j["intensity"] = intensity;
+  j["roofline"] = nullptr;
+  j["notes"] = json::array();
+  std::optional<RegionRoofline> rr;
+  if (m.has_flops && opt.machine != nullptr) {
+    rr = roofline_of(r, *opt.machine);
+    if (rr->valid) {
+      json bs = json::object();
+      for (const BoundaryRoof& b : rr->boundaries) {
+        bs[boundary_key(b.boundary)] = {{"bandwidth_gbs", b.bandwidth_gbs},
+                                        {"kernel", stream_key(b.kernel)},
+                                        {"intensity", b.intensity},
+                                        {"bound_gflops", b.bound},
+                                        {"ridge", b.ridge},
+                                        {"approximate", b.approximate}};
+      }
+      j["roofline"] = {{"roof_label", rr->roof.label()},
+                       {"roof_gflops", rr->roof.gflops},
+                       {"full_roof_label", rr->full_roof.label()},
+                       {"full_roof_gflops", rr->full_roof.gflops},
+                       {"threads", rr->threads},
+                       {"ceiling_threads", rr->ceiling_threads},
+                       {"bound_gflops", rr->bound},
+                       {"fraction_of_bound", rr->fraction},
+                       {"limiting", rr->limiting ? json(boundary_key(*rr->limiting)) : json(nullptr)},
+                       {"limited_by", rr->compute_limited ? "compute" : "memory"},
+                       {"boundaries", bs}};
+    } else {
+      j["notes"].push_back("no roofline: " + rr->why_not);
+    }
+    for (const std::string& n : rr->notes) j["notes"].push_back(n);
+  }
+  j["verdict"] = nullptr;
+  if (opt.verdicts) {
+    if (std::optional<Verdict> v = opt.verdicts(r, rr && rr->valid ? &*rr : nullptr)) {
+      j["verdict"] = verdict_json(*v);  // summary, direction, flags with reasons
+    }
+  }
+  return j;
+}
+
+json machine_data(const ReportOptions& opt, const ChartModel& chart) {
+  if (opt.machine == nullptr) return nullptr;
+  const Machine& m = *opt.machine;
+  json roofs = json::array(), bws = json::array();
+  for (const ChartRoof& r : chart.roofs) {
+    roofs.push_back({{"label", r.roof.label()}, {"gflops", r.roof.gflops}, {"applied", r.applied},
+                     {"how", r.how}});
+  }
+  for (const ChartBandwidth& b : chart.bandwidths) {
+    bws.push_back({{"boundary", boundary_key(b.boundary)}, {"gbs", b.gbs},
+                   {"kernel", stream_key(b.kernel)}, {"how", b.how}});
+  }
+  std::vector<int> counts;
+  for (const CeilingSet& s : m.ceilings) counts.push_back(s.threads);
+  return {{"file", opt.machine_file},     {"mode", m.mode},
+          {"cpu", m.cpu.model_name},      {"created_unix_s", m.created_unix_s},
+          {"host", m.host},               {"rprof_version", m.rprof_version},
+          {"pages", m.pages},             {"thread_counts", counts},
+          {"chart_threads", chart.ceiling_threads},
+          {"roofs", roofs},               {"bandwidths", bws},
+          {"notes", opt.machine_notes}};
+}
+
+// Substitutes @NAME@ placeholders in one pass, so inserted text is never
+// scanned for placeholders again.
+std::string fill(const std::string& tpl, const std::map<std::string, std::string>& values) {
+  std::string out;
+  size_t i = 0;
+  while (i < tpl.size()) {
+    const size_t a = tpl.find('@', i);
+    if (a == std::string::npos) break;
+    const size_t b = tpl.find('@', a + 1);
+    if (b == std::string::npos) break;
+    auto it = values.find(tpl.substr(a + 1, b - a - 1));
+    if (it == values.end()) {
+      out.append(tpl, i, a + 1 - i);
+      i = a + 1;
+      continue;
+    }
+    out.append(tpl, i, a - i);
+    out += it->second;
+    i = b + 1;
+  }
+  out.append(tpl, i, std::string::npos);
+  return out;
+}
+
+}  // namespace
+
+json html_report_data(const Profile& p, const ReportOptions& opt, const ChartModel& chart) {
+  json d;
+  d["format"] = "rprof-html-data";
+  d["title"] = chart.title;
+  const RunInfo& run = p.run;
+  d["run"] = {{"command", run.command},       {"backend", run.backend.empty() ? "time" : run.backend},
+              {"host", run.host},             {"start_unix_s", run.start_unix_s},
+              {"wall_time_s", run.wall_time_s}, {"exit_code", run.exit_code},
+              {"signal", run.signal},         {"processes", run.processes},
+              {"threads", run.threads},       {"world_size", run.world_size}};
+  d["conventions"] = {
+      {"flops", "FMA = 2 FLOPs per lane; GFLOP/s = 1e9 FLOP/s"},
+      {"bytes", "GB = 1e9 bytes, counted where they cross the named boundary"},
+      {"boundaries",
+       {{"l1", "core <-> L1: the program's loads and stores"},
+        {"l2", "L1 <-> L2: line fills and write-backs"},
+        {"llc", "L2 <-> LLC"},
+        {"dram", "LLC <-> DRAM"}}},
+      {"intensity", "FLOP/byte = FLOPs / bytes crossing the boundary"},
+      {"time", "seconds; a region's time is its slowest thread's (inclusive of children)"},
+      {"bound", "min(compute roof, bandwidth x intensity) at each boundary; the region's "
+                "bound is the lowest (its limiting boundary)"}};
+  d["machine"] = machine_data(opt, chart);
+  json regions = json::array();
+  for (size_t i = 0; i < p.regions.size(); ++i) {
+    regions.push_back(region_data(p.regions[i], p, opt, static_cast<int>(i) + 1));
+  }
+  d["regions"] = regions;
+  d["verdicts_available"] = static_cast<bool>(opt.verdicts);
+  d["notes"] = p.notes;
+  d["missing"] = chart.missing;
+  json errors = json::array();
+  for (const MarkerError& e : p.errors) {
+    errors.push_back({{"kind", e.kind}, {"expected", e.expected}, {"got", e.got}, {"count", e.count}});
+  }
+  d["marker_errors"] = errors;
+  return d;
+}
+
+void HtmlReporter::write(const Profile& p, const ReportOptions& opt, std::ostream& out) const {
+  const ChartModel chart = build_chart_model(p, opt);
+  const json data = html_report_data(p, opt, chart);
+  // Invalid UTF-8 in names becomes U+FFFD rather than failing the dump.
+  const std::string text = data.dump(-1, ' ', false, json::error_handler_t::replace);
+  out << fill(assets::kReportHtml, {{"TITLE", xml_escape(chart.title)},
+                                    {"CSS", assets::kReportCss},
+                                    {"CHART", render_svg(chart, /*standalone=*/false)},
+                                    {"DATA", script_safe_json(text)},
+                                    {"JS", assets::kReportJs},
+                                    {"LABJS", assets::kLabJs}});
+}
+
+}  // namespace rprof

@@ -1,0 +1,136 @@
+#include "report/profile_diff.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "report/roofline_report.h"
+
+namespace rprof {
+namespace {
+
+// What one run says about one region, as optional numbers.
+struct Side {
+  std::optional<double> calls, time_s, flops, gflops, declared_flops, declared_bytes, bound;
+  std::optional<double> bytes[4], intensity[4];
+  std::optional<std::string> limited;
+  std::optional<Verdict> verdict;
+};
+
+Side side_of(const Region& r, const ReportOptions& opt) {
+  Side s;
+  s.calls = static_cast<double>(r.calls);
+  s.time_s = r.time_s;
+  if (r.work_calls > 0) {
+    s.declared_flops = r.work_flops;
+    s.declared_bytes = r.work_bytes;
+  }
+  const Metrics m = metrics_from_counters(r.counters);
+  std::optional<RegionRoofline> rr;
+  if (m.has_flops) {
+    const double f = m.flops_total();
+    s.flops = f;
+    if (r.time_s > 0) s.gflops = f / r.time_s / 1e9;
+    for (Boundary b : kBoundaries) {
+      const Traffic& t = m.at(b);
+      if (!t.measured) continue;
+      const int k = static_cast<int>(b);
+      s.bytes[k] = t.bytes();
+      if (t.bytes() > 0) s.intensity[k] = f / t.bytes();
+    }
+    if (opt.machine != nullptr) {
+      rr = roofline_of(r, *opt.machine);
+      if (rr->valid) {
+        s.bound = rr->bound;
+        s.limited = rr->compute_limited
+                        ? std::string("compute")
+                        : fmt::format("memory ({})", boundary_name(*rr->limiting));
+      }
+    }
+  } else {
+    // Bytes can be counted without FLOPs; intensity then has no meaning.
+    for (Boundary b : kBoundaries) {
+      const Traffic& t = m.at(b);
+      if (t.measured) s.bytes[static_cast<int>(b)] = t.bytes();
+    }
+  }
+  if (opt.verdicts) s.verdict = opt.verdicts(r, rr && rr->valid ? &*rr : nullptr);
+  return s;
+}
+
+RegionDiff combine(const std::vector<std::string>& path, const Side* a, const Side* b) {
+  static const Side none;
+  const Side& x = a ? *a : none;
+  const Side& y = b ? *b : none;
+  RegionDiff d;
+  d.path = path;
+  d.presence = a && b ? Presence::kBoth : a ? Presence::kBeforeOnly : Presence::kAfterOnly;
+  d.calls = {x.calls, y.calls};
+  d.time_s = {x.time_s, y.time_s};
+  d.flops = {x.flops, y.flops};
+  d.gflops = {x.gflops, y.gflops};
+  d.declared_flops = {x.declared_flops, y.declared_flops};
+  d.declared_bytes = {x.declared_bytes, y.declared_bytes};
+  d.bound_gflops = {x.bound, y.bound};
+  d.limited_before = x.limited;
+  d.limited_after = y.limited;
+  d.verdict_before = x.verdict;
+  d.verdict_after = y.verdict;
+  for (Boundary bd : kBoundaries) {
+    const int k = static_cast<int>(bd);
+    BoundaryDiff bdiff{bd, {x.bytes[k], y.bytes[k]}, {x.intensity[k], y.intensity[k]}};
+    if (bdiff.bytes.any()) d.boundaries.push_back(bdiff);
+  }
+  return d;
+}
+
+}  // namespace
+
+std::optional<double> Change::delta() const {
+  if (!both()) return std::nullopt;
+  return *after - *before;
+}
+
+std::optional<double> Change::ratio() const {
+  if (!both() || *before == 0) return std::nullopt;
+  return *after / *before;
+}
+
+const char* presence_key(Presence p) {
+  switch (p) {
+    case Presence::kBoth: return "both";
+    case Presence::kBeforeOnly: return "before_only";
+    case Presence::kAfterOnly: return "after_only";
+  }
+  return "both";
+}
+
+ProfileDiff diff_profiles(const Profile& before, const Profile& after, const ReportOptions& opt) {
+  ProfileDiff d;
+  auto wall = [](const Profile& p) {
+    return p.run.wall_time_s > 0 ? std::optional<double>(p.run.wall_time_s) : std::nullopt;
+  };
+  d.wall_time_s = {wall(before), wall(after)};
+  std::map<std::vector<std::string>, const Region*> old_regions;
+  for (const Region& r : before.regions) old_regions[r.path] = &r;
+  std::map<std::vector<std::string>, bool> matched;
+  for (const Region& r : after.regions) {
+    const Side b = side_of(r, opt);
+    auto it = old_regions.find(r.path);
+    if (it != old_regions.end()) {
+      const Side a = side_of(*it->second, opt);
+      matched[r.path] = true;
+      d.regions.push_back(combine(r.path, &a, &b));
+    } else {
+      d.regions.push_back(combine(r.path, nullptr, &b));
+    }
+  }
+  for (const Region& r : before.regions) {
+    if (matched.count(r.path)) continue;
+    const Side a = side_of(r, opt);
+    d.regions.push_back(combine(r.path, &a, nullptr));
+  }
+  return d;
+}
+
+}  // namespace rprof

@@ -1,0 +1,302 @@
+#include "report/svg_chart.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ostream>
+
+#include "report/markup.h"
+#include "report/svg_parts.h"
+
+namespace rprof {
+namespace {
+
+constexpr const char* kInk = kSvgInk;
+constexpr const char* kMuted = kSvgMuted;
+std::string n(double v) { return svg_num(v); }
+std::string px(double v) { return svg_px(v); }
+std::string esc(const std::string& s) { return xml_escape(s); }
+std::vector<std::string> wrap(const std::string& t, double w, double f) { return wrap_text(t, w, f); }
+
+// Layout in pixels. The plot is square-ish so that a slope of 1 on log-log
+// axes (a bandwidth line) looks like one.
+constexpr double kWidth = 1000;
+constexpr double kPlotX = 86, kPlotY = 84, kPlotW = 600, kPlotH = 440;
+constexpr double kLegendX = kPlotX + kPlotW + 34;
+constexpr double kFont = 12;  // base font size
+// Labels for the regions with the largest share of time only: beyond this a
+// chart is a cloud of names. The others have their name in a tooltip.
+constexpr size_t kMaxLabels = 30;
+constexpr const char* kFontFamily =
+    "system-ui, -apple-system, 'Segoe UI', 'DejaVu Sans', 'Helvetica Neue', Arial, sans-serif";
+class SvgWriter {
+ public:
+  explicit SvgWriter(const ChartModel& c) : c_(c), x_(c.x), y_(c.y) {
+    x_.px_lo = kPlotX;
+    x_.px_hi = kPlotX + kPlotW;
+    y_.px_lo = kPlotY + kPlotH;
+    y_.px_hi = kPlotY;
+  }
+  std::string render(bool standalone);
+
+ private:
+  void axes();
+  void ceilings(LabelPlacer& placer);
+  void regions(LabelPlacer& placer);
+  void text(double x, double y, const std::string& s, const std::string& attrs) {
+    svg_text(o_, x, y, s, attrs);
+  }
+
+  const ChartModel& c_;
+  LogAxis x_, y_;
+  std::string o_;
+};
+
+void SvgWriter::axes() {
+  o_ += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#fbfcfd\" "
+                    "stroke=\"#c9ced6\"/>\n", px(kPlotX), px(kPlotY), px(kPlotW), px(kPlotH));
+  o_ += "<g data-role=\"grid\" stroke-width=\"1\">\n";
+  for (double v : x_.minor_ticks()) {
+    o_ += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#eef0f3\"/>\n",
+                      px(x_.to_px(v)), px(kPlotY), px(kPlotY + kPlotH));
+  }
+  for (double v : y_.minor_ticks()) {
+    o_ += fmt::format("<line x1=\"{1}\" y1=\"{0}\" x2=\"{2}\" y2=\"{0}\" stroke=\"#eef0f3\"/>\n",
+                      px(y_.to_px(v)), px(kPlotX), px(kPlotX + kPlotW));
+  }
+  for (double v : x_.decades()) {
+    const double xp = x_.to_px(v);
+    o_ += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#dde1e6\"/>\n",
+                      px(xp), px(kPlotY), px(kPlotY + kPlotH + 5));
+    text(xp, kPlotY + kPlotH + 19, decade_label(v),
+         fmt::format("data-role=\"x-tick\" data-value=\"{}\" text-anchor=\"middle\" fill=\"{}\"",
+                     n(v), kMuted));
+  }
+  for (double v : y_.decades()) {
+    const double yp = y_.to_px(v);
+    o_ += fmt::format("<line x1=\"{1}\" y1=\"{0}\" x2=\"{2}\" y2=\"{0}\" stroke=\"#dde1e6\"/>\n",
+                      px(yp), px(kPlotX - 5), px(kPlotX + kPlotW));
+    text(kPlotX - 8, yp + 4, decade_label(v),
+         fmt::format("data-role=\"y-tick\" data-value=\"{}\" text-anchor=\"end\" fill=\"{}\"",
+                     n(v), kMuted));
+  }
+  o_ += "</g>\n";
+  text(kPlotX + kPlotW / 2, kPlotY + kPlotH + 44, "Arithmetic intensity [FLOP/byte]",
+       fmt::format("data-role=\"x-axis-label\" text-anchor=\"middle\" font-size=\"13\" "
+                   "fill=\"{}\"", kInk));
+  o_ += fmt::format("<text data-role=\"y-axis-label\" transform=\"translate({},{}) rotate(-90)\" "
+                    "text-anchor=\"middle\" font-size=\"13\" fill=\"{}\">Performance "
+                    "[GFLOP/s]</text>\n", px(kPlotX - 54), px(kPlotY + kPlotH / 2), kInk);
+}
+
+void SvgWriter::ceilings(LabelPlacer& placer) {
+  const double top = c_.roofs.empty() ? y_.hi : c_.roofs.front().roof.gflops;
+  double fastest = 0;
+  for (const ChartBandwidth& b : c_.bandwidths) fastest = std::max(fastest, b.gbs);
+  o_ += "<g clip-path=\"url(#rprof-plot)\">\n";
+  for (const ChartBandwidth& b : c_.bandwidths) {
+    // B * I up to the top roof, where the bandwidth stops being the limit.
+    const double i0 = x_.lo, i1 = std::min(x_.hi, top / b.gbs);
+    const double x0 = x_.to_px(i0), y0 = y_.to_px(b.gbs * i0);
+    const double x1 = x_.to_px(i1), y1 = y_.to_px(b.gbs * i1);
+    o_ += fmt::format(
+        "<g data-role=\"bandwidth-ceiling\" data-boundary=\"{}\" data-gbs=\"{}\" "
+        "data-kernel=\"{}\"><title>{} bandwidth {} GB/s ({})</title>\n"
+        "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"2.2\" "
+        "stroke-linecap=\"round\"/></g>\n",
+        boundary_key(b.boundary), n(b.gbs), stream_key(b.kernel), boundary_name(b.boundary),
+        human_number(b.gbs), esc(b.how), px(x0), px(y0), px(x1), px(y1),
+        boundary_colour(b.boundary));
+  }
+  for (size_t k = 0; k < c_.roofs.size(); ++k) {
+    const ChartRoof& r = c_.roofs[k];
+    const double start = fastest > 0 ? std::max(x_.lo, r.roof.gflops / fastest) : x_.lo;
+    const double yp = y_.to_px(r.roof.gflops);
+    o_ += fmt::format(
+        "<g data-role=\"compute-ceiling\" data-label=\"{}\" data-gflops=\"{}\" "
+        "data-applied=\"{}\"><title>{} peak {} GFLOP/s ({})</title>\n"
+        "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"{}\"{}/></g>\n",
+        esc(r.roof.label()), n(r.roof.gflops), r.applied ? "true" : "false",
+        esc(roof_text(r.roof)), human_number(r.roof.gflops), esc(r.how), px(x_.to_px(start)),
+        px(yp), px(kPlotX + kPlotW), px(yp), k == 0 ? kInk : "#6b7280", k == 0 ? "2.4" : "1.6",
+        k == 0 ? "" : " stroke-dasharray=\"6 4\"");
+  }
+  o_ += "</g>\n";
+  // Labels: roofs at the right end above the line; bandwidths along their
+  // line near where it enters the plot.
+  for (const ChartRoof& r : c_.roofs) {
+    const std::string s = fmt::format("{}  {} GFLOP/s", roof_text(r.roof), human_number(r.roof.gflops));
+    const double w = text_width(s, kFont), yp = y_.to_px(r.roof.gflops);
+    const double xr = kPlotX + kPlotW - 6;
+    placer.block({xr - w, yp - 17, w, 15});
+    text(xr, yp - 6, s, fmt::format("data-role=\"ceiling-label\" text-anchor=\"end\" "
+                                    "font-weight=\"600\" fill=\"{}\"", kInk));
+  }
+  const double pxs_per_decade_x = kPlotW / std::log10(x_.hi / x_.lo);
+  const double pxs_per_decade_y = kPlotH / std::log10(y_.hi / y_.lo);
+  const double angle = -std::atan2(pxs_per_decade_y, pxs_per_decade_x) * 180 / M_PI;
+  // Bandwidth labels along their lines, near where each enters the plot,
+  // moved along the line until it clears the labels already placed.
+  const double rad = angle * M_PI / 180;
+  std::vector<Box> bw_boxes;
+  for (const ChartBandwidth& b : c_.bandwidths) {
+    const std::string label = fmt::format("{} {} GB/s", boundary_name(b.boundary), human_number(b.gbs));
+    const double len = text_width(label, kFont);
+    for (int k = 0; k < 16; ++k) {
+      double i = x_.from_px(kPlotX + 14 + 30 * k);
+      if (b.gbs * i < y_.lo) i = y_.lo / b.gbs * std::pow(1.15, k + 1);  // enters at the bottom
+      const double xp = x_.to_px(i), yp = y_.to_px(b.gbs * i);
+      if (xp + len * std::cos(rad) > kPlotX + kPlotW - 10 || yp + len * std::sin(rad) < kPlotY + 10) {
+        break;  // the line leaves the plot before the label ends
+      }
+      std::vector<Box> boxes;  // small boxes along the rotated text
+      for (double t = 0; t <= len; t += 8) {
+        boxes.push_back({xp + t * std::cos(rad) - 5, yp - 6 + t * std::sin(rad) - 9, 10, 12});
+      }
+      bool clear = true;
+      for (const Box& a : boxes) {
+        for (const Box& o : bw_boxes) clear &= !a.overlaps(o);
+      }
+      if (!clear) continue;
+      for (const Box& a : boxes) {
+        bw_boxes.push_back(a);
+        placer.block(a);
+      }
+      o_ += fmt::format(
+          "<text data-role=\"bandwidth-label\" data-boundary=\"{}\" transform=\"translate({},{}) "
+          "rotate({:.2f})\" fill=\"{}\" font-weight=\"600\">{}</text>\n",
+          boundary_key(b.boundary), px(xp), px(yp - 6), angle, boundary_colour(b.boundary),
+          esc(label));
+      break;
+    }
+  }
+  for (const ChartRidge& r : c_.ridges) {
+    const double xp = x_.to_px(r.intensity), yp = y_.to_px(r.gflops);
+    if (!x_.contains(r.intensity)) continue;
+    placer.block({xp - 6, yp - 6, 12, 12});
+    o_ += fmt::format(
+        "<g data-role=\"ridge\" data-boundary=\"{}\" data-intensity=\"{}\" data-gflops=\"{}\" "
+        "data-roof=\"{}\"><title>ridge at {}: I* = {} FLOP/byte ({} GFLOP/s / bandwidth)</title>"
+        "<path d=\"M{} {}l5 5-5 5-5-5z\" fill=\"#ffffff\" stroke=\"{}\" stroke-width=\"2\"/></g>\n",
+        boundary_key(r.boundary), n(r.intensity), n(r.gflops), esc(r.roof_label),
+        boundary_name(r.boundary), human_number(r.intensity), human_number(r.gflops), px(xp),
+        px(yp - 5), boundary_colour(r.boundary));
+  }
+}
+
+void SvgWriter::regions(LabelPlacer& placer) {
+  // Biggest first, so small dots are drawn on top and big ones label first.
+  std::vector<const ChartRegion*> order;
+  for (const ChartRegion& r : c_.regions) order.push_back(&r);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const ChartRegion* a, const ChartRegion* b) { return a->share > b->share; });
+  for (const ChartRegion* r : order) {
+    const double rad = dot_radius(r->share), yp = y_.to_px(r->gflops);
+    for (const ChartPoint& p : r->points) {
+      const double xp = x_.to_px(p.intensity);
+      placer.block({xp - rad, yp - rad, 2 * rad, 2 * rad});
+    }
+    const double xa = x_.to_px(r->points.front().intensity);
+    const double xb = x_.to_px(r->points.back().intensity);
+    if (xb - xa > 2 * rad) placer.block({xa + rad, yp - 2, xb - xa - 2 * rad, 4});
+  }
+  size_t labelled = 0;
+  for (const ChartRegion* r : order) {
+    const double rad = dot_radius(r->share), yp = y_.to_px(r->gflops);
+    o_ += fmt::format(
+        "<g data-role=\"region\" data-number=\"{}\" data-region=\"{}\" data-path=\"{}\" "
+        "data-gflops=\"{}\" data-time-s=\"{}\" data-share=\"{}\" data-radius=\"{}\" "
+        "data-limited-by=\"{}\">\n",
+        r->number, esc(r->name), esc(r->path), n(r->gflops), n(r->time_s), n(r->share), n(rad),
+        esc(r->limited_by));
+    if (r->points.size() > 1) {
+      o_ += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#8c939d\" "
+                        "stroke-width=\"1.6\"/>\n", px(x_.to_px(r->points.front().intensity)),
+                        px(yp), px(x_.to_px(r->points.back().intensity)), px(yp));
+    }
+    for (const ChartPoint& p : r->points) {
+      o_ += fmt::format(
+          "<circle data-role=\"point\" data-boundary=\"{}\" data-intensity=\"{}\" "
+          "data-bytes=\"{}\" data-limiting=\"{}\" cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"{}\" "
+          "fill-opacity=\"0.88\" stroke=\"{}\" stroke-width=\"{}\"><title>{} at {}: I = {} "
+          "FLOP/byte{}, {} GFLOP/s, {} GB crossed{}</title></circle>\n",
+          boundary_key(p.boundary), n(p.intensity), n(p.bytes), p.limiting ? "true" : "false",
+          px(x_.to_px(p.intensity)), px(yp), px(rad), boundary_colour(p.boundary),
+          p.limiting ? kInk : "#ffffff", p.limiting ? "2" : "1.2", esc(r->path),
+          boundary_name(p.boundary), human_number(p.intensity), p.approximate ? " (approx.)" : "",
+          human_number(r->gflops), human_number(p.bytes / 1e9),
+          p.limiting ? "; the limiting boundary" : "");
+    }
+    if (labelled++ >= kMaxLabels) {
+      o_ += fmt::format("<title>{}</title>\n</g>\n", esc(r->path));
+      continue;
+    }
+    const std::string label = ellipsize(r->name, 28);
+    const double w = text_width(label, kFont), h = kFont + 3;
+    const ChartPoint& anchor = r->points.back();
+    const Placement pl = placer.place(x_.to_px(anchor.intensity), yp, rad, w, h);
+    if (pl.leader) {
+      const double lx = std::clamp(x_.to_px(anchor.intensity), pl.box.x, pl.box.x + pl.box.w);
+      const double ly = std::clamp(yp, pl.box.y, pl.box.y + pl.box.h);
+      o_ += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#9aa1ab\" "
+                        "stroke-width=\"0.8\"/>\n", px(x_.to_px(anchor.intensity)), px(yp),
+                        px(lx), px(ly));
+    }
+    text(pl.x, pl.y, label,
+         fmt::format("data-role=\"label\" data-clean=\"{}\" data-box=\"{} {} {} {}\" "
+                     "fill=\"{}\" stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\" "
+                     "stroke-linejoin=\"round\"", pl.clean ? "true" : "false", px(pl.box.x),
+                     px(pl.box.y), px(pl.box.w), px(pl.box.h), kInk));
+    o_ += "</g>\n";
+  }
+}
+
+std::string SvgWriter::render(bool standalone) {
+  text(24, 32, c_.title, fmt::format("data-role=\"title\" font-size=\"18\" font-weight=\"700\" "
+                                     "fill=\"{}\"", kInk));
+  text(24, 52, c_.subtitle, fmt::format("data-role=\"subtitle\" fill=\"{}\"", kMuted));
+  o_ += fmt::format("<defs><clipPath id=\"rprof-plot\"><rect x=\"{}\" y=\"{}\" width=\"{}\" "
+                    "height=\"{}\"/></clipPath></defs>\n", px(kPlotX), px(kPlotY), px(kPlotW),
+                    px(kPlotH));
+  axes();
+  LabelPlacer placer({kPlotX + 2, kPlotY + 2, kPlotW - 4, kPlotH - 4});
+  ceilings(placer);
+  regions(placer);
+  // What is missing: in the plot when nothing could be drawn, else above it.
+  double my = c_.regions.empty() ? kPlotY + kPlotH / 2 - 10.0 * static_cast<double>(c_.missing.size()) : 70;
+  for (const std::string& m : c_.missing) {
+    for (const std::string& l : wrap(m, c_.regions.empty() ? kPlotW - 40 : kWidth - 48,
+                                     c_.regions.empty() ? 13 : 11)) {
+      text(c_.regions.empty() ? kPlotX + kPlotW / 2 : 24, my, l,
+           fmt::format("data-role=\"missing\" text-anchor=\"{}\" font-size=\"{}\" fill=\"#9a4a00\"",
+                       c_.regions.empty() ? "middle" : "start", c_.regions.empty() ? 13 : 11));
+      my += c_.regions.empty() ? 19 : 14;
+    }
+  }
+  const double legend_bottom = svg_legend(c_, kLegendX, kPlotY + 4, o_);
+  const double height =
+      svg_footer(c_.conventions, 24, std::max(kPlotY + kPlotH + 76, legend_bottom + 12), kWidth - 48, o_) + 8;
+  std::string head = standalone ? "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" : "";
+  head += fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} "
+      "{1}\" font-family=\"{2}\" font-size=\"{3}\" data-role=\"roofline-chart\" "
+      "data-x-min=\"{4}\" data-x-max=\"{5}\" data-y-min=\"{6}\" data-y-max=\"{7}\" "
+      "data-ceiling-threads=\"{8}\">\n<title>{9}</title>\n"
+      "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n",
+      px(kWidth), px(height), kFontFamily, kFont, n(c_.x.lo), n(c_.x.hi), n(c_.y.lo), n(c_.y.hi),
+      c_.ceiling_threads, esc(c_.title));
+  return head + o_ + "</svg>\n";
+}
+
+}  // namespace
+
+std::string render_svg(const ChartModel& c, bool standalone) {
+  return SvgWriter(c).render(standalone);
+}
+
+void SvgReporter::write(const Profile& p, const ReportOptions& opt, std::ostream& out) const {
+  out << render_svg(build_chart_model(p, opt), /*standalone=*/true);
+}
+
+}  // namespace rprof

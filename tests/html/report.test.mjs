@@ -1,0 +1,245 @@
+// The HTML report in headless Chromium (Debian's /usr/bin/chromium, driven by
+// playwright-core). Builds a saved profile with counters and a machine file
+// with round ceilings through the built rprof, renders report.html, then
+// checks what a person would: the table lists and sorts the regions, the
+// Roofline lab gives the seed's numbers, Step/Play leave the readouts alone,
+// the what-if mode works, verdicts show with their reasons, nothing is
+// fetched from the network. Keeps report.png (full page) and lab.png.
+//
+// Usage: node report.test.mjs RPROF DAXPY_SAMPLE WORK_DIR CHROMIUM
+import { chromium } from 'playwright-core';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import assert from 'node:assert/strict';
+
+const [rprof, daxpy, work, chromiumPath] = process.argv.slice(2);
+const results = { passed: 0, failed: 0 };
+const tests = [];
+const test = (name, fn) => tests.push({ name, fn });
+const close = (a, b, rel = 1e-6) => Math.abs(a - b) <= rel * Math.max(1, Math.abs(b));
+
+// --- inputs: a machine file for this CPU with round ceilings, a profile ----
+function rprofRun(args) { return execFileSync(rprof, args, { cwd: work, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }); }
+rprofRun(['machine', '--tiny', '--output', path.join(work, 'm0.json')]);
+const machine = JSON.parse(fs.readFileSync(path.join(work, 'm0.json'), 'utf8'));
+const PEAK = { scalar: 10, 128: 20, 256: 40, 512: 80 };  // DP GFLOP/s; SP twice
+const BW = { l1: 400, l2: 200, llc: 100, dram: 20 };     // GB/s
+for (const set of machine.ceilings) {
+  for (const p of set.peaks) p.gflops = PEAK[p.width] * (p.precision === 'sp' ? 2 : 1) * (p.mix === 'fma' ? 1 : 0.5);
+  for (const b of set.bandwidth) { b.gbs = BW[b.boundary]; b.traffic_gbs = BW[b.boundary]; }
+}
+const machineFile = path.join(work, 'machine.json');
+fs.writeFileSync(machineFile, JSON.stringify(machine));
+
+rprofRun(['-o', path.join(work, 'run'), '-q', daxpy, '1000', '3']);
+const profile = JSON.parse(fs.readFileSync(path.join(work, 'run', 'profile.json'), 'utf8'));
+const template = profile.regions.find((r) => r.name === 'daxpy');
+const bytes = (l1, l2, llc, dram) => {
+  const c = {};
+  for (const [k, v] of Object.entries({ l1, l2, llc, dram })) {
+    if (v) { c[`bytes.${k}.read`] = Math.round(v * 2 / 3); c[`bytes.${k}.write`] = v - Math.round(v * 2 / 3); }
+  }
+  return c;
+};
+// Regions: times (s), DP FLOPs at a width, bytes per boundary.
+const REGIONS = {
+  daxpy: { time: 1.5, flops: { 'flops.dp.256': 2e9 }, bytes: bytes(24e9, 24e9, 24e9, 24e9) },
+  stencil_3d: { time: 0.6, flops: { 'flops.dp.256': 8e9 }, bytes: bytes(34e9, 10e9, 3e9, 1.5e9) },
+  dgemm_blocked: { time: 0.9, flops: { 'flops.dp.256': 28e9 }, bytes: bytes(45e9, 4e9, 0.8e9, 0.1e9) },
+  scalar_sum: { time: 0.4, flops: { 'flops.dp.scalar': 0.6e9 }, bytes: bytes(4.8e9, 4.8e9, 4.8e9, 4.6e9) },
+};
+for (const [name, spec] of Object.entries(REGIONS)) {
+  let r = profile.regions.find((x) => x.name === name);
+  if (!r) { r = structuredClone(template); r.name = name; r.path = [name]; profile.regions.push(r); }
+  r.time_s = spec.time;
+  r.exclusive_time_s = spec.time;
+  r.counters = { ...spec.flops, ...spec.bytes };
+  r.exclusive_counters = r.counters;
+}
+profile.run.backend = 'sim';
+profile.run.wall_time_s = 4.0;
+profile.counters = [...new Set(profile.regions.flatMap((r) => Object.keys(r.counters)))].sort();
+const profileFile = path.join(work, 'profile.json');
+fs.writeFileSync(profileFile, JSON.stringify(profile));
+const reportFile = path.join(work, 'report.html');
+rprofRun(['report', profileFile, '--machine', machineFile, '--format', 'html', '-o', reportFile]);
+
+// --- the browser ------------------------------------------------------------
+const userDir = fs.mkdtempSync(path.join(work, 'chromium-profile-'));
+const context = await chromium.launchPersistentContext(userDir, {
+  executablePath: chromiumPath,
+  headless: true,
+  viewport: { width: 1280, height: 900 },
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+const page = await context.newPage();
+const requests = [], errors = [];
+page.on('request', (r) => requests.push(r.url()));
+page.on('pageerror', (e) => errors.push(e.message));
+page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+const url = 'file://' + reportFile;
+await page.goto(url);
+
+const text = (id) => page.locator('#' + id).innerText();
+const value = async (id) => Number(await page.locator('#' + id).getAttribute('data-value'));
+const readouts = async () => Promise.all(['lab-bound', 'lab-ridge', 'lab-limit', 'lab-bwroof', 'lab-fraction'].map(text));
+const inputs = async () => Promise.all(['lab-intensity', 'lab-bandwidth', 'lab-peak'].map((id) => page.locator('#' + id).inputValue()));
+async function setLab(I, B) {
+  await page.fill('#lab-intensity', String(I));
+  await page.fill('#lab-bandwidth', String(B));
+}
+
+test('the page opens offline: no request leaves the file, no script error', async () => {
+  assert.deepEqual(errors, []);
+  for (const u of requests) assert.ok(u.startsWith('file:') || u.startsWith('data:'), 'request to ' + u);
+  assert.ok(await page.locator('svg[data-role="roofline-chart"]').count() === 1);
+});
+
+test('the table lists every region, with units in the headings', async () => {
+  const rows = await page.locator('#regions-body tr').evaluateAll((trs) => trs.map((t) => t.dataset.region));
+  for (const name of ['[program]', 'init', ...Object.keys(REGIONS)]) assert.ok(rows.includes(name), name + ' missing from ' + rows);
+  const heads = await page.locator('#regions-head th').allInnerTexts();
+  for (const h of ['Time [s]', 'GFLOP/s', 'DRAM [GB]', 'Bound [GFLOP/s]', '% of bound']) assert.ok(heads.includes(h), h + ' not in ' + heads);
+  const daxpyRow = page.locator('#regions-body tr[data-region="daxpy"]');
+  assert.ok(close(Number(await daxpyRow.locator('td[data-col="gflops"]').getAttribute('data-value')), 2e9 / 1.5 / 1e9));
+  assert.match(await daxpyRow.locator('td[data-col="limit"]').innerText(), /memory \(DRAM/);
+  // The classifier's verdict, with its numbers (roofline/classify.h).
+  assert.ok(await daxpyRow.locator('td[data-col="verdict"] .flag').count() >= 1);
+  assert.match(await page.locator('tr[data-verdict-for="daxpy"]').innerText(), /memory-bound at DRAM/);
+});
+
+test('sorting by time puts the longest region first, then last', async () => {
+  await page.click('th[data-col="time"]');
+  const times = async () => page.locator('#regions-body td[data-col="time"]').evaluateAll((tds) => tds.map((t) => Number(t.dataset.value)));
+  const desc = await times();
+  assert.deepEqual(desc, [...desc].sort((a, b) => b - a));
+  await page.click('th[data-col="time"]');
+  const asc = await times();
+  assert.deepEqual(asc, [...asc].sort((a, b) => a - b));
+  assert.equal(await page.locator('th[data-col="time"]').getAttribute('aria-sort'), 'ascending');
+});
+
+test('lab: Reset, then I = 4 and B = 80 gives 320 GFLOP/s, ridge 12.5 FLOP/byte', async () => {
+  await page.click('#lab-reset');
+  assert.equal(await page.locator('#lab-peak').inputValue(), '1000');
+  await setLab(4, 80);
+  assert.equal(await text('lab-bound'), '320 GFLOP/s');
+  assert.equal(await text('lab-ridge'), '12.5 FLOP/byte');
+  assert.equal(await page.locator('#lab-limit').getAttribute('data-value'), 'memory');
+  assert.ok(close(await value('lab-bound'), 320));
+});
+
+test('lab: Reset, then I = 16 and B = 80 gives 1000, compute-limited; bandwidth roof 1280', async () => {
+  await page.click('#lab-reset');
+  await setLab(16, 80);
+  assert.equal(await text('lab-bound'), '1000 GFLOP/s');
+  assert.match(await text('lab-limit'), /^compute/);
+  assert.equal(await text('lab-bwroof'), '1280 GFLOP/s');
+});
+
+test('lab: Step and Play trace the roof and leave the parameters and readouts unchanged', async () => {
+  const before = [await readouts(), await inputs()];
+  const tracerI = async () => Number(await page.locator('#lab-tracer').getAttribute('data-i'));
+  const seen = new Set();
+  for (let k = 0; k < 3; ++k) { await page.click('#lab-step'); seen.add(await tracerI()); }
+  assert.equal(seen.size, 3, 'Step moves the tracer');
+  assert.deepEqual([await readouts(), await inputs()], before);
+  await page.click('#lab-play');
+  const t0 = await tracerI();
+  await page.waitForTimeout(600);
+  const t1 = await tracerI();
+  assert.notEqual(t0, t1, 'Play moves the tracer');
+  assert.deepEqual([await readouts(), await inputs()], before);
+  await page.click('#lab-play');  // pause
+  const t2 = await tracerI();
+  await page.waitForTimeout(300);
+  assert.equal(await tracerI(), t2, 'paused');
+  assert.deepEqual([await readouts(), await inputs()], before);
+  // The tracer sits on the roof: min(P, B * I).
+  const roof = Number(await page.locator('#lab-tracer').getAttribute('data-roof'));
+  assert.ok(close(roof, Math.min(1000, 80 * t2), 1e-9));
+});
+
+test('lab: the compute ceiling can be changed; nonsense values are refused', async () => {
+  await page.fill('#lab-peak', '2000');
+  assert.equal(await text('lab-bound'), '1280 GFLOP/s');
+  assert.equal(await page.locator('#lab-limit').getAttribute('data-value'), 'memory');
+  await page.fill('#lab-intensity', '-1');
+  assert.match(await text('lab-error'), /positive number of FLOP\/byte/);
+  assert.equal(await text('lab-bound'), '\u2014');
+  await page.click('#lab-reset');
+  assert.equal(await text('lab-error'), '');
+  assert.equal(await page.locator('#lab-peak').inputValue(), '1000');
+});
+
+test('lab, this machine: seeded with a region; doubling bandwidth doubles a memory-bound bound', async () => {
+  await page.check('#lab-mode-machine');
+  const option = await page.locator('#lab-region option').evaluateAll((os) => os.find((o) => o.textContent.startsWith('daxpy ')).value);
+  await page.selectOption('#lab-region', option);
+  assert.equal(await page.locator('#lab-boundary').inputValue(), 'dram');
+  // daxpy: 2e9 FLOPs / 24e9 bytes at DRAM, 20 GB/s, 256-bit roof 40 GFLOP/s.
+  assert.equal(await page.locator('#lab-bandwidth').inputValue(), '20');
+  assert.equal(await page.locator('#lab-peak').inputValue(), '40');
+  const bound = await value('lab-bound');
+  assert.ok(close(bound, 20 * 2 / 24));
+  await page.click('#lab-whatif-peak');
+  assert.ok(close(await value('lab-bound'), bound), 'more compute does not help a memory-bound region');
+  assert.match(await text('lab-compare'), /does not raise the bound/);
+  await page.click('#lab-whatif-bw');
+  assert.ok(close(await value('lab-bound'), 2 * bound));
+  assert.ok(close(await value('lab-compare'), 2));
+  await page.selectOption('#lab-boundary', 'l1');
+  assert.equal(await page.locator('#lab-bandwidth').inputValue(), '400');
+  await page.click('#lab-reset');
+  assert.equal(await page.locator('#lab-bandwidth').inputValue(), '400');
+  await page.check('#lab-mode-seed');
+  assert.equal(await page.locator('#lab-peak').inputValue(), '1000');
+});
+
+test('screenshots', async () => {
+  await page.click('#lab-reset');
+  await setLab(4, 80);
+  await page.click('#lab-step');
+  await page.screenshot({ path: path.join(work, 'report.png'), fullPage: true });
+  await page.locator('#lab').screenshot({ path: path.join(work, 'lab.png') });
+  await page.locator('#chart').screenshot({ path: path.join(work, 'chart.png') });
+  assert.ok(fs.statSync(path.join(work, 'report.png')).size > 10000);
+});
+
+test('verdicts show with their flags and reasons when the data has them', async () => {
+  const html = fs.readFileSync(reportFile, 'utf8');
+  const m = html.match(/(<script type="application\/json" id="rprof-data">)([^<]*)(<\/script>)/);
+  const data = JSON.parse(m[2]);
+  data.verdicts_available = true;
+  const d = data.regions.find((r) => r.name === 'daxpy');
+  d.verdict = { bound: 'memory', boundary: 'dram', fraction_of_roof: 0.5, at_roof: false, summary: 'memory-bound at DRAM', direction: 'move fewer bytes', flags: [{ name: 'latency-bound', reason: 'reason with 1.2 outstanding misses', direction: 'more misses in flight' }] };
+  const file = path.join(work, 'verdicts.html');
+  fs.writeFileSync(file, html.replace(m[0], m[1] + JSON.stringify(data).replace(/</g, '\\u003c') + m[3]));
+  await page.goto('file://' + file);
+  const cell = page.locator('#regions-body tr[data-verdict-for="daxpy"]');
+  assert.match(await cell.innerText(), /memory-bound at DRAM/);
+  assert.equal(await cell.locator('.flag').getAttribute('data-flag'), 'latency-bound');
+  assert.equal(await page.locator('#regions-body tr[data-region="daxpy"] td[data-col="verdict"] .flag').getAttribute('data-flag'), 'latency-bound');
+  assert.match(await cell.innerText(), /1\.2 outstanding misses/);
+  assert.match(await cell.innerText(), /move fewer bytes/);
+  assert.match(await cell.innerText(), /more misses in flight/);
+  assert.deepEqual(errors, []);
+});
+
+for (const t of tests) {
+  try {
+    await t.fn();
+    results.passed++;
+    console.log('ok   ' + t.name);
+  } catch (e) {
+    results.failed++;
+    console.log('FAIL ' + t.name + '\n     ' + String(e.stack || e).split('\n').slice(0, 4).join('\n     '));
+  }
+}
+await context.close();
+fs.rmSync(userDir, { recursive: true, force: true });
+console.log('screenshot: ' + path.join(work, 'report.png'));
+console.log(`${results.passed} passed, ${results.failed} failed`);
+process.exit(results.failed ? 1 : 0);

@@ -1,0 +1,351 @@
+// The roofline chart: log scales and their labels, label placement, the
+// chart model built from a profile and the synthetic machine, and the SVG
+// and HTML writers' content (escaping, data attributes, verdicts).
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <regex>
+#include <sstream>
+
+#include "machine_fixture.h"
+#include "report/chart_model.h"
+#include "report/chart_scale.h"
+#include "report/html_report.h"
+#include "report/markup.h"
+#include "report/svg_chart.h"
+#include "report_fixture.h"
+
+using namespace rprof;
+using rprof::test::Bytes;
+using rprof::test::counted_region;
+
+namespace {
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t i = text.find(what); i != std::string::npos; i = text.find(what, i + 1)) ++n;
+  return n;
+}
+
+// The value of attribute `attr` on the element whose attributes contain `key`.
+std::string attr_of(const std::string& svg, const std::string& key, const std::string& attr) {
+  const size_t at = svg.find(key);
+  if (at == std::string::npos) return "";
+  const size_t start = svg.rfind('<', at);
+  const size_t end = svg.find('>', at);
+  const std::string tag = svg.substr(start, end - start);
+  std::smatch m;
+  if (std::regex_search(tag, m, std::regex(" " + attr + "=\"([^\"]*)\""))) return m[1];
+  return "";
+}
+
+// stream: DRAM bandwidth-bound (256-bit DP); gemm: compute-bound (512-bit);
+// init: no counters.
+Profile sample_profile() {
+  std::vector<Region> regions;
+  regions.push_back(counted_region({"stream"}, 2.0, 2e9, "256", {24e9, 0, 0, 32e9}));
+  regions.push_back(counted_region({"gemm"}, 1.0, 60e9, "512", {120e9, 0, 0, 1e9}));
+  Region init;
+  init.path = {"init"};
+  init.name = "init";
+  init.time_s = 0.5;
+  regions.push_back(init);
+  return rprof::test::profile_of(regions, 4.0);
+}
+
+}  // namespace
+
+TEST_CASE("log axis: pixels, inverse, decades and minor ticks") {
+  LogAxis a = fit_log_axis(1, 100, 2, 2);
+  CHECK(a.lo == Approx(0.5));
+  CHECK(a.hi == Approx(200));
+  a.px_lo = 100;
+  a.px_hi = 500;
+  CHECK(a.to_px(a.lo) == Approx(100));
+  CHECK(a.to_px(a.hi) == Approx(500));
+  // The geometric mean sits halfway.
+  CHECK(a.to_px(std::sqrt(a.lo * a.hi)) == Approx(300));
+  CHECK(a.from_px(a.to_px(7.5)) == Approx(7.5));
+  CHECK(a.decades() == std::vector<double>{1, 10, 100});
+  const std::vector<double> minor = a.minor_ticks();
+  CHECK(minor.front() == Approx(0.5));
+  CHECK(minor.back() == Approx(200));
+  CHECK(minor.size() == 5 + 8 + 8 + 1);  // 0.5..0.9, 2..9, 20..90, 200
+
+  // Too narrow: widened symmetrically to the minimum number of decades.
+  const LogAxis b = fit_log_axis(10, 10, 1, 3);
+  CHECK(std::log10(b.hi / b.lo) == Approx(3));
+  CHECK(std::sqrt(b.lo * b.hi) == Approx(10));
+  // Garbage in: a sane default, never NaN.
+  const LogAxis c = fit_log_axis(0, NAN, 3, 3);
+  CHECK(c.lo == 1);
+  CHECK(c.hi == Approx(1000));
+  // y axis growing upwards: px_hi above px_lo.
+  LogAxis y = fit_log_axis(1, 1000, 1, 3);
+  y.px_lo = 400;
+  y.px_hi = 0;
+  CHECK(y.to_px(10) == Approx(400 - 400.0 / 3));
+}
+
+TEST_CASE("tick and number labels") {
+  CHECK(decade_label(0.001) == "0.001");
+  CHECK(decade_label(0.1) == "0.1");
+  CHECK(decade_label(1) == "1");
+  CHECK(decade_label(1000) == "1000");
+  CHECK(decade_label(1e5) == "100000");
+  CHECK(decade_label(1e6) == "1e6");
+  CHECK(decade_label(1e-4) == "1e-4");
+  CHECK(human_number(320) == "320");
+  CHECK(human_number(12.5) == "12.5");
+  CHECK(human_number(1000) == "1000");
+  CHECK(human_number(1280) == "1280");
+  CHECK(human_number(2.0 / 24) == "0.08333");
+  CHECK(human_number(1.0 / 3) == "0.3333");
+  CHECK(human_number(-0.25) == "-0.25");
+  CHECK(human_number(0) == "0");
+  CHECK(human_number(123456.7) == "123457");
+  CHECK(human_number(2.5e9) == "2.500e+09");
+  CHECK(human_number(NAN) == "n/a");
+}
+
+TEST_CASE("label placer: labels never overlap while there is room") {
+  LabelPlacer placer({0, 0, 600, 400});
+  placer.block({290, 190, 20, 20});  // the dot itself
+  std::vector<Box> placed;
+  for (int i = 0; i < 10; ++i) {
+    const Placement p = placer.place(300, 200, 10, 70, 14);
+    INFO("label " << i);
+    CHECK(p.clean);
+    CHECK(p.box.inside({0, 0, 600, 400}));
+    CHECK_FALSE(p.box.overlaps({290, 190, 20, 20}));
+    for (const Box& q : placed) CHECK_FALSE(p.box.overlaps(q));
+    placed.push_back(p.box);
+  }
+  // The first label touches the dot, on its right.
+  CHECK(placed[0].x == Approx(300 + 10 + 3));
+  // A dot in the corner: the label goes where it fits.
+  LabelPlacer corner({0, 0, 200, 100});
+  const Placement c = corner.place(195, 5, 4, 60, 12);
+  CHECK(c.clean);
+  CHECK(c.box.inside({0, 0, 200, 100}));
+  // No room at all: the least bad place, flagged.
+  LabelPlacer tiny({0, 0, 20, 20});
+  CHECK_FALSE(tiny.place(10, 10, 4, 80, 14).clean);
+}
+
+TEST_CASE("text width grows with length and font size") {
+  CHECK(text_width("abcdef", 12) > text_width("abc", 12));
+  CHECK(text_width("abc", 24) == Approx(2 * text_width("abc", 12)));
+  CHECK(text_width("\xc3\xa9t\xc3\xa9", 10) == Approx(text_width("ete", 10)));  // UTF-8
+}
+
+TEST_CASE("markup: escaping keeps SVG and HTML well formed") {
+  CHECK(xml_escape("a<b>&\"c'") == "a&lt;b&gt;&amp;&quot;c&#39;");
+  CHECK(xml_escape("x\x01y\tz") == "xy\tz");                 // control bytes dropped
+  CHECK(xml_escape("bad\xff") == "bad\xef\xbf\xbd");         // invalid UTF-8 -> U+FFFD
+  CHECK(xml_escape("\xc3\xa9") == "\xc3\xa9");               // valid UTF-8 kept
+  CHECK(xml_escape("\xed\xa0\x80") == "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");  // surrogate
+  CHECK(script_safe_json("{\"n\":\"</script><!--&\"}") ==
+        "{\"n\":\"\\u003c/script\\u003e\\u003c!--\\u0026\"}");
+  CHECK(ellipsize("short", 10) == "short");
+  CHECK(ellipsize("a_very_long_region_name", 10) == "a_very_...");
+}
+
+TEST_CASE("chart model: roofs, bandwidths, ridges and one point per boundary") {
+  const Machine m = rprof::test::synthetic_machine();
+  const Profile p = sample_profile();
+  ReportOptions opt;
+  opt.machine = &m;
+  const ChartModel c = build_chart_model(p, opt);
+  const CeilingSet& set = *m.nearest(1);
+
+  REQUIRE(c.regions.size() == 2);  // init has no counters
+  const ChartRegion& stream = c.regions[0];
+  CHECK(stream.name == "stream");
+  CHECK(stream.gflops == Approx(1));  // 2e9 FLOPs in 2 s
+  CHECK(stream.share == Approx(0.5));  // 2 s of a 4 s run
+  REQUIRE(stream.points.size() == 2);
+  // Ascending intensity: DRAM (32 GB) is left of L1 (24 GB).
+  CHECK(stream.points[0].boundary == Boundary::kDRAM);
+  CHECK(stream.points[0].intensity == Approx(2e9 / 32e9));
+  CHECK(stream.points[1].intensity == Approx(2e9 / 24e9));
+  CHECK(stream.points[0].limiting);
+  CHECK_FALSE(stream.points[1].limiting);
+  CHECK(stream.limited_by == "memory (DRAM)");
+  CHECK(stream.bound == Approx(set.roof_bandwidth(Boundary::kDRAM)->boundary_gbs() * 2e9 / 32e9));
+  const ChartRegion& gemm = c.regions[1];
+  CHECK(gemm.limited_by == "compute");
+  for (const ChartPoint& pt : gemm.points) CHECK_FALSE(pt.limiting);
+
+  // Roofs: each region's own (256-bit for stream, 512-bit for gemm), highest first.
+  REQUIRE(c.roofs.size() == 2);
+  CHECK(c.roofs[0].roof.gflops == Approx(set.peak(Precision::kDP, Width::k512)->gflops));
+  CHECK(c.roofs[1].roof.gflops == Approx(set.peak(Precision::kDP, Width::k256)->gflops));
+  CHECK(c.roofs[0].applied);
+  CHECK(c.roofs[1].applied);
+  CHECK_FALSE(c.roofs[0].how.empty());
+  // Bandwidths at the boundaries with traffic only, with the roofline's figure.
+  REQUIRE(c.bandwidths.size() == 2);
+  CHECK(c.bandwidths[0].boundary == Boundary::kL1);
+  CHECK(c.bandwidths[1].gbs == Approx(set.roof_bandwidth(Boundary::kDRAM)->boundary_gbs()));
+  // A ridge for every applied roof and bandwidth: I* = P / B.
+  CHECK(c.ridges.size() == 4);
+  for (const ChartRidge& r : c.ridges) {
+    const double bw = set.roof_bandwidth(r.boundary)->boundary_gbs();
+    CHECK(r.intensity == Approx(r.gflops / bw));
+  }
+  // Domains hold every point, ridge and roof.
+  for (const ChartRegion& r : c.regions) {
+    CHECK(c.y.contains(r.gflops));
+    for (const ChartPoint& pt : r.points) CHECK(c.x.contains(pt.intensity));
+  }
+  for (const ChartRidge& r : c.ridges) CHECK(c.x.contains(r.intensity));
+  for (const ChartRoof& r : c.roofs) CHECK(c.y.contains(r.roof.gflops));
+  CHECK(std::log10(c.x.hi / c.x.lo) >= 3 - 1e-9);
+  CHECK(c.missing.empty());
+  CHECK(c.ceiling_threads == 1);
+  CHECK(c.conventions.front().find("FMA = 2 FLOPs") != std::string::npos);
+  // Bigger share, bigger dot.
+  CHECK(dot_radius(0.5) > dot_radius(0.1));
+  CHECK(dot_radius(2) == dot_radius(1));
+}
+
+TEST_CASE("chart model: what is missing is said, not drawn") {
+  const Profile p = sample_profile();
+  ReportOptions opt;  // no machine
+  const ChartModel c = build_chart_model(p, opt);
+  CHECK(c.regions.size() == 2);  // points still placed from the counters
+  CHECK(c.roofs.empty());
+  REQUIRE(c.missing.size() == 1);
+  CHECK(c.missing[0].find("no machine ceilings") != std::string::npos);
+
+  Profile timing = rprof::test::profile_of({}, 1.0);
+  timing.run.backend = "time";
+  Region r;
+  r.path = {"work"};
+  r.name = "work";
+  r.time_s = 1;
+  timing.regions.push_back(r);
+  const ChartModel t = build_chart_model(timing, opt);
+  CHECK(t.regions.empty());
+  REQUIRE_FALSE(t.missing.empty());
+  CHECK(t.missing[0].find("no region has FLOP counts (backend time)") != std::string::npos);
+  const std::string svg = render_svg(t, true);
+  CHECK(svg.find("data-role=\"missing\"") != std::string::npos);
+  CHECK(count(svg, "data-role=\"point\"") == 0);
+}
+
+TEST_CASE("svg: ceilings, dots and labels carry their numbers; names are escaped") {
+  const Machine m = rprof::test::synthetic_machine();
+  Profile p = sample_profile();
+  p.regions[1].name = "gemm<8>&co";
+  p.regions[1].path = {"gemm<8>&co"};
+  ReportOptions opt;
+  opt.machine = &m;
+  const ChartModel c = build_chart_model(p, opt);
+  const std::string svg = render_svg(c, true);
+  CHECK(svg.rfind("<?xml", 0) == 0);
+  CHECK(render_svg(c, false).rfind("<svg", 0) == 0);
+  CHECK(count(svg, "data-role=\"compute-ceiling\"") == c.roofs.size());
+  CHECK(count(svg, "data-role=\"bandwidth-ceiling\"") == c.bandwidths.size());
+  CHECK(count(svg, "data-role=\"ridge\"") == c.ridges.size());
+  CHECK(count(svg, "data-role=\"region\"") == 2);
+  CHECK(count(svg, "data-role=\"point\"") == 4);
+  CHECK(count(svg, "data-role=\"label\"") == 2);
+  CHECK(svg.find("gemm<8>") == std::string::npos);
+  CHECK(svg.find(">gemm&lt;8&gt;&amp;co</text>") != std::string::npos);
+  CHECK(std::stod(attr_of(svg, "data-role=\"bandwidth-ceiling\" data-boundary=\"dram\"",
+                          "data-gbs")) ==
+        Approx(m.nearest(1)->roof_bandwidth(Boundary::kDRAM)->boundary_gbs()));
+  CHECK(std::stod(attr_of(svg, "data-region=\"stream\"", "data-gflops")) == Approx(1));
+  CHECK(std::stod(attr_of(svg, "data-role=\"point\" data-boundary=\"dram\"", "data-intensity")) ==
+        Approx(2e9 / 32e9).epsilon(1e-5));
+  for (const char* unit : {"[FLOP/byte]", "[GFLOP/s]", "GB/s", "FMA = 2 FLOPs", "GB = 1e9 bytes"}) {
+    CHECK(svg.find(unit) != std::string::npos);
+  }
+  // Labels of the two regions do not overlap each other.
+  std::vector<std::string> boxes;
+  const std::regex box("data-box=\"([^\"]*)\"");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), box); it != std::sregex_iterator(); ++it) {
+    boxes.push_back((*it)[1]);
+  }
+  REQUIRE(boxes.size() == 2);
+  auto parse = [](const std::string& s) {
+    Box b;
+    std::istringstream(s) >> b.x >> b.y >> b.w >> b.h;
+    return b;
+  };
+  CHECK_FALSE(parse(boxes[0]).overlaps(parse(boxes[1])));
+}
+
+TEST_CASE("svg: many regions, labels for the 30 longest only, every one a dot") {
+  const Machine m = rprof::test::synthetic_machine();
+  std::vector<Region> regions;
+  for (int i = 0; i < 45; ++i) {
+    regions.push_back(counted_region({"r" + std::to_string(i)}, 0.01 * (i + 1), 1e9 * (i + 1), "256",
+                                     {1e9 * (i + 2), 0, 0, 0}));
+  }
+  ReportOptions opt;
+  opt.machine = &m;
+  const std::string svg = render_svg(build_chart_model(rprof::test::profile_of(regions, 20), opt), true);
+  CHECK(count(svg, "data-role=\"region\"") == 45);
+  CHECK(count(svg, "data-role=\"label\"") == 30);
+  CHECK(svg.find(">r44</text>") != std::string::npos);  // the longest is labelled
+  CHECK(svg.find(">r0</text>") == std::string::npos);   // the shortest only in a tooltip
+  CHECK(svg.find("<title>r0</title>") != std::string::npos);
+}
+
+TEST_CASE("html data: regions, roofline, conventions and verdicts when a source is plugged in") {
+  const Machine m = rprof::test::synthetic_machine();
+  const Profile p = sample_profile();
+  ReportOptions opt;
+  opt.machine = &m;
+  opt.machine_file = "/tmp/machine.json";
+  ChartModel c = build_chart_model(p, opt);
+  nlohmann::json d = html_report_data(p, opt, c);
+  REQUIRE(d["regions"].size() == 3);
+  CHECK(d["verdicts_available"] == false);
+  const auto& stream = d["regions"][0];
+  CHECK(stream["verdict"].is_null());
+  CHECK(stream["gflops"].get<double>() == Approx(1));
+  CHECK(stream["bytes"]["dram"].get<double>() == Approx(32e9));
+  CHECK(stream["intensity"]["l1"].get<double>() == Approx(2e9 / 24e9));
+  CHECK(stream["roofline"]["limiting"] == "dram");
+  CHECK(stream["roofline"]["boundaries"]["dram"]["bandwidth_gbs"].get<double>() ==
+        Approx(m.nearest(1)->roof_bandwidth(Boundary::kDRAM)->boundary_gbs()));
+  CHECK(d["regions"][2]["flops"].is_null());
+  CHECK(d["machine"]["file"] == "/tmp/machine.json");
+  CHECK(d["conventions"]["flops"].get<std::string>().find("FMA = 2 FLOPs") != std::string::npos);
+
+  // A verdict source (the Verdicts issue plugs one in) shows in the data.
+  opt.verdicts = [](const Region& r, const RegionRoofline* rr) -> std::optional<Verdict> {
+    if (rr == nullptr) return std::nullopt;
+    Verdict v;
+    v.summary = r.name + " verdict";
+    v.flags.push_back({"too-short", "because " + r.name, "run longer"});
+    return v;
+  };
+  c = build_chart_model(p, opt);
+  d = html_report_data(p, opt, c);
+  CHECK(d["verdicts_available"] == true);
+  CHECK(d["regions"][0]["verdict"]["summary"] == "stream verdict");
+  CHECK(d["regions"][0]["verdict"]["flags"][0]["reason"] == "because stream");
+  CHECK(d["regions"][0]["verdict"]["flags"][0]["direction"] == "run longer");
+  CHECK(d["regions"][2]["verdict"].is_null());  // no roofline, no verdict
+  REQUIRE(c.regions[0].verdict.has_value());
+
+  // The page: one file, data block safe inside <script>, no external fetch.
+  std::ostringstream html;
+  Profile evil = p;
+  evil.regions[0].name = "</script><script>alert(1)</script>";
+  make_reporter("html")->write(evil, opt, html);
+  const std::string page = html.str();
+  CHECK(page.rfind("<!DOCTYPE html>", 0) == 0);
+  CHECK(page.find("</script><script>alert(1)") == std::string::npos);
+  CHECK(page.find("default-src 'none'") != std::string::npos);
+  CHECK(page.find("@CSS@") == std::string::npos);
+  CHECK(page.find("@LABJS@") == std::string::npos);
+  CHECK(page.find("id=\"lab-intensity\"") != std::string::npos);
+  CHECK(page.find("data-role=\"roofline-chart\"") != std::string::npos);
+  CHECK(page.find(" src=") == std::string::npos);
+  CHECK(page.find("href=\"http") == std::string::npos);
+}
