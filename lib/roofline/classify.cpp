@@ -91,6 +91,9 @@ void latency_flag(const VerdictInput& in, const VerdictThresholds& t, Verdict& v
     return;
   }
   const Boundary b = *rr.limiting;
+  // At L1 the bytes are load and store instructions, not line misses:
+  // Little's law on misses applies below it only.
+  if (b == Boundary::kL1) return;
   const std::optional<double> lat = latency_ns(*in.machine, b, rr.threads);
   if (!lat) return;
   const double lines = in.metrics->at(b).read_bytes / line_bytes(in.machine);
@@ -108,7 +111,10 @@ void latency_flag(const VerdictInput& in, const VerdictThresholds& t, Verdict& v
        "interleave independent chains, a layout with sequential access)"});
 }
 
+// Only where vector width can matter: on a memory-bound region wider vectors
+// do not raise the bound (the first seed's triage), so it is not flagged.
 void vector_flag(const VerdictInput& in, const VerdictThresholds& t, Verdict& v) {
+  if (v.bound == "memory") return;
   const Metrics& m = *in.metrics;
   const std::optional<double> share = m.vector_share();
   const std::optional<Width> widest = m.widest_width();
@@ -123,13 +129,9 @@ void vector_flag(const VerdictInput& in, const VerdictThresholds& t, Verdict& v)
                          width_name(offered));
   }
   if (reason.empty()) return;
-  v.flags.push_back(
-      {"low-vectorization", reason,
-       v.bound == "memory"
-           ? "vectorize only after the traffic: this region is memory-bound, so wider "
-             "vectors will not raise its bound"
-           : "vectorize the hot loop (restrict, aligned contiguous access, "
-             "-O3 -march=..., no -fno-tree-vectorize) to reach the vector roof"});
+  v.flags.push_back({"low-vectorization", reason,
+                     "vectorize the hot loop (restrict, aligned contiguous access, "
+                     "-O3 -march=..., no -fno-tree-vectorize) to reach the vector roof"});
 }
 
 void traffic_flag(const VerdictInput& in, const VerdictThresholds& t, Verdict& v) {

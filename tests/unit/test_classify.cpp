@@ -137,15 +137,23 @@ TEST_CASE("latency-bound: Little's law around the in-flight threshold") {
 
 TEST_CASE("low-vectorization around the packed share; width vs the CPU") {
   const Region r = region();
-  auto rr = memory_bound(0.9);
-  CHECK(run(r, fp_metrics(kT.low_vector_share - 0.01), &rr).has("low-vectorization"));
-  CHECK_FALSE(run(r, fp_metrics(kT.low_vector_share), &rr).has("low-vectorization"));
-  // All 256-bit on an AVX-512 CPU: flagged only when compute-bound.
-  auto c = compute_bound(0.5);
-  Verdict v = run(r, fp_metrics(1.0), &c);
+  auto c = compute_bound(0.9);
+  Verdict below = run(r, fp_metrics(kT.low_vector_share - 0.01), &c);
+  REQUIRE(below.has("low-vectorization"));
+  CHECK_THAT(below.flags[0].reason, Catch::Contains("packed"));
+  // At the share threshold only the width rule remains (256-bit on AVX-512).
+  Verdict at = run(r, fp_metrics(kT.low_vector_share), &c);
+  REQUIRE(at.has("low-vectorization"));
+  CHECK_THAT(at.flags[0].reason, !Catch::Contains("packed") && Catch::Contains("256-bit"));
+  // All 256-bit on an AVX-512 CPU, compute-bound: narrower than offered.
+  auto half = compute_bound(0.5);
+  Verdict v = run(r, fp_metrics(1.0), &half);
   CHECK(v.has("low-vectorization"));
   CHECK_THAT(v.flags[0].reason, Catch::Contains("256-bit") && Catch::Contains("512-bit"));
-  CHECK_FALSE(run(r, fp_metrics(1.0), &rr).has("low-vectorization"));
+  // Memory-bound: vectors would not raise the bound, so no flag either way.
+  auto mem = memory_bound(0.9);
+  CHECK_FALSE(run(r, fp_metrics(0.0), &mem).has("low-vectorization"));
+  CHECK_FALSE(run(r, fp_metrics(1.0), &mem).has("low-vectorization"));
 }
 
 TEST_CASE("traffic-above-ideal around the ratio, with the likely cause") {
