@@ -2,12 +2,19 @@
 
 #include "backends/backend.h"
 #include "backends/fake/fake_backend.h"
+#include "backends/perf/perf_backend.h"
 #include "backends/time/time_backend.h"
 
 namespace rprof {
 
 #if defined(RPROF_HAVE_SIM_CLIENT)
 std::unique_ptr<Backend> make_sim_backend(std::string* why);
+#endif
+#if defined(RPROF_HAVE_PAPI)
+std::unique_ptr<Backend> make_papi_backend(std::string* why);
+#endif
+#if defined(RPROF_HAVE_LIKWID)
+std::unique_ptr<Backend> make_likwid_backend(std::string* why);
 #endif
 
 std::unique_ptr<Backend> make_runtime_backend(std::string_view name,
@@ -20,6 +27,13 @@ std::unique_ptr<Backend> make_runtime_backend(std::string_view name,
   }
 #if defined(RPROF_HAVE_SIM_CLIENT)
   if (name == "sim") return make_sim_backend(why);
+#endif
+  if (name == "perf") return make_perf_backend(why);
+#if defined(RPROF_HAVE_PAPI)
+  if (name == "papi") return make_papi_backend(why);
+#endif
+#if defined(RPROF_HAVE_LIKWID)
+  if (name == "likwid") return make_likwid_backend(why);
 #endif
   *why = "backend '" + std::string(name) + "' is not built into this runtime";
   return nullptr;

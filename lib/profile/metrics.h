@@ -58,6 +58,12 @@ struct Metrics {
   std::array<Traffic, 4> traffic;   // [Boundary]
   std::optional<double> cycles;
   std::optional<double> instructions;
+  // Average L1D misses outstanding in cycles with at least one (memory-level
+  // parallelism, from L1D_PEND_MISS); near 1 means one miss at a time.
+  std::optional<double> miss_occupancy;
+  // Hardware counters: the lowest share of the region's time a counter group
+  // was counting (1 = never multiplexed); counts were scaled by its inverse.
+  std::optional<double> multiplex_ratio;
 
   double flops_total() const;
   double flops_of(Precision p) const;

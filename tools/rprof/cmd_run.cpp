@@ -17,6 +17,8 @@
 #include "report/reporter.h"
 #include "tools/rprof/cli.h"
 #include "tools/rprof/commands.h"
+#include "backends/perf/perf_probe.h"
+#include "tools/rprof/hw_run.h"
 #include "tools/rprof/launcher.h"
 #include "tools/rprof/machine_access.h"
 #include "tools/rprof/sim_config.h"
@@ -35,6 +37,8 @@ struct RunOptions {
   bool sim_only = false;
   std::string sim_cache;
   std::string machine_file;
+  std::string events;  // hardware backends: --events, comma-separated
+  bool perf_multiplex = false;
   ReportOptions report;
   std::vector<std::string> app;
 };
@@ -55,6 +59,23 @@ std::vector<RawProfile> collect_raw(const std::string& raw_dir,
   return raws;
 }
 
+// "a,b;c" -> {{a, b}, {c}}: ';' separates groups (one run each).
+std::vector<std::vector<std::string>> split_events(const std::string& text) {
+  std::vector<std::vector<std::string>> groups;
+  std::stringstream gs(text);
+  std::string group, e;
+  while (std::getline(gs, group, ';')) {
+    groups.emplace_back();
+    std::stringstream es(group);
+    while (std::getline(es, e, ',')) groups.back().push_back(e);
+    for (const std::string& name : groups.back()) {
+      if (name.empty()) throw Error("--events: empty event name in '" + text + "'", 2);
+    }
+    if (groups.back().empty()) throw Error("--events: empty group in '" + text + "'", 2);
+  }
+  return groups;
+}
+
 #if defined(RPROF_SANITIZED_BUILD)
 constexpr bool kSanitizedBuild = true;
 #else
@@ -69,6 +90,10 @@ BackendChoice resolve_backend(const RunOptions& o, const std::string& program) {
   }
   std::string why;
   const std::string sanitizer = sanitizer_of(program);
+  if (is_hardware_backend(b)) {
+    if (o.sim_only) throw Error("--sim-only needs --backend=sim (or auto)", 2);
+    return {b, std::nullopt, ""};
+  }
   if (b == "sim") {
     if (!sanitizer.empty()) {
       throw Error("--backend=sim: " + program + " is built with " + sanitizer +
@@ -81,8 +106,13 @@ BackendChoice resolve_backend(const RunOptions& o, const std::string& program) {
     return {"sim", tool, ""};
   }
   if (b == "auto") {
-    // No hardware-counter backend is built in yet, so counters come from the
-    // simulator wherever it is installed and can run the program.
+    // Hardware counters where they work (a CPU with its own event table),
+    // else the simulator wherever it is installed and can run the program.
+    const HardwareProbe hp = probe_perf_hardware();
+    if (!o.sim_only && hp.ok && hp.table_works && hp.table_id != "generic") {
+      return {"perf", std::nullopt, ""};
+    }
+    const std::string no_hw = hp.ok ? "no event table for " + hp.cpu : hp.reason;
     std::optional<SimTool> tool;
     if (!sanitizer.empty()) {
       why = "the program is built with " + sanitizer + ", which cannot run under Valgrind";
@@ -94,16 +124,15 @@ BackendChoice resolve_backend(const RunOptions& o, const std::string& program) {
     }
     if (tool) {
       return {"sim", tool,
-              "no hardware counters here; counting by simulation (--backend=sim: a "
-              "native run for times, a Valgrind run for counts; --backend=time for "
-              "timing only)"};
+              no_hw + "; counting by simulation (--backend=sim: a native run for "
+              "times, a Valgrind run for counts; --backend=time for timing only)"};
     }
     if (o.sim_only) throw Error("--sim-only: " + why, 2);
     return {"time", std::nullopt,
-            "no hardware counters here, and the simulator cannot count this run (" +
-                why + "); timing only"};
+            no_hw + ", and the simulator cannot count this run (" + why +
+                "); timing only"};
   }
-  throw Error("unknown backend '" + b + "' (use time, sim or auto)", 2);
+  throw Error("unknown backend '" + b + "' (use auto, time, sim, perf, papi or likwid)", 2);
 }
 
 RunInfo run_info(const std::vector<std::string>& command, const std::string& backend,
@@ -162,8 +191,9 @@ int cmd_run(const Args& args) {
                  "time: timing only; sim: counts by simulation under Valgrind "
                  "(FLOPs by precision and vector width, FMA = 2 FLOPs; bytes at "
                  "L1, L2, LLC and DRAM from a simulated cache hierarchy), times "
-                 "from a separate native run; auto (default): hardware counters "
-                 "where they work, else sim, else time");
+                 "from a separate native run; perf (Linux perf_event), papi, likwid: "
+                 "hardware counters (`rprof doctor` says which work here); auto "
+                 "(default): hardware counters where they work, else sim, else time");
   app.add_flag("--sim-only", o.sim_only,
                "sim: skip the native run (times are then the simulator's, "
                "far slower than native)");
@@ -174,6 +204,13 @@ int cmd_run(const Args& args) {
                  "l1=32K:8:64,l2=1M:8:64,llc=8M:16:64. Default: this machine's "
                  "caches (sysfs; the effective sizes of its machine file where "
                  "measured)");
+  app.add_option("--events", o.events,
+                 "hardware backends: count these events instead of the CPU's table "
+                 "(a,b counted together; a,b;c,d = two groups, one run each; perf: "
+                 "page-faults, cycles, libpfm4 names, rNNNN)");
+  app.add_flag("--perf-multiplex", o.perf_multiplex,
+               "perf: one run with all event groups multiplexed (counts scaled by "
+               "enabled/running) instead of one run per group");
   app.add_option("--format", o.format, "report printed on stdout: text, json or csv")
       ->check(CLI::IsMember({"text", "json", "csv"}));
   app.add_flag("--threads", o.report.show_threads, "per-thread rows in the text report");
@@ -209,6 +246,12 @@ int cmd_run(const Args& args) {
   const std::string program = resolve_program(o.app.front());
   const BackendChoice backend = resolve_backend(o, program);
   const bool sim = backend.sim.has_value();
+  std::optional<HwRunPlan> hw;  // hardware counters: decided (or refused) before running
+  if (is_hardware_backend(backend.name)) {
+    hw = plan_hardware_run({backend.name, split_events(o.events), o.perf_multiplex});
+  } else if (!o.events.empty() || o.perf_multiplex) {
+    throw Error("--events and --perf-multiplex need --backend=perf, papi or likwid", 2);
+  }
   SimCaches caches;
   if (sim) {
     caches = sim_caches_from_topology(detect_topology());
@@ -237,7 +280,8 @@ int cmd_run(const Args& args) {
     spec.argv = o.app;
     spec.env["RPROF_OUTPUT_DIR"] = raw_dir;
     spec.env["RPROF_BACKEND"] = sim ? "time" : backend.name;
-    p = run_once(spec, raw_dir, backend.name, &result);
+    p = hw ? run_hardware_passes(*hw, spec, raw_dir, &result)
+           : run_once(spec, raw_dir, backend.name, &result);
   }
   std::string sim_problem;
   // A timed run stopped from outside (Ctrl-C, a batch system's SIGTERM) means

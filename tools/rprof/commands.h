@@ -22,6 +22,7 @@ int cmd_report(const Args& args);  // rprof report DIR|FILE
 int cmd_merge(const Args& args);   // rprof merge DIR|FILE...
 int cmd_machine(const Args& args); // rprof machine [--quick|--full] [--show]
 int cmd_lab(const Args& args);     // rprof lab --intensity I --bandwidth B [--peak P]
+int cmd_doctor(const Args& args);  // rprof doctor [--json]
 
 // Every subcommand, in the order `rprof --help` lists them.
 const std::vector<Command>& commands();

@@ -4,6 +4,7 @@
 #include <exception>
 #include <iostream>
 
+#include "backends/perf/hw_metrics.h"
 #include "common/error.h"
 #include "tools/rprof/cli.h"
 #include "tools/rprof/commands.h"
@@ -18,6 +19,7 @@ const std::vector<Command> kCommands = {
     {"merge", "merge raw profiles from several nodes or runs", cmd_merge},
     {"machine", "measure this machine's ceilings (peaks, bandwidths, latencies)", cmd_machine},
     {"lab", "the Roofline lab: bound, ridge and limit for I, B and P", cmd_lab},
+    {"doctor", "which counting backends work here, and why not", cmd_doctor},
     {"help", "this list, or the help of one subcommand", cmd_help},
 };
 
@@ -51,6 +53,7 @@ const std::vector<Command>& commands() { return kCommands; }
 
 int main(int argc, char** argv) {
   using rprof::Args;
+  rprof::register_hardware_translations();  // hw.* counters -> FLOPs and bytes
   try {
     if (argc < 2) {
       rprof::cmd_help({"rprof help"});

@@ -1,0 +1,108 @@
+#include "backends/perf/event_tables.h"
+
+#include <map>
+
+#include "common/error.h"
+
+namespace rprof {
+namespace {
+
+// Cycles and instructions through the kernel's generic events, which work on
+// every PMU the kernel drives. Intel's architectural LLC-miss event stands in
+// for DRAM reads there (PERF_COUNT_HW_CACHE_MISSES); on other vendors the
+// generic cache-miss event means something else, so it is left out.
+CpuTable generic_table() {
+  CpuTable t;
+  t.id = "generic";
+  t.name = "generic (kernel's generic events)";
+  t.events.push_back({"cycles", "", 0, 0, "kernel generic event", "", {{RoleKind::kCycles}}});
+  t.events.push_back(
+      {"instructions", "", 0, 1, "kernel generic event", "", {{RoleKind::kInstructions}}});
+  t.groups.push_back({"cycles", "instructions"});
+  t.notes.push_back("no event table for this CPU model: cycles and instructions only, "
+                    "no FLOPs or traffic (use --backend=sim for those)");
+  return t;
+}
+
+bool in(int model, std::initializer_list<int> models) {
+  for (int m : models) {
+    if (m == model) return true;
+  }
+  return false;
+}
+
+std::string table_id_for(const CpuId& cpu) {
+  if (cpu.vendor == "GenuineIntel" && cpu.family == 6) {
+    if (cpu.model == 0x55) return "skx";
+    if (in(cpu.model, {0x4e, 0x5e, 0x8e, 0x9e, 0xa5, 0xa6})) return "skl";
+    if (in(cpu.model, {0x6a, 0x6c})) return "icx";
+    if (in(cpu.model, {0x7d, 0x7e, 0x8c, 0x8d, 0xa7})) return "icl";
+    if (in(cpu.model, {0x8f, 0xcf})) return "spr";
+  }
+  if (cpu.vendor == "AuthenticAMD" && cpu.family == 0x19) {
+    // Family 19h: Zen 3 is models 00-0F and 20-5F, Zen 4 the rest (10-1F
+    // Genoa, 60-7F client, A0-AF Bergamo/Siena), as libpfm4 decides.
+    if (cpu.model < 0x10 || (cpu.model >= 0x20 && cpu.model < 0x60)) return "zen3";
+    return "zen4";
+  }
+  return "generic";
+}
+
+}  // namespace
+
+const std::vector<TableEvent>& uncore_events() {
+  static const std::vector<TableEvent> events = [] {
+    EventRole rd{RoleKind::kLines}, wr{RoleKind::kLines}, beats{RoleKind::kLines};
+    rd.boundary = wr.boundary = beats.boundary = Boundary::kDRAM;
+    wr.write = true;
+    beats.note = "DRAM traffic from data-fabric channel beats (64 B, reads and writes "
+                 "together, counted as reads; valid in NPS1 mode)";
+    std::vector<TableEvent> e;
+    e.push_back({kUncoreDramRead, "", 0, 0, "sysfs uncore PMU", "", {rd}});
+    e.push_back({kUncoreDramWrite, "", 0, 0, "sysfs uncore PMU", "", {wr}});
+    e.push_back({kUncoreDfBeats, "", 0, 0, "sysfs uncore PMU", "", {beats}});
+    return e;
+  }();
+  return events;
+}
+
+const TableEvent* CpuTable::find(const std::string& key) const {
+  for (const TableEvent& e : events) {
+    if (e.key == key) return &e;
+  }
+  return nullptr;
+}
+
+const std::vector<CpuTable>& cpu_tables() {
+  static const std::vector<CpuTable> tables = [] {
+    std::vector<CpuTable> t = intel_tables();
+    for (CpuTable& a : amd_tables()) t.push_back(std::move(a));
+    t.push_back(generic_table());
+    return t;
+  }();
+  return tables;
+}
+
+const CpuTable& table_by_id(const std::string& id) {
+  for (const CpuTable& t : cpu_tables()) {
+    if (t.id == id) return t;
+  }
+  throw Error("no event table '" + id + "'");
+}
+
+const CpuTable& select_table(const CpuId& cpu) { return table_by_id(table_id_for(cpu)); }
+
+const std::vector<EventRole>* roles_of(const std::string& key) {
+  static const std::map<std::string, const std::vector<EventRole>*> by_key = [] {
+    std::map<std::string, const std::vector<EventRole>*> m;
+    for (const CpuTable& t : cpu_tables()) {
+      for (const TableEvent& e : t.events) m.emplace(e.key, &e.roles);
+    }
+    for (const TableEvent& e : uncore_events()) m.emplace(e.key, &e.roles);
+    return m;
+  }();
+  auto it = by_key.find(key);
+  return it == by_key.end() ? nullptr : it->second;
+}
+
+}  // namespace rprof

@@ -1,0 +1,62 @@
+// What `rprof --backend=perf` asks the runtime to count, and in how many runs.
+//
+// The CPU's table (event_tables.h) gives event groups that each fit the
+// core's counters. By default the app runs once per group (passes) and the
+// runs are merged per region, so no count is ever scaled; with multiplex the
+// kernel rotates all groups in one run and counts are scaled by
+// enabled/running (the ratio is reported). Memory-controller counters join
+// the table's uncore pass when this machine exposes and permits them;
+// otherwise DRAM traffic is the table's labelled LLC-miss approximation.
+// --events replaces the table by groups of named events (libpfm4 names,
+// perf's generic names, or rNNNN raw codes): events of a group are counted
+// together; groups are runs (or multiplexed), as the table's are.
+#ifndef RPROF_BACKENDS_PERF_PERF_PLAN_H_
+#define RPROF_BACKENDS_PERF_PERF_PLAN_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backends/perf/event_tables.h"
+#include "backends/perf/perf_spec.h"
+#include "machine/topology.h"
+
+namespace rprof {
+
+struct PerfPlanOptions {
+  std::vector<std::vector<std::string>> events;  // --events groups; empty = the CPU's table
+  bool multiplex = false;           // one run, groups rotated by the kernel
+  bool try_uncore = true;
+  std::string root;                 // sysfs/proc root, for tests
+  std::optional<CpuId> cpu;         // default: this machine's
+};
+
+struct PerfPass {
+  std::vector<PerfGroupSpec> groups;
+  int first_group = 0;
+};
+
+struct PerfPlan {
+  std::string table_id;  // "" with --events
+  std::vector<PerfPass> passes;
+  std::vector<std::string> notes;  // approximations and conventions, for the report
+  bool software_only = false;      // every event is a kernel software event
+  bool uncore = false;
+  // The handshake for one pass: RPROF_BACKEND, RPROF_PERF_EVENTS, RPROF_PERF_GROUP_BASE.
+  std::map<std::string, std::string> env(size_t pass) const;
+};
+
+// Throws Error (exit code 2) for unknown --events names or a plan that does
+// not fit the runtime's counter slots.
+PerfPlan plan_perf_run(const PerfPlanOptions& options);
+
+// Encoding of one table event for this machine: libpfm4 when it drives the
+// table's PMU and knows the name, else the table's raw code.
+PerfEventSpec encode_table_event(const CpuTable& table, const TableEvent& event);
+// Encoding of a user-named event, or nullopt and *why.
+std::optional<PerfEventSpec> encode_named_event(const std::string& name, std::string* why);
+
+}  // namespace rprof
+
+#endif  // RPROF_BACKENDS_PERF_PERF_PLAN_H_

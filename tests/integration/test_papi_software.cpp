@@ -1,0 +1,37 @@
+// The papi backend's plumbing with a kernel software event (PAPI's perf_event
+// component, no PMU needed): same page-fault check as for perf.
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <iostream>
+
+#include "integration/harness.h"
+
+using namespace rprof::test;
+
+TEST_CASE("papi: perf::PAGE-FAULTS per region and thread") {
+#if !defined(RPROF_HAVE_PAPI)
+  std::cout << "SKIP: the papi backend is not built (papi.h was not found)\n";
+  std::exit(RPROF_SKIP_CODE);
+#endif
+  const std::string app = std::string(RPROF_TEST_BIN_DIR) + "/apps/page_toucher";
+  auto r = run_rprof({"--backend=papi", "--events=perf::PAGE-FAULTS", app, "3", "256"});
+  if (r.status != 0 && r.err.find("PAPI is not installed") != std::string::npos) {
+    std::cout << "SKIP: " << r.err;
+    std::exit(RPROF_SKIP_CODE);
+  }
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto p = load_json(r.dir + "/profile.json");
+  CHECK(p["run"]["backend"] == "papi");
+  const auto touch = find_region(p, "touch");
+  REQUIRE(touch.is_object());
+  REQUIRE(touch["threads"]["rows"] == 3);
+  for (const auto& n : touch["threads"]["counters"].at("hw.g0.perf..PAGE-FAULTS")) {
+    CHECK(n.get<uint64_t>() >= 256u);
+    CHECK(n.get<uint64_t>() < 384u);
+  }
+  const auto quiet = find_region(p, "quiet");  // a copy: keep it alive while iterating
+  for (const auto& n : quiet["threads"]["counters"].at("hw.g0.perf..PAGE-FAULTS")) {
+    CHECK(n.get<uint64_t>() <= 16u);  // not the 512 pages touched just before it
+  }
+}
