@@ -203,7 +203,8 @@ int cmd_run(const Args& args) {
                  "LEVEL l1, l2 (private per thread) or llc (shared); SIZE in bytes "
                  "with K/M/G (binary) suffixes; e.g. llc=1M:16 or "
                  "l1=32K:8:64,l2=1M:8:64,llc=8M:16:64. Default: this machine's "
-                 "caches from sysfs");
+                 "caches (sysfs; the effective sizes of its machine file where "
+                 "measured)");
   app.add_option("--events", o.events,
                  "hardware backends: count these events instead of the CPU's table "
                  "(a,b counted together; a,b;c,d = two groups, one run each; perf: "

@@ -19,6 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
+#if defined(RPROF_HAVE_SIM)
 const char* const kToolFile = RPROF_SIM_TOOL_NAME "-amd64-linux";
 
 std::string self_dir() {
@@ -54,6 +55,7 @@ std::string find_valgrind() {
   }
   return "";
 }
+#endif  // RPROF_HAVE_SIM
 
 }  // namespace
 
