@@ -67,6 +67,11 @@ RegionRoofline region_roofline(const Metrics& m, double time_s, int threads,
     return r;
   }
   r.flops = m.flops_total();
+  if (!(r.flops > 0)) {
+    // No arithmetic: intensity is 0 at every boundary and no roof applies.
+    r.why_not = "no floating-point operations counted (0 FLOPs)";
+    return r;
+  }
   if (!(time_s > 0)) {
     r.why_not = "no elapsed time";
     return r;

@@ -165,6 +165,14 @@ TEST_CASE("region roofline: no FLOPs, no time, above the roof") {
   bytes_only["bytes.dram.read"] = 100;
   CHECK_FALSE(region_roofline(metrics_from_counters(bytes_only), 1.0, 1, m).valid);
   CHECK_FALSE(region_roofline(daxpy_like(Width::k512), 0.0, 1, m).valid);
+  // FLOP counters present but zero (an initialisation loop under sim): no
+  // roof, rather than a 0 / 0 fraction.
+  CounterMap zero_flops;
+  zero_flops["flops.dp.scalar"] = 0;
+  zero_flops["bytes.l1.write"] = 800;
+  const RegionRoofline z = region_roofline(metrics_from_counters(zero_flops), 1.0, 1, m);
+  CHECK_FALSE(z.valid);
+  CHECK_THAT(z.why_not, Catch::Contains("0 FLOPs"));
   // 1e9 FLOPs in 1 ms: 1000 GFLOP/s, far above the 40 GFLOP/s bound.
   const RegionRoofline r = region_roofline(daxpy_like(Width::k512), 1e-3, 1, m);
   REQUIRE(r.valid);
