@@ -1,25 +1,17 @@
 #include "machine/topology.h"
 
+#include "common/fs.h"
+
 #include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 namespace rprof {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string s = ss.str();
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
-}
 
 int to_int(const std::string& s, int fallback = 0) {
   try {
@@ -110,23 +102,24 @@ int count_cpu_list(const std::string& text) {
 Topology detect_topology(const std::string& root) {
   Topology t;
   const fs::path base = root.empty() ? fs::path("/") : fs::path(root);
-  t.cpu = parse_cpuinfo(slurp(base / "proc/cpuinfo"));
+  t.cpu = parse_cpuinfo(read_system_file((base / "proc/cpuinfo").string()));
   const fs::path cpu = base / "sys/devices/system/cpu";
-  const std::string online = slurp(cpu / "online");
+  const std::string online = read_system_file((cpu / "online").string());
   t.logical_cpus = online.empty() ? static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN))
                                   : count_cpu_list(online);
   std::error_code ec;
   for (int i = 0; i < 16; ++i) {
     const fs::path idx = cpu / "cpu0/cache" / ("index" + std::to_string(i));
     if (!fs::exists(idx, ec)) break;
-    const std::string type = slurp(idx / "type");
+    const std::string type = read_system_file((idx / "type").string());
     if (type == "Instruction") continue;
     CacheLevel c;
-    c.level = to_int(slurp(idx / "level"));
-    c.size_bytes = parse_cache_size(slurp(idx / "size"));
-    c.associativity = to_int(slurp(idx / "ways_of_associativity"));
-    c.line_bytes = to_int(slurp(idx / "coherency_line_size"), 64);
-    c.shared_cpus = std::max(1, count_cpu_list(slurp(idx / "shared_cpu_list")));
+    c.level = to_int(read_system_file((idx / "level").string()));
+    c.size_bytes = parse_cache_size(read_system_file((idx / "size").string()));
+    c.associativity = to_int(read_system_file((idx / "ways_of_associativity").string()));
+    c.line_bytes = to_int(read_system_file((idx / "coherency_line_size").string()), 64);
+    c.shared_cpus =
+        std::max(1, count_cpu_list(read_system_file((idx / "shared_cpu_list").string())));
     if (c.level > 0 && c.size_bytes > 0) t.caches.push_back(c);
   }
   std::sort(t.caches.begin(), t.caches.end(),

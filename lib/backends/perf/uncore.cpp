@@ -1,24 +1,16 @@
 #include "backends/perf/uncore.h"
 
+#include "common/fs.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 namespace rprof {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string s = ss.str();
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
-}
 
 bool parse_num(const std::string& s, uint64_t* v) {
   if (s.empty()) return false;
@@ -41,16 +33,18 @@ UncorePmu read_pmu(const fs::path& dir) {
   UncorePmu p;
   p.name = dir.filename().string();
   uint64_t type = 0;
-  parse_num(slurp(dir / "type"), &type);
+  parse_num(read_system_file((dir / "type").string()), &type);
   p.type = static_cast<uint32_t>(type);
-  p.cpus = parse_cpu_list(slurp(dir / "cpumask"));
+  p.cpus = parse_cpu_list(read_system_file((dir / "cpumask").string()));
   std::error_code ec;
   for (const auto& f : fs::directory_iterator(dir / "format", ec)) {
-    p.formats[f.path().filename().string()] = slurp(f.path());
+    p.formats[f.path().filename().string()] = read_system_file(f.path().string());
   }
   for (const auto& f : fs::directory_iterator(dir / "events", ec)) {
     const std::string n = f.path().filename().string();
-    if (n.find('.') == std::string::npos) p.events[n] = slurp(f.path());  // skip .scale/.unit
+    if (n.find('.') == std::string::npos) {  // not the .scale/.unit companions
+      p.events[n] = read_system_file(f.path().string());
+    }
   }
   return p;
 }
