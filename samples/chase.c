@@ -1,7 +1,7 @@
 /* Pointer chase over a large random cycle: one dependent load per step.
  *
- * Usage: chase [nodes] [steps]   (defaults: 1048576 nodes of 64 B = 64 MiB,
- * 2000000 steps)
+ * Usage: chase [nodes] [steps]   (defaults: 64-byte nodes filling 4x the
+ * largest cache the machine reports (llc_size.h), 2000000 steps)
  * Expect: region "chase", memory-bound at DRAM far below the bandwidth roof and
  * flagged latency-bound: every step misses (one 64 B line) and waits for the
  * previous one, so about one miss is in flight (Little's law: misses x DRAM
@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "llc_size.h"
+
 struct node {
   struct node* next;
   double value;
@@ -18,7 +20,7 @@ struct node {
 };
 
 int main(int argc, char** argv) {
-  const size_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 1048576;
+  const size_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 4 * sample_llc_bytes() / 64;
   const long steps = argc > 2 ? atol(argv[2]) : 2000000;
   struct node* nodes = aligned_alloc(64, n * sizeof(struct node));
   size_t* order = malloc(n * sizeof(size_t));

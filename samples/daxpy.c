@@ -1,6 +1,9 @@
 /* daxpy: y <- a*x + y on double vectors, the first seed's worked example.
  *
- * Usage: daxpy [n] [reps]   (defaults: n = 1000000, reps = 10)
+ * Usage: daxpy [n] [reps]
+ *   n defaults to 16n bytes = 3x the largest cache the machine reports
+ *   (llc_size.h), so the default run streams from DRAM on any machine;
+ *   reps defaults to 5.
  * Expect: one region "daxpy" with exactly `reps` calls (nested under nothing),
  * and a region "init" with 1 call. With a counting backend: 2n FLOPs per call
  * (FMA = 2 FLOPs), 24n bytes per call at L1 (16 B loaded, 8 B stored per
@@ -9,6 +12,8 @@
  */
 #include <rprof/markers.h>
 #include <stdio.h>
+
+#include "llc_size.h"
 #include <stdlib.h>
 
 __attribute__((noinline)) static void daxpy(size_t n, double a,
@@ -18,8 +23,8 @@ __attribute__((noinline)) static void daxpy(size_t n, double a,
 }
 
 int main(int argc, char** argv) {
-  const size_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 1000000;
-  const int reps = argc > 2 ? atoi(argv[2]) : 10;
+  const size_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 3 * sample_llc_bytes() / 16;
+  const int reps = argc > 2 ? atoi(argv[2]) : 5;
   double* x = malloc(n * sizeof(double));
   double* y = malloc(n * sizeof(double));
   if (x == NULL || y == NULL) {

@@ -1,6 +1,7 @@
 /* A store-only stream: a[i] = s over a vector far larger than the caches.
  *
- * Usage: store_stream [n] [reps]   (defaults: n = 8000000, reps = 3)
+ * Usage: store_stream [n] [reps]   (defaults: 8n bytes = 3x the largest cache
+ * the machine reports (llc_size.h), reps = 3)
  * Expect: region "store" with declared work 8n bytes per call (each element
  * written once) and about 16n bytes measured at DRAM: every stored line is
  * first read (write-allocate) and later written back. Flagged
@@ -9,12 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "llc_size.h"
+
 __attribute__((noinline)) static void fill(size_t n, double* a, double s) {
   for (size_t i = 0; i < n; ++i) a[i] = s + (double)(i & 1);
 }
 
 int main(int argc, char** argv) {
-  const size_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 8000000;
+  const size_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 3 * sample_llc_bytes() / 8;
   const int reps = argc > 2 ? atoi(argv[2]) : 3;
   double* a = malloc(n * sizeof(double));
   if (a == NULL) return 1;

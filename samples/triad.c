@@ -1,6 +1,7 @@
 /* STREAM triad: a[i] = b[i] + s*c[i] on double vectors.
  *
- * Usage: triad [n] [reps]   (defaults: n = 2000000, reps = 10)
+ * Usage: triad [n] [reps]   (defaults: 24n bytes = 3x the largest cache the
+ * machine reports (llc_size.h), reps = 10)
  * Expect: one region "triad" with exactly `reps` calls. With a counting
  * backend: 2n FLOPs per call (FMA = 2 FLOPs); 24n bytes per call at L1
  * (b and c loaded, a stored); at DRAM 32n bytes per call when the arrays are
@@ -11,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "llc_size.h"
+
 __attribute__((noinline)) static void triad(size_t n, double s,
                                             double* restrict a,
                                             const double* restrict b,
@@ -19,7 +22,7 @@ __attribute__((noinline)) static void triad(size_t n, double s,
 }
 
 int main(int argc, char** argv) {
-  const size_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 2000000;
+  const size_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 3 * sample_llc_bytes() / 24;
   const int reps = argc > 2 ? atoi(argv[2]) : 10;
   double* a = malloc(n * sizeof(double));
   double* b = malloc(n * sizeof(double));

@@ -229,7 +229,7 @@ void Calibrator::measure_set(int threads) {
 }
 
 Machine Calibrator::run() {
-  const Topology topo = detect_topology();
+  const Topology topo = detect_topology("/");  // the hardware measured, never RPROF_SYSROOT
   m_.mode = mode_name(opt_.mode);
   m_.pages = opt_.huge_pages ? "huge pages requested (MADV_HUGEPAGE)"
                              : "system default (transparent huge pages: " + thp_policy() + ")";

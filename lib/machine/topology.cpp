@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 
@@ -99,9 +100,14 @@ int count_cpu_list(const std::string& text) {
   return std::max(n, 0);
 }
 
+std::string system_root() {
+  const char* env = std::getenv("RPROF_SYSROOT");
+  return env != nullptr && env[0] != '\0' ? env : "/";
+}
+
 Topology detect_topology(const std::string& root) {
   Topology t;
-  const fs::path base = root.empty() ? fs::path("/") : fs::path(root);
+  const fs::path base = root.empty() ? fs::path(system_root()) : fs::path(root);
   t.cpu = parse_cpuinfo(read_system_file((base / "proc/cpuinfo").string()));
   const fs::path cpu = base / "sys/devices/system/cpu";
   const std::string online = read_system_file((cpu / "online").string());

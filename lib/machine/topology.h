@@ -38,7 +38,14 @@ struct Topology {
   const CacheLevel* last_level() const;
 };
 
-// Reads /proc/cpuinfo and /sys/devices/system/cpu (root is for tests).
+// The root the machine is read from: $RPROF_SYSROOT when set (a recorded
+// machine: <root>/proc/cpuinfo and <root>/sys/devices/system/cpu/...), else
+// "/". Modelling (simulated caches, which machine file applies) follows it;
+// what programs the hardware (calibration, hardware counters) reads "/".
+std::string system_root();
+
+// Reads /proc/cpuinfo and /sys/devices/system/cpu under `root` (empty:
+// system_root()).
 Topology detect_topology(const std::string& root = "");
 
 // Parsers, exposed for tests.

@@ -17,7 +17,12 @@ major=$(node -p 'process.versions.node.split(".")[0]')
   skip "playwright-core is not installed in tests/html (scripts/install-deps.sh runs npm ci there)"
 
 rm -rf "$3"
-mkdir -p "$3"
+mkdir -p "$3/home"
+# Hermetic: the test's own HOME, and the recorded default machine (its caches
+# and machine file), never this machine's calibration or the user's cache.
+machine="$here/../fixtures/machines/zen4-desktop"
+export HOME="$3/home" XDG_CACHE_HOME="$3/home/.cache"
+export RPROF_SYSROOT="$machine" RPROF_MACHINE_FILE="$machine/machine.json"
 # Never let playwright look for or fetch a browser of its own.
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 PLAYWRIGHT_BROWSERS_PATH=0
 exec node "$here/report.test.mjs" "$1" "$2" "$3" "$chromium"

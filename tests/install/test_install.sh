@@ -6,6 +6,12 @@ set -euo pipefail
 build=$1 src=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
 prefix=$work/prefix
+# Hermetic: the test's own HOME and the recorded default machine, so the
+# profiling below never calibrates this machine or reads the user's cache.
+mkdir -p "$work/home"
+export HOME=$work/home XDG_CACHE_HOME=$work/home/.cache
+export RPROF_SYSROOT=$src/tests/fixtures/machines/zen4-desktop
+export RPROF_MACHINE_FILE=$RPROF_SYSROOT/machine.json
 cmake --install "$build" --prefix "$prefix" >/dev/null
 
 for f in bin/rprof include/rprof/rprof.h include/rprof/markers.h include/rprof/rprof.hpp \

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
@@ -15,8 +16,55 @@
 namespace rprof::test {
 namespace fs = std::filesystem;
 
+namespace {
+
+// Built before fork: the child only calls putenv on these strings.
+const std::vector<std::string>& hermetic_env() {
+  static const std::vector<std::string> env = [] {
+    const fs::path home = fs::path(RPROF_TEST_BIN_DIR) / "work" / "home";
+    fs::create_directories(home);
+    std::vector<std::string> e = {"HOME=" + home.string(),
+                                  "XDG_CACHE_HOME=" + (home / ".cache").string()};
+    for (const std::string& m : machine_env(default_machine())) e.push_back(m);
+    return e;
+  }();
+  return env;
+}
+
+}  // namespace
+
+std::string default_machine() { return "zen4-desktop"; }
+
+std::string machine_root(const std::string& name) {
+  return std::string(RPROF_SOURCE_DIR) + "/tests/fixtures/machines/" + name;
+}
+
+std::string machine_file(const std::string& name) { return machine_root(name) + "/machine.json"; }
+
+std::vector<std::string> machine_env(const std::string& name) {
+  return {"RPROF_SYSROOT=" + machine_root(name), "RPROF_MACHINE_FILE=" + machine_file(name)};
+}
+
+std::vector<std::string> real_machine_env() { return {"RPROF_SYSROOT=", "RPROF_MACHINE_FILE="}; }
+
+uint64_t host_largest_cache() {
+  uint64_t largest = 0;
+  for (int i = 0; i < 16; ++i) {
+    std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/size");
+    if (!in) break;
+    uint64_t v = 0;
+    char unit = 0;
+    if (!(in >> v)) continue;
+    in >> unit;
+    v <<= unit == 'K' ? 10 : unit == 'M' ? 20 : unit == 'G' ? 30 : 0;
+    largest = std::max(largest, v);
+  }
+  return largest > 0 ? largest : uint64_t{32} << 20;
+}
+
 RunResult run_command(const std::vector<std::string>& argv,
                       const std::vector<std::string>& env) {
+  const std::vector<std::string>& base_env = hermetic_env();
   int out[2], err[2];
   if (pipe(out) != 0 || pipe(err) != 0) throw std::runtime_error("pipe");
   const pid_t pid = fork();
@@ -27,6 +75,7 @@ RunResult run_command(const std::vector<std::string>& argv,
     close(err[0]);
     close(out[1]);
     close(err[1]);
+    for (const std::string& e : base_env) putenv(const_cast<char*>(e.c_str()));
     for (const std::string& e : env) putenv(const_cast<char*>(e.c_str()));
     std::vector<char*> a;
     for (const std::string& s : argv) a.push_back(const_cast<char*>(s.c_str()));

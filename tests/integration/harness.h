@@ -3,9 +3,12 @@
 #ifndef RPROF_TESTS_INTEGRATION_HARNESS_H_
 #define RPROF_TESTS_INTEGRATION_HARNESS_H_
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include "skip.h"
 
 namespace rprof::test {
 
@@ -17,8 +20,30 @@ struct RunResult {
 };
 
 // Runs argv (no shell), with extra environment "K=V" entries.
+//
+// Hermetic by default: HOME and XDG_CACHE_HOME point into the test's work
+// directory (the user's cache is never read or written), and the machine is
+// the recorded one of default_machine() (RPROF_SYSROOT and
+// RPROF_MACHINE_FILE), so nothing depends on this machine's caches and
+// nothing calibrates it. `env` entries override these; a test that measures
+// the real machine passes real_machine_env().
 RunResult run_command(const std::vector<std::string>& argv,
                       const std::vector<std::string>& env = {});
+
+// The recorded machines of tests/fixtures/machines (zen4-desktop,
+// skylake-sp, sapphire-rapids, cloud-vm-480m): each one's substitute root
+// (proc/, sys/) and machine file.
+std::string default_machine();  // "zen4-desktop"
+std::string machine_root(const std::string& name);
+std::string machine_file(const std::string& name);
+// RPROF_SYSROOT and RPROF_MACHINE_FILE for a recorded machine.
+std::vector<std::string> machine_env(const std::string& name);
+// This machine, uncalibrated: no RPROF_SYSROOT, no machine file (calibration
+// tests only; the cache they fill is the test's own HOME).
+std::vector<std::string> real_machine_env();
+// The largest cache this host's sysfs reports (never a recorded machine's);
+// 32 MiB when unknown. For working sets that must miss natively too.
+uint64_t host_largest_cache();
 
 // Runs `rprof -o <fresh dir> <args...>` and returns the result with .dir set.
 RunResult run_rprof(const std::vector<std::string>& args,

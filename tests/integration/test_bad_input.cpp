@@ -21,7 +21,7 @@ std::string app(const std::string& name) {
 size_t count_lines(const std::string& s) { return std::count(s.begin(), s.end(), '\n'); }
 }  // namespace
 
-TEST_CASE("marker misuse is recorded once with both names; good regions stay correct") {
+TEST_CASE("marker misuse is recorded once with both names -- good regions stay correct") {
   auto r = run_rprof({"--backend=time", app("bad_markers")});
   INFO(r.err);
   REQUIRE(r.status == 0);
@@ -90,7 +90,7 @@ TEST_CASE("the app's exit code is preserved") {
   CHECK(find_region(p, "open_outer")["complete"] == false);
 }
 
-TEST_CASE("a crashing app leaves its completed regions; signal in exit code") {
+TEST_CASE("a crashing app leaves its completed regions -- signal in exit code") {
   for (auto [how, sig] : {std::pair{"segv", SIGSEGV}, std::pair{"abort", SIGABRT}}) {
     INFO(how);
     auto r = run_rprof({"--backend=time", app("crash"), how});
@@ -159,7 +159,7 @@ TEST_CASE("a program without markers gets one region for the whole program") {
   CHECK_THAT(r.out, Catch::Contains("no marker data"));
 }
 
-TEST_CASE("markers without the launcher are silent; RPROF_VERBOSE says why") {
+TEST_CASE("markers without the launcher are silent -- RPROF_VERBOSE says why") {
   auto r = run_command({sample("daxpy"), "1000", "1"});
   CHECK(r.status == 0);
   CHECK(r.err.empty());

@@ -7,7 +7,7 @@
 using namespace rprof::test;
 namespace fs = std::filesystem;
 
-TEST_CASE("--help, --version, help for every subcommand") {
+TEST_CASE("cli: --help, --version, help for every subcommand") {
   auto r = run_command({RPROF_BIN, "--help"});
   CHECK(r.status == 0);
   CHECK_THAT(r.out, Catch::Contains("rprof [options] [--] ./app") &&
@@ -33,7 +33,7 @@ TEST_CASE("--help, --version, help for every subcommand") {
   CHECK(subcommands >= 2);
 }
 
-TEST_CASE("--format json and csv on stdout; rprof report re-renders the same data") {
+TEST_CASE("cli: --format json and csv on stdout -- rprof report re-renders the same data") {
   auto r = run_rprof({"--backend=time", "--format", "json", sample("nested"), "2"});
   REQUIRE(r.status == 0);
   // stdout holds the app's line then the JSON document.

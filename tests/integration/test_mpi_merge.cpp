@@ -76,7 +76,7 @@ TEST_CASE("a rank that dies: the others' results kept, the missing rank named") 
   CHECK_THAT(r.out, Catch::Contains("rank 1 of 2 left no profile"));
 }
 
-TEST_CASE("rprof merge: profiles of several runs, summed; duplicates refused") {
+TEST_CASE("rprof merge: profiles of several runs, summed -- duplicates refused") {
   auto a = run_rprof({"--backend=time", sample("daxpy"), "1000", "3"});
   auto b = run_rprof({"--backend=time", sample("daxpy"), "1000", "4"});
   REQUIRE((a.status == 0 && b.status == 0));

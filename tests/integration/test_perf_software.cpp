@@ -73,7 +73,7 @@ TEST_CASE("perf: unknown --events name is one line, exit 2, nothing run") {
   CHECK(r.out.empty());
 }
 
-TEST_CASE("--events and --perf-multiplex need a hardware backend") {
+TEST_CASE("perf: --events and --perf-multiplex need a hardware backend") {
   auto r = run_rprof({"--backend=time", "--events=page-faults", app()});
   CHECK(r.status == 2);
   CHECK(r.err == "rprof: --events and --perf-multiplex need --backend=perf, papi or likwid\n");
@@ -82,7 +82,7 @@ TEST_CASE("--events and --perf-multiplex need a hardware backend") {
   CHECK(r.err == "rprof: --perf-multiplex needs --backend=perf\n");
 }
 
-TEST_CASE("two event groups: two runs merged per region; or one multiplexed run") {
+TEST_CASE("two event groups: two runs merged per region -- or one multiplexed run") {
   auto r = run_rprof({"--backend=perf", "--events=page-faults;task-clock", app(),
                       std::to_string(kThreads), std::to_string(kPages)});
   INFO(r.err);

@@ -234,7 +234,7 @@ TEST_CASE("chart model: what is missing is said, not drawn") {
   CHECK(count(svg, "data-role=\"point\"") == 0);
 }
 
-TEST_CASE("svg: ceilings, dots and labels carry their numbers; names are escaped") {
+TEST_CASE("svg: ceilings, dots and labels carry their numbers -- names are escaped") {
   const Machine m = rprof::test::synthetic_machine();
   Profile p = sample_profile();
   p.regions[1].name = "gemm<8>&co";

@@ -135,7 +135,7 @@ TEST_CASE("latency-bound: Little's law around the in-flight threshold") {
   CHECK_FALSE(misses_in_flight(1e7, 0, 1.0, 1));
 }
 
-TEST_CASE("low-vectorization around the packed share; width vs the CPU") {
+TEST_CASE("low-vectorization around the packed share -- width vs the CPU") {
   const Region r = region();
   auto c = compute_bound(0.9);
   Verdict below = run(r, fp_metrics(kT.low_vector_share - 0.01), &c);

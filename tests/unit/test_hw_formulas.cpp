@@ -57,7 +57,7 @@ TEST_CASE("SPR DP FLOPs = SCALAR_D + 2*128B_PD + 4*256B_PD + 8*512B_PD") {
   CHECK(*m.vector_share() == Approx((303.0 + 207 + 59) / (1001.0 + 303 + 207 + 59)));
 }
 
-TEST_CASE("SP FLOPs use 4, 8 and 16 lanes; both precisions add up") {
+TEST_CASE("SP FLOPs use 4, 8 and 16 lanes -- both precisions add up") {
   const Metrics m = metrics(join(group(0, {{"FP_ARITH_INST_RETIRED.SCALAR_DOUBLE", 10}}),
                                  group(1, {{"FP_ARITH_INST_RETIRED.SCALAR_SINGLE", 5},
                                            {"FP_ARITH_INST_RETIRED.128B_PACKED_SINGLE", 7},
@@ -85,7 +85,7 @@ TEST_CASE("Zen 4 FLOPs are precision-agnostic: RETIRED_SSE_AVX_FLOPS as is") {
   CHECK(says_so);
 }
 
-TEST_CASE("Skylake-SP bytes per boundary; DRAM from LLC misses is labelled approximate") {
+TEST_CASE("Skylake-SP bytes per boundary -- DRAM from LLC misses is labelled approximate") {
   const Metrics m = metrics(join(group(2, {{"L1D.REPLACEMENT", 100}, {"L1D.M_EVICT", 40},
                                            {"L2_LINES_IN.ALL", 70}, {"L2_TRANS.L2_WB", 30}}),
                                  group(3, {{"LONGEST_LAT_CACHE.MISS", 20}})));
@@ -184,7 +184,7 @@ TEST_CASE("miss occupancy = pending misses / cycles with one pending") {
   CHECK(*m.miss_occupancy == 3.0);
 }
 
-TEST_CASE("canonical counters win; unknown user events are ignored") {
+TEST_CASE("canonical counters win -- unknown user events are ignored") {
   CounterMap c = group(0, {{"L1D.REPLACEMENT", 100}, {"page-faults", 12}});
   c["bytes.l2.read"] = 77;
   const Metrics m = metrics(c);

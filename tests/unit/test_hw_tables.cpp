@@ -144,7 +144,7 @@ TEST_CASE("plans: one run per group, ids numbered across runs, within the runtim
   }
 }
 
-TEST_CASE("--events: generic names, raw codes; unknown and duplicate names refused") {
+TEST_CASE("events: --events generic names, raw codes -- unknown and duplicate names refused") {
   PerfPlanOptions o;
   o.events = {{"page-faults", "task-clock"}};
   const PerfPlan p = plan_perf_run(o);

@@ -26,7 +26,7 @@ Region region(const std::vector<std::string>& path, uint64_t calls, const Counte
 
 }  // namespace
 
-TEST_CASE("passes merge counters per region and thread; times from the first run") {
+TEST_CASE("passes merge counters per region and thread -- times from the first run") {
   Profile a, b;
   a.counters = {"hw.g0.x"};
   b.counters = {"hw.g1.y"};

@@ -41,7 +41,7 @@ TEST_CASE("ENOENT in a VM without PMU: the message of STYLE.md") {
   }
 }
 
-TEST_CASE("ENOENT: no PMU driver on bare metal; unknown event with a PMU; software; uncore") {
+TEST_CASE("ENOENT: no PMU driver on bare metal -- unknown event with a PMU -- software -- uncore") {
   CHECK(perf_open_error(ENOENT, PerfEventClass::kHardware, host(false, false, 2, false))
             .find("the kernel has no PMU driver for this CPU") != std::string::npos);
   const std::string unknown = perf_open_error(ENOENT, PerfEventClass::kHardware, host(true, false, 2, false));

@@ -60,7 +60,7 @@ TEST_CASE("sim caches: defaults from the topology") {
   CHECK(c.source.find("sysfs") != std::string::npos);
 }
 
-TEST_CASE("sim caches: odd sizes round down to whole sets; no L3 keeps the default LLC") {
+TEST_CASE("sim caches: odd sizes round down to whole sets -- no L3 keeps the default LLC") {
   Topology topo;
   topo.caches = {{1, 32 * 1024 + 100, 8, 64, 1}, {2, 1024 * 1024, -1, 64, 1}};
   const SimCaches c = sim_caches_from_topology(topo);

@@ -116,7 +116,7 @@ TEST_CASE("sysfs text: cache sizes and CPU lists") {
   CHECK(count_cpu_list("") == 0);
 }
 
-TEST_CASE("detect_topology on a fake Intel root: L1d, L2, shared L3; L1i skipped") {
+TEST_CASE("detect_topology on a fake Intel root: L1d, L2, shared L3 -- L1i skipped") {
   const std::string root = fake_root(
       "intel", kIntel, "0-1",
       {{"1", "Data", "48K", "12", "64", "0-1"},

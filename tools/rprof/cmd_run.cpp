@@ -253,22 +253,40 @@ int cmd_run(const Args& args) {
   } else if (!o.events.empty() || o.perf_multiplex) {
     throw Error("--events and --perf-multiplex need --backend=perf, papi or likwid", 2);
   }
-  SimCaches caches;
-  if (sim) {
-    caches = sim_caches_from_topology(detect_topology());
-    try {
-      const MachineChoice mc = find_machine(o.machine_file, /*may_calibrate=*/false);
-      if (mc.machine) apply_machine_caches(caches, *mc.machine, mc.file);
-    } catch (const Error&) {
-      // A missing or foreign machine file: sysfs sizes (the roofline says why).
-    }
-    apply_sim_cache_spec(caches, o.sim_cache);
-    check_sim_caches(caches);
-  } else if (!o.sim_cache.empty()) {
+  if (!sim && !o.sim_cache.empty()) {
     throw Error("--sim-cache applies to --backend=sim only", 2);
+  }
+  SimCaches caches;
+  if (sim) {  // bad --sim-cache text fails before anything runs or is measured
+    caches = sim_caches_from_topology(detect_topology());
+    apply_sim_cache_spec(caches, o.sim_cache);
   }
   const std::string out_dir = make_output_dir(o.output, o.app.front());
   if (!backend.notice.empty()) std::cerr << "rprof: " << backend.notice << "\n";
+  // The simulated caches take the machine file's effective sizes, so the
+  // machine is measured (once, cached) BEFORE the simulated run: the first
+  // run and every later one simulate the same geometry and give the same
+  // counts. A broken machine file costs the roofline, never the run.
+  std::optional<MachineChoice> machine_choice;
+  auto load_machine = [&] {
+    if (machine_choice) return;
+    try {
+      machine_choice = find_machine(o.machine_file, /*may_calibrate=*/true);
+    } catch (const Error& e) {
+      std::cerr << "rprof: warning: " << e.what() << "; the report has no roofline\n";
+      machine_choice = MachineChoice{};
+      machine_choice->notes.push_back(std::string("no roofline: ") + e.what());
+    }
+  };
+  if (sim) {
+    load_machine();
+    caches = sim_caches_from_topology(detect_topology());
+    if (machine_choice->machine) {
+      apply_machine_caches(caches, *machine_choice->machine, machine_choice->file);
+    }
+    apply_sim_cache_spec(caches, o.sim_cache);
+    check_sim_caches(caches);
+  }
 
   Profile p;
   LaunchResult result;
@@ -328,18 +346,11 @@ int cmd_run(const Args& args) {
 
   // The roofline needs ceilings only when some region has FLOP counts; a
   // broken machine file costs the roofline, never the profile of the run.
-  std::optional<Machine> machine;
-  if (profile_has_roofline_data(p)) {
-    try {
-      MachineChoice mc = find_machine(o.machine_file, /*may_calibrate=*/true);
-      machine = std::move(mc.machine);
-      o.report.machine_file = mc.file;
-      o.report.machine_notes = mc.notes;
-    } catch (const Error& e) {
-      std::cerr << "rprof: warning: " << e.what() << "; the report has no roofline\n";
-      o.report.machine_notes.push_back(std::string("no roofline: ") + e.what());
-    }
-    o.report.machine = machine ? &*machine : nullptr;
+  if (profile_has_roofline_data(p)) load_machine();
+  if (machine_choice) {
+    o.report.machine_file = machine_choice->file;
+    o.report.machine_notes = machine_choice->notes;
+    o.report.machine = machine_choice->machine ? &*machine_choice->machine : nullptr;
   }
   attach_verdicts(o.report);
   ReportOptions file_opt = o.report;

@@ -138,7 +138,7 @@ LibraryProbe probe_papi() {
     p.fix = "Install PAPI (apt-get install libpapi-dev), or use --backend=perf.";
     return p;
   }
-  const CpuTable& t = select_table(detect_topology().cpu);
+  const CpuTable& t = select_table(detect_topology("/").cpu);
   const int hw = api->num_cmp_hwctrs(0);
   int set = -1;
   int rc = api->create_eventset(&set);
@@ -171,7 +171,7 @@ LibraryProbe probe_likwid() {
     p.fix = "Install likwid (apt-get install likwid), or use --backend=perf.";
     return p;
   }
-  const CpuTable& t = select_table(detect_topology().cpu);
+  const CpuTable& t = select_table(detect_topology("/").cpu);
   const std::string dir = "/usr/share/likwid/perfgroups/" + likwid_arch(t.id);
   if (t.id == "generic" || !std::filesystem::exists(dir)) {
     p.reason = "unsupported CPU model: the installed likwid has no support for " +
@@ -210,7 +210,7 @@ HwRunPlan plan_papi(const HwRunOptions& o) {
     if (!probe.built) throw Error("--backend=papi: " + probe.reason + ". " + probe.fix, 1);
   } else {
     if (!probe.ok) throw Error("--backend=papi: " + probe.reason + ". " + probe.fix, 1);
-    const CpuTable& t = select_table(detect_topology().cpu);
+    const CpuTable& t = select_table(detect_topology("/").cpu);
     groups = papi_event_groups(t);
     notes = table_notes(t, "PAPI");
   }
@@ -236,7 +236,7 @@ HwRunPlan plan_likwid(const HwRunOptions& o) {
     }
     notes.push_back("events chosen with --events (likwid names)");
   } else {
-    const CpuTable& t = select_table(detect_topology().cpu);
+    const CpuTable& t = select_table(detect_topology("/").cpu);
     std::vector<std::string> missing;
     groups = likwid_event_groups(t, &missing);
     notes = table_notes(t, "likwid");

@@ -29,6 +29,13 @@ MachineChoice find_machine(const std::string& explicit_file, bool may_calibrate)
   const CpuId here = detect_topology().cpu;
   std::error_code ec;
   if (!chosen && !std::filesystem::exists(c.file, ec)) {
+    if (system_root() != "/") {
+      // A recorded machine: measuring this one would give the wrong ceilings.
+      c.notes.push_back("no roofline: RPROF_SYSROOT=" + system_root() +
+                        " is a recorded machine; give its machine file with --machine FILE "
+                        "or RPROF_MACHINE_FILE");
+      return c;
+    }
     if (!may_calibrate) {
       c.notes.push_back("no roofline: no machine file for this CPU yet (run rprof machine, "
                         "or pass --machine FILE)");

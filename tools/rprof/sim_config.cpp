@@ -114,7 +114,11 @@ SimCaches sim_caches_from_topology(const Topology& topo) {
   from_level(topo.level(2), s.l2);
   const CacheLevel* last = topo.last_level();
   if (last != nullptr && last->level >= 3) from_level(last, s.llc);
-  if (topo.level(1) != nullptr) s.source = "this machine's caches (sysfs)";
+  if (topo.level(1) != nullptr) {
+    s.source = system_root() == "/" ? "this machine's caches (sysfs)"
+                                    : "the caches of the recorded machine RPROF_SYSROOT=" +
+                                          system_root();
+  }
   return s;
 }
 
@@ -133,7 +137,7 @@ void apply_machine_caches(SimCaches& caches, const Machine& machine, const std::
     s->size_bytes = c.effective_bytes - c.effective_bytes % set_bytes;
     used = true;
   }
-  if (used) caches.source = "effective sizes from the machine file " + file;
+  if (used) caches.source += ", with the effective sizes from the machine file " + file;
 }
 
 void apply_sim_cache_spec(SimCaches& caches, const std::string& spec) {

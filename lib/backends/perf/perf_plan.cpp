@@ -131,7 +131,7 @@ PerfPlan plan_perf_run(const PerfPlanOptions& o) {
     }
     plan.notes.push_back("events chosen with --events; raw counts, no FLOP or traffic formulas");
   } else {
-    const CpuId cpu = o.cpu ? *o.cpu : detect_topology(o.root).cpu;
+    const CpuId cpu = o.cpu ? *o.cpu : detect_topology(o.root.empty() ? "/" : o.root).cpu;
     const CpuTable& t = select_table(cpu);
     plan.table_id = t.id;
     for (const auto& keys : t.groups) {

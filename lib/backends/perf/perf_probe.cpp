@@ -17,7 +17,7 @@ namespace rprof {
 HardwareProbe probe_perf_hardware(const std::string& root) {
   HardwareProbe p;
   const PerfHost host = detect_perf_host(root);
-  const CpuId cpu = detect_topology(root).cpu;
+  const CpuId cpu = detect_topology(root.empty() ? "/" : root).cpu;  // the real PMU
   const CpuTable& table = select_table(cpu);
   p.table_id = table.id;
   p.table_name = table.name;
