@@ -10,14 +10,17 @@ using namespace rprof::test;
 
 TEST_CASE("papi: perf::PAGE-FAULTS per region and thread") {
 #if !defined(RPROF_HAVE_PAPI)
-  std::cout << "SKIP: the papi backend is not built (papi.h was not found)\n";
-  std::exit(RPROF_SKIP_CODE);
+  skip_test("the papi backend is not built (papi.h was not found)");
 #endif
   const std::string app = std::string(RPROF_TEST_BIN_DIR) + "/apps/page_toucher";
   auto r = run_rprof({"--backend=papi", "--events=perf::PAGE-FAULTS", app, "3", "256"});
   if (r.status != 0 && r.err.find("PAPI is not installed") != std::string::npos) {
-    std::cout << "SKIP: " << r.err;
-    std::exit(RPROF_SKIP_CODE);
+    skip_test(r.err.substr(0, r.err.find('\n')));
+  }
+  // PAPI's perf_event component, software events included, is disabled where
+  // libpfm4 finds no PMU (a VM without one): PAPI itself refuses the event.
+  if (r.err.find("PAPI cannot add event") != std::string::npos) {
+    skip_test(r.err.substr(0, r.err.find('\n')));
   }
   INFO(r.err);
   REQUIRE(r.status == 0);

@@ -257,9 +257,10 @@ int cmd_run(const Args& args) {
     throw Error("--sim-cache applies to --backend=sim only", 2);
   }
   SimCaches caches;
-  if (sim) {  // bad --sim-cache text fails before anything runs or is measured
+  if (sim) {  // a bad --sim-cache fails before anything is created, run or measured
     caches = sim_caches_from_topology(detect_topology());
     apply_sim_cache_spec(caches, o.sim_cache);
+    check_sim_caches(caches);
   }
   const std::string out_dir = make_output_dir(o.output, o.app.front());
   if (!backend.notice.empty()) std::cerr << "rprof: " << backend.notice << "\n";
