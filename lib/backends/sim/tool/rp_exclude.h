@@ -1,7 +1,7 @@
-/* rprof-sim: which guest code is the marker's, not the program's.
+/* rprof-sim: which guest code is rprof's (or the loader's), not the program's.
  *
- * Markers must not add to a region's counts. Three pieces of code run for a
- * marker and are left uninstrumented (decided once, at translation time):
+ * rprof must not add to any count, [program] included. Three pieces of code
+ * are left uninstrumented (decided once, at translation time):
  *  - everything in the runtime (an object whose file name starts with
  *    "librprof.so") and in the dynamic loader (ld-linux*.so, ld.so): the
  *    loader's work is mostly loading and relocating libraries, and linking
