@@ -271,15 +271,18 @@ TEST_CASE("sim: each instruction counted once, by precision and width") {
   CHECK(counter_of(find_region(p, "add_mem"), "bytes.l1.write") == 8 * n);
 }
 
-TEST_CASE("sim: a region holding only its markers counts nothing") {
+TEST_CASE("sim: a region holding only its markers or a flush counts nothing") {
   require_sim_backend();
   const json p = sim_profile({sim_test_program("fp_ops"), "200"});
-  const json r = find_region(p, "empty");
-  REQUIRE(r.is_object());
-  CHECK(r["calls"] == 200);
-  for (const auto& [k, v] : r["counters"].items()) {
-    INFO(k);
-    CHECK(v.get<uint64_t>() == 0);
+  for (auto [name, calls] : {std::pair{"empty", 200}, std::pair{"flush", 2}}) {
+    const json r = find_region(p, name);
+    INFO(name);
+    REQUIRE(r.is_object());
+    CHECK(r["calls"] == calls);
+    for (const auto& [k, v] : r["counters"].items()) {
+      INFO(k);
+      CHECK(v.get<uint64_t>() == 0);
+    }
   }
 }
 
