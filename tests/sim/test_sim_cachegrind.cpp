@@ -10,6 +10,7 @@
 // them, which cachegrind has not.
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -25,8 +26,8 @@ namespace {
 const char* const kCaches = "l1=32K:8:64,l2=128K:8:64,llc=1M:16:64";
 // cachegrind takes SIZE,WAYS,LINE in bytes; I1 is pinned too, or cachegrind
 // would take this machine's (its misses also fill the LL).
-const std::vector<std::string> kCachegrindGeometry = {
-    "--I1=32768,8,64", "--D1=32768,8,64", "--LL=1048576,16,64"};
+const std::vector<std::string> kCachegrindGeometry = {"--I1=32768,8,64", "--D1=32768,8,64",
+                                                      "--LL=1048576,16,64"};
 constexpr double kLine = 64;
 
 // L1 fills: both L1s are the same model. cachegrind counts an access that
@@ -83,8 +84,8 @@ std::map<std::string, double> cachegrind_summary(const std::string& path) {
 
 Misses cachegrind_misses(const std::string& kernel, int n) {
   const std::string out = fresh_dir("cachegrind") + "/cachegrind.out";
-  std::vector<std::string> argv = {RPROF_TEST_VALGRIND, "-q", "--tool=cachegrind", "--cache-sim=yes",
-                                   "--cachegrind-out-file=" + out};
+  std::vector<std::string> argv = {RPROF_TEST_VALGRIND, "-q", "--tool=cachegrind",
+                                   "--cache-sim=yes", "--cachegrind-out-file=" + out};
   argv.insert(argv.end(), kCachegrindGeometry.begin(), kCachegrindGeometry.end());
   argv.insert(argv.end(), {sim_test_program("cache_kernels"), kernel, std::to_string(n)});
   const RunResult r = run_command(argv);
@@ -100,9 +101,10 @@ void cross_check(const std::string& kernel, int n1, int n2) {
   const Misses c1 = cachegrind_misses(kernel, n1), c2 = cachegrind_misses(kernel, n2);
   const double rl1 = r2.l1 - r1.l1, cl1 = c2.l1 - c1.l1;
   const double rll = r2.last - r1.last, cll = c2.last - c1.last;
-  std::printf("%-8s n %d -> %d: L1 fills rprof %.0f lines, cachegrind D1 misses %.0f lines "
-              "(ratio %.5f); last level: rprof %.0f lines, cachegrind %.0f lines (ratio %.5f)\n",
-              kernel.c_str(), n1, n2, rl1, cl1, rl1 / cl1, rll, cll, rll / cll);
+  std::printf(
+      "%-8s n %d -> %d: L1 fills rprof %.0f lines, cachegrind D1 misses %.0f lines "
+      "(ratio %.5f); last level: rprof %.0f lines, cachegrind %.0f lines (ratio %.5f)\n",
+      kernel.c_str(), n1, n2, rl1, cl1, rl1 / cl1, rll, cll, rll / cll);
   INFO(kernel << ": L1 rprof " << rl1 << " lines, cachegrind " << cl1 << " lines; last level rprof "
               << rll << " lines, cachegrind " << cll << " lines");
   // Enough misses to compare: the kernels are sized past the LLC.
@@ -118,8 +120,8 @@ TEST_CASE("sim: L1 fills and last-level misses agree with cachegrind") {
   require_sim_backend();
   require_cachegrind();
   // Sizes: the larger run's data is 2 to 5 times the 1 MiB LLC.
-  SECTION("streaming") { cross_check("stream", 131072, 262144); }   // 2 x 1 -> 2 x 2 MiB
-  SECTION("strided") { cross_check("strided", 300, 600); }          // 1.2 -> 2.5 MiB
-  SECTION("blocked") { cross_check("blocked", 256, 512); }          // 2 x 0.5 -> 2 x 2 MiB
-  SECTION("random") { cross_check("random", 131072, 262144); }      // 1 -> 2 MiB
+  SECTION("streaming") { cross_check("stream", 131072, 262144); }  // 2 x 1 -> 2 x 2 MiB
+  SECTION("strided") { cross_check("strided", 300, 600); }         // 1.2 -> 2.5 MiB
+  SECTION("blocked") { cross_check("blocked", 256, 512); }         // 2 x 0.5 -> 2 x 2 MiB
+  SECTION("random") { cross_check("random", 131072, 262144); }     // 1 -> 2 MiB
 }

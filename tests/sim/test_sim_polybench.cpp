@@ -39,7 +39,8 @@ TEST_CASE("sim: FLOPs of PolyBench-style kernels at -O0 equal the source's") {
       // C *= beta (ni*nj); C += alpha*A*B: 2 mul + 1 add per (i,j,k).
       {"gemm", {20, 22, 24}, [](auto d) { return d[0] * d[1] + 3 * d[0] * d[1] * d[2]; }},
       // tmp += alpha*A*B: 3 per (i,j,k); D *= beta (ni*nl); D += tmp*C: 2 per (i,l,j).
-      {"2mm", {12, 14, 16, 18},
+      {"2mm",
+       {12, 14, 16, 18},
        [](auto d) { return 3 * d[0] * d[1] * d[2] + d[0] * d[3] + 2 * d[0] * d[3] * d[1]; }},
       // tmp += A*x and y += A*tmp: 2 + 2 per element.
       {"atax", {30, 34}, [](auto d) { return 4 * d[0] * d[1]; }},
@@ -65,8 +66,8 @@ TEST_CASE("sim: FLOPs of PolyBench-style kernels at -O0 equal the source's") {
     INFO(arg_of(k) << ": want " << want << " FLOPs");
     REQUIRE(r.is_object());
     CHECK(r["calls"] == 1);
-    std::printf("%-9s %-16s source %8llu FLOPs, counted %8llu FLOPs\n", k.name,
-                arg_of(k).c_str(), static_cast<unsigned long long>(want),
+    std::printf("%-9s %-16s source %8llu FLOPs, counted %8llu FLOPs\n", k.name, arg_of(k).c_str(),
+                static_cast<unsigned long long>(want),
                 static_cast<unsigned long long>(all_flops(r)));
     CHECK(all_flops(r) == want);
     // -O0 on x86-64: scalar SSE2 double precision, one FLOP per instruction.

@@ -38,8 +38,9 @@ json program_region(const std::string& binary) {
 TEST_CASE("sim: [program] counts the same with and without rprof linked") {
   require_sim_backend();
 #if !defined(RPROF_TEST_RUNTIME_STATIC_CXX)
-  std::printf("skipped: librprof loads the shared libstdc++ (RPROF_RUNTIME_STATIC_CXX=OFF), "
-              "whose start-up counts as the program's, about 6 KB per boundary\n");
+  std::printf(
+      "skipped: librprof loads the shared libstdc++ (RPROF_RUNTIME_STATIC_CXX=OFF), "
+      "whose start-up counts as the program's, about 6 KB per boundary\n");
   std::exit(RPROF_SKIP_CODE);
 #endif
   const json plain = program_region("program_counts_plain");
@@ -65,8 +66,8 @@ TEST_CASE("sim: [program] counts the same with and without rprof linked") {
       const uint64_t a = counter_of(plain, k), b = counter_of(with, k);
       const uint64_t diff = a > b ? a - b : b - a;
       std::printf("%-17s without rprof %9llu B, with rprof %9llu B, difference %5llu B\n",
-                  k.c_str(), static_cast<unsigned long long>(a),
-                  static_cast<unsigned long long>(b), static_cast<unsigned long long>(diff));
+                  k.c_str(), static_cast<unsigned long long>(a), static_cast<unsigned long long>(b),
+                  static_cast<unsigned long long>(diff));
       INFO(k << ": without rprof " << a << " B, with rprof " << b << " B");
       CHECK(diff <= kByteSlack);
     }
