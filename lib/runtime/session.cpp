@@ -17,6 +17,7 @@
 #include <string>
 
 #include "backends/backend.h"
+#include "backends/sim/sim_quiet.h"
 #include "runtime/clock.h"
 #include "runtime/raw_writer.h"
 
@@ -116,6 +117,7 @@ void install_signal_handlers() {
 void at_exit() { flush_profile("exit", 0); }
 
 void after_fork_in_child() {
+  const SimQuiet quiet;
   Session& s = *g_session;
   s.parent_pid = s.pid;
   s.pid = static_cast<int>(getpid());
@@ -179,14 +181,19 @@ void init() {
   g_active.store(true, std::memory_order_release);
 }
 
-// Runs when the runtime is loaded, before main().
-__attribute__((constructor)) void rprof_runtime_init() { init(); }
+// Runs when the runtime is loaded, before main(). Nothing it does is the
+// program's work, so the simulator counts none of it.
+__attribute__((constructor)) void rprof_runtime_init() {
+  const SimQuiet quiet;
+  init();
+}
 
 }  // namespace
 
 ThreadState* current_thread() {
   ThreadState* t = t_state;
   if (t != nullptr) return t;
+  const SimQuiet quiet;  // once per thread: allocation, exit-hook registration
   Session& s = *g_session;
   const uint32_t index = s.thread_count.fetch_add(1);
   t = new (std::nothrow) ThreadState(s.backend.get(), s.num_counters, index,
@@ -203,6 +210,7 @@ ThreadState* current_thread() {
 
 int flush_profile(const char* reason, int signal) {
   if (g_session == nullptr) return 1;
+  const SimQuiet quiet;  // the writer's formatting, open, write, rename
   Session& s = *g_session;
   bool expected = false;
   if (!s.flushing.compare_exchange_strong(expected, true)) return 0;

@@ -11,6 +11,7 @@
 #include <map>
 
 #include "integration/harness.h"
+#include "sim_checks.h"
 
 using namespace rprof::test;
 using nlohmann::json;
@@ -18,24 +19,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void require_sim() {
-#if !defined(RPROF_TEST_HAVE_SIM)
-  skip_test("this build has no sim backend (valgrind not installed)");
-#elif defined(RPROF_TEST_SANITIZED)
-  skip_test("samples built with sanitizers cannot run under Valgrind");
-#endif
-}
-
-// The harness runs every command on the recorded default machine (its
-// caches and machine file), so geometry and roofline are the same on every
-// host and nothing calibrates this one.
+// run_rprof with the test machine file.
 RunResult rprof_run(const std::vector<std::string>& args, std::vector<std::string> env = {}) {
+  env.push_back(test_machine_env());
   return run_rprof(args, env);
 }
 
-std::string test_program(const std::string& name) {
-  return std::string(RPROF_SIM_TEST_BIN_DIR) + "/" + name;
-}
+// The simulated geometry when a test does not choose one: every level pinned,
+// so nothing depends on the caches of the machine the test runs on.
+const char* const kDefaultCaches = "l1=32K:8:64,l2=1M:8:64,llc=8M:16:64";
 
 // rprof --backend=sim --sim-only -q [extra...] program args; the profile.
 json sim_profile(const std::vector<std::string>& cmd,
@@ -43,6 +35,9 @@ json sim_profile(const std::vector<std::string>& cmd,
                  const std::vector<std::string>& env = {}) {
   std::vector<std::string> args = {"--backend=sim", "--sim-only", "-q"};
   args.insert(args.end(), options.begin(), options.end());
+  if (std::find(options.begin(), options.end(), "--sim-cache") == options.end()) {
+    args.insert(args.end(), {"--sim-cache", kDefaultCaches});
+  }
   args.insert(args.end(), cmd.begin(), cmd.end());
   RunResult r = rprof_run(args, env);
   INFO(r.err);
@@ -50,28 +45,12 @@ json sim_profile(const std::vector<std::string>& cmd,
   return load_json(r.dir + "/profile.json");
 }
 
-uint64_t counter(const json& region, const std::string& name) {
-  REQUIRE(region.is_object());
-  const json& c = region.at("counters");
-  return c.contains(name) ? c.at(name).get<uint64_t>() : 0;
-}
-
-uint64_t flops_total(const json& region) {
-  uint64_t s = 0;
-  for (const char* p : {"sp", "dp"}) {
-    for (const char* w : {"scalar", "128", "256"}) {
-      s += counter(region, std::string("flops.") + p + "." + w);
-    }
-  }
-  return s;
-}
-
 uint64_t l1_bytes(const json& region) {
-  return counter(region, "bytes.l1.read") + counter(region, "bytes.l1.write");
+  return counter_of(region, "bytes.l1.read") + counter_of(region, "bytes.l1.write");
 }
 
 uint64_t dram_bytes(const json& region) {
-  return counter(region, "bytes.dram.read") + counter(region, "bytes.dram.write");
+  return counter_of(region, "bytes.dram.read") + counter_of(region, "bytes.dram.write");
 }
 
 // The L1 bytes of a y <- f(x, y) kernel are 24 B per element per call plus a
@@ -92,18 +71,18 @@ void check_flops_and_l1(const std::string& sample_name, const char* region,
   CHECK(r1["calls"] == reps);
   for (auto [r, n] : {std::pair{r1, n1}, std::pair{r2, n2}}) {
     INFO(sample_name << " n=" << n);
-    CHECK(counter(r, flops_key) == 2 * n * reps);  // FMA = 2 FLOPs
-    CHECK(flops_total(r) == 2 * n * reps);         // nothing in other classes
+    CHECK(counter_of(r, flops_key) == 2 * n * reps);  // FMA = 2 FLOPs
+    CHECK(all_flops(r) == 2 * n * reps);         // nothing in other classes
     const std::string fpins = std::string("fpins") + std::string(flops_key).substr(5);
     // Scalar: mul + add (or one FMA: 2 FLOPs in 1 instruction); packed: 1 FMA per vector.
     if (lanes_per_insn == 1) {
-      CHECK((counter(r, fpins) == 2 * n * reps || counter(r, fpins) == n * reps));
+      CHECK((counter_of(r, fpins) == 2 * n * reps || counter_of(r, fpins) == n * reps));
     } else {
-      CHECK(counter(r, fpins) == n * reps / static_cast<uint64_t>(lanes_per_insn));
+      CHECK(counter_of(r, fpins) == n * reps / static_cast<uint64_t>(lanes_per_insn));
     }
   }
   CHECK(l1_bytes(r2) - l1_bytes(r1) == 24 * (n2 - n1) * reps);
-  CHECK(counter(r2, "bytes.l1.read") - counter(r1, "bytes.l1.read") == 16 * (n2 - n1) * reps);
+  CHECK(counter_of(r2, "bytes.l1.read") - counter_of(r1, "bytes.l1.read") == 16 * (n2 - n1) * reps);
   REQUIRE(l1_bytes(r1) >= 24 * n1 * reps);
   const uint64_t overhead_per_call = (l1_bytes(r1) - 24 * n1 * reps) / reps;
   INFO("fixed L1 bytes per call: " << overhead_per_call);
@@ -113,36 +92,36 @@ void check_flops_and_l1(const std::string& sample_name, const char* region,
 }  // namespace
 
 TEST_CASE("sim: daxpy -O2: 2n scalar DP FLOPs and 24n L1 bytes per call") {
-  require_sim();
+  require_sim_backend();
   check_flops_and_l1("daxpy", "daxpy", "flops.dp.scalar", 1);
 }
 
 TEST_CASE("sim: daxpy AVX2+FMA: 2n FLOPs per call, all 256-bit, one FMA per 4 elements") {
-  require_sim();
+  require_sim_backend();
   check_flops_and_l1("daxpy_avx2", "daxpy", "flops.dp.256", 4);
 }
 
 TEST_CASE("sim: triad -O2 and AVX2+FMA: 2n FLOPs and 24n L1 bytes per call") {
-  require_sim();
+  require_sim_backend();
   check_flops_and_l1("triad", "triad", "flops.dp.scalar", 1);
   check_flops_and_l1("triad_avx2", "triad", "flops.dp.256", 4);
 }
 
 TEST_CASE("sim: a remainder loop keeps the FLOP total exact") {
-  require_sim();
+  require_sim_backend();
   const uint64_t n = 1003;  // 250 vectors of 4, then 3 leftover elements
   const json p = sim_profile({sample("daxpy_avx2"), std::to_string(n), "2"});
   const json r = find_region(p, "daxpy");
-  CHECK(flops_total(r) == 2 * n * 2);
-  CHECK(counter(r, "flops.dp.256") == 2 * 1000 * 2);
+  CHECK(all_flops(r) == 2 * n * 2);
+  CHECK(counter_of(r, "flops.dp.256") == 2 * 1000 * 2);
 }
 
 TEST_CASE("sim: DRAM bytes of daxpy and triad far larger than the LLC") {
-  require_sim();
+  require_sim_backend();
   // 2 vectors of 3.2 MB against a 256 KiB L2 and a 1 MiB LLC. The first call
   // also writes back what init left dirty, so compare calls 2 and 3 (the
   // difference of a 3-call and a 1-call run).
-  const std::vector<std::string> caches = {"--sim-cache", "l2=256K:8,llc=1M:16"};
+  const std::vector<std::string> caches = {"--sim-cache", "l1=32K:8:64,l2=256K:8:64,llc=1M:16:64"};
   const uint64_t n = 400000;
   for (auto [name, region, per_elem] :
        {std::tuple{"daxpy", "daxpy", 24.0}, std::tuple{"triad", "triad", 32.0}}) {
@@ -154,39 +133,39 @@ TEST_CASE("sim: DRAM bytes of daxpy and triad far larger than the LLC") {
     // daxpy: 16 B read + 8 B written back per element (the seeds' example);
     // triad: a is also read before it is written (write-allocate): 24 + 8.
     CHECK(per_call == Approx(per_elem * n).epsilon(0.03));
-    const double writes = static_cast<double>(counter(r3, "bytes.dram.write") -
-                                              counter(r1, "bytes.dram.write")) / 2;
+    const double writes = static_cast<double>(counter_of(r3, "bytes.dram.write") -
+                                              counter_of(r1, "bytes.dram.write")) / 2;
     CHECK(writes == Approx(8.0 * n).epsilon(0.03));
   }
 }
 
 TEST_CASE("sim: a second sweep of an L2-sized vector moves no DRAM bytes") {
-  require_sim();
+  require_sim_backend();
   // x and y: 2 * 256 KiB = 512 KiB, inside a 1 MiB L2.
-  const std::vector<std::string> caches = {"--sim-cache", "l2=1M:8,llc=4M:16"};
+  const std::vector<std::string> caches = {"--sim-cache", "l1=32K:8:64,l2=1M:8:64,llc=4M:16:64"};
   const uint64_t n = 32768;
   const json p2 = sim_profile({sample("daxpy"), std::to_string(n), "2"}, caches);
   const json p3 = sim_profile({sample("daxpy"), std::to_string(n), "3"}, caches);
   const json r2 = find_region(p2, "daxpy"), r3 = find_region(p3, "daxpy");
   const uint64_t sweep_dram = dram_bytes(r3) - dram_bytes(r2);
-  const uint64_t sweep_llc = counter(r3, "bytes.llc.read") - counter(r2, "bytes.llc.read");
+  const uint64_t sweep_llc = counter_of(r3, "bytes.llc.read") - counter_of(r2, "bytes.llc.read");
   CHECK(sweep_dram <= 24 * n / 100);  // near zero: under 1% of the 24n ideal
   CHECK(sweep_llc <= 24 * n / 100);   // it never left the L2
   CHECK(l1_bytes(r3) - l1_bytes(r2) >= 24 * n);
 }
 
 TEST_CASE("sim: single and double precision are counted apart") {
-  require_sim();
+  require_sim_backend();
   const uint64_t n = 4000, reps = 2;
   const json p = sim_profile({sample("precision"), std::to_string(n), std::to_string(reps)});
   const json s = find_region(p, "saxpy"), d = find_region(p, "daxpy");
-  CHECK(counter(s, "flops.sp.256") == 2 * n * reps);
-  CHECK(counter(s, "fpins.sp.256") == n * reps / 8);  // 8 floats per FMA
-  CHECK(counter(d, "flops.dp.256") == 2 * n * reps);
-  CHECK(counter(d, "fpins.dp.256") == n * reps / 4);
+  CHECK(counter_of(s, "flops.sp.256") == 2 * n * reps);
+  CHECK(counter_of(s, "fpins.sp.256") == n * reps / 8);  // 8 floats per FMA
+  CHECK(counter_of(d, "flops.dp.256") == 2 * n * reps);
+  CHECK(counter_of(d, "fpins.dp.256") == n * reps / 4);
   for (const char* w : {"scalar", "128", "256"}) {
-    CHECK(counter(s, std::string("flops.dp.") + w) == 0);
-    CHECK(counter(d, std::string("flops.sp.") + w) == 0);
+    CHECK(counter_of(s, std::string("flops.dp.") + w) == 0);
+    CHECK(counter_of(d, std::string("flops.sp.") + w) == 0);
   }
   // 12 B per float element, 24 B per double element, plus the call's bytes.
   CHECK(l1_bytes(s) >= 12 * n * reps);
@@ -196,14 +175,14 @@ TEST_CASE("sim: single and double precision are counted apart") {
 }
 
 TEST_CASE("sim: cache blocking moves far fewer DRAM bytes for the same FLOPs") {
-  require_sim();
+  require_sim_backend();
   // 128 x 128 doubles: 128 KiB a matrix, against a 64 KiB LLC.
   const uint64_t n = 128;
   const json p = sim_profile({sample("matmul"), std::to_string(n), "16"},
-                             {"--sim-cache", "l1=8K:8,l2=32K:8,llc=64K:16"});
+                             {"--sim-cache", "l1=8K:8:64,l2=32K:8:64,llc=64K:16:64"});
   const json naive = find_region(p, "naive"), blocked = find_region(p, "blocked");
-  CHECK(flops_total(naive) == 2 * n * n * n);
-  CHECK(flops_total(blocked) == 2 * n * n * n);
+  CHECK(all_flops(naive) == 2 * n * n * n);
+  CHECK(all_flops(blocked) == 2 * n * n * n);
   INFO("DRAM bytes: naive " << dram_bytes(naive) << ", blocked " << dram_bytes(blocked));
   REQUIRE(dram_bytes(blocked) > 0);
   CHECK(dram_bytes(naive) >= 10 * dram_bytes(blocked));
@@ -212,7 +191,7 @@ TEST_CASE("sim: cache blocking moves far fewer DRAM bytes for the same FLOPs") {
 }
 
 TEST_CASE("sim: OpenMP per-thread counts sum to the whole") {
-  require_sim();
+  require_sim_backend();
   if (!fs::exists(sample("omp_sum"))) {
     skip_test("omp_sum not built (the compiler has no OpenMP)");
   }
@@ -228,7 +207,7 @@ TEST_CASE("sim: OpenMP per-thread counts sum to the whole") {
       const json& th = reg["threads"];
       const size_t n_rows = th["rows"].get<size_t>();
       for (const char* k : {"flops.dp.scalar", "bytes.l1.read", "bytes.l2.read"}) {
-        total[k] += counter(reg, k);
+        total[k] += counter_of(reg, k);
         REQUIRE(th["counters"].contains(k));
         REQUIRE(th["counters"][k].size() == n_rows);
         for (const auto& v : th["counters"][k]) rows[k] += v.get<uint64_t>();
@@ -252,9 +231,9 @@ TEST_CASE("sim: OpenMP per-thread counts sum to the whole") {
 }
 
 TEST_CASE("sim: each instruction counted once, by precision and width") {
-  require_sim();
+  require_sim_backend();
   const uint64_t n = 500;
-  const json p = sim_profile({test_program("fp_ops"), std::to_string(n)});
+  const json p = sim_profile({sim_test_program("fp_ops"), std::to_string(n)});
   struct Want {
     const char* region;
     const char* cls;  // e.g. "dp.256"
@@ -278,33 +257,36 @@ TEST_CASE("sim: each instruction counted once, by precision and width") {
     INFO(w.region);
     const json r = find_region(p, w.region);
     REQUIRE(r.is_object());
-    CHECK(flops_total(r) == w.flops_per_insn * n);
+    CHECK(all_flops(r) == w.flops_per_insn * n);
     if (*w.cls) {
-      CHECK(counter(r, std::string("flops.") + w.cls) == w.flops_per_insn * n);
-      CHECK(counter(r, std::string("fpins.") + w.cls) == n);
+      CHECK(counter_of(r, std::string("flops.") + w.cls) == w.flops_per_insn * n);
+      CHECK(counter_of(r, std::string("fpins.") + w.cls) == n);
     }
   }
-  CHECK(counter(find_region(p, "vmovupd_load"), "bytes.l1.read") == 32 * n);
-  CHECK(counter(find_region(p, "vmovupd_store"), "bytes.l1.write") == 32 * n);
-  CHECK(counter(find_region(p, "vfmadd231pd_mem"), "bytes.l1.read") == 32 * n);
-  CHECK(counter(find_region(p, "add_mem"), "bytes.l1.read") == 8 * n);
-  CHECK(counter(find_region(p, "add_mem"), "bytes.l1.write") == 8 * n);
+  CHECK(counter_of(find_region(p, "vmovupd_load"), "bytes.l1.read") == 32 * n);
+  CHECK(counter_of(find_region(p, "vmovupd_store"), "bytes.l1.write") == 32 * n);
+  CHECK(counter_of(find_region(p, "vfmadd231pd_mem"), "bytes.l1.read") == 32 * n);
+  CHECK(counter_of(find_region(p, "add_mem"), "bytes.l1.read") == 8 * n);
+  CHECK(counter_of(find_region(p, "add_mem"), "bytes.l1.write") == 8 * n);
 }
 
-TEST_CASE("sim: a region holding only its markers counts nothing") {
-  require_sim();
-  const json p = sim_profile({test_program("fp_ops"), "200"});
-  const json r = find_region(p, "empty");
-  REQUIRE(r.is_object());
-  CHECK(r["calls"] == 200);
-  for (const auto& [k, v] : r["counters"].items()) {
-    INFO(k);
-    CHECK(v.get<uint64_t>() == 0);
+TEST_CASE("sim: a region holding only its markers or a flush counts nothing") {
+  require_sim_backend();
+  const json p = sim_profile({sim_test_program("fp_ops"), "200"});
+  for (auto [name, calls] : {std::pair{"empty", 200}, std::pair{"flush", 2}}) {
+    const json r = find_region(p, name);
+    INFO(name);
+    REQUIRE(r.is_object());
+    CHECK(r["calls"] == calls);
+    for (const auto& [k, v] : r["counters"].items()) {
+      INFO(k);
+      CHECK(v.get<uint64_t>() == 0);
+    }
   }
 }
 
 TEST_CASE("sim: two runs joined: native times, simulated counts, output once") {
-  require_sim();
+  require_sim_backend();
   RunResult r = rprof_run({"--backend=sim", "-q", sample("daxpy"), "2000", "3"});
   INFO(r.err);
   REQUIRE(r.status == 0);
@@ -316,10 +298,10 @@ TEST_CASE("sim: two runs joined: native times, simulated counts, output once") {
   const json d = find_region(p, "daxpy");
   CHECK(d["calls"] == 3);
   CHECK(d["time_s"].get<double>() > 0);
-  CHECK(counter(d, "flops.dp.scalar") == 2 * 2000 * 3);
+  CHECK(counter_of(d, "flops.dp.scalar") == 2 * 2000 * 3);
   CHECK(d["threads"]["counters"]["flops.dp.scalar"][0] == 2 * 2000 * 3);
   const json prog = find_region(p, "[program]");
-  CHECK(flops_total(prog) >= flops_total(d));  // whole-run totals of the tool
+  CHECK(all_flops(prog) >= all_flops(d));  // whole-run totals of the tool
   bool noted = false;
   for (const auto& note : p["notes"]) {
     noted |= note.get<std::string>().find("times from a native run") != std::string::npos;
@@ -329,8 +311,8 @@ TEST_CASE("sim: two runs joined: native times, simulated counts, output once") {
 }
 
 TEST_CASE("sim: call counts that differ between the runs are reported") {
-  require_sim();
-  RunResult r = rprof_run({"--backend=sim", "-q", test_program("nondet")});
+  require_sim_backend();
+  RunResult r = rprof_run({"--backend=sim", "-q", sim_test_program("nondet")});
   INFO(r.err);
   REQUIRE(r.status == 0);
   const json p = load_json(r.dir + "/profile.json");
@@ -343,11 +325,11 @@ TEST_CASE("sim: call counts that differ between the runs are reported") {
 }
 
 TEST_CASE("sim: AVX-512 code is recognised and the fix is named") {
-  require_sim();
-  if (!fs::exists(test_program("avx512"))) {
+  require_sim_backend();
+  if (!fs::exists(sim_test_program("avx512"))) {
     skip_test("the compiler cannot assemble AVX-512");
   }
-  RunResult r = rprof_run({"--backend=sim", "--sim-only", "-q", test_program("avx512")});
+  RunResult r = rprof_run({"--backend=sim", "--sim-only", "-q", sim_test_program("avx512")});
   CHECK(r.status == 1);
   CHECK(r.err.find("AVX-512") != std::string::npos);
   CHECK(r.err.find("-mno-avx512f") != std::string::npos);
@@ -356,15 +338,15 @@ TEST_CASE("sim: AVX-512 code is recognised and the fix is named") {
 }
 
 TEST_CASE("sim: a sanitizer build is refused, and auto times it instead") {
-  require_sim();
-  if (!fs::exists(test_program("sanitized"))) {
+  require_sim_backend();
+  if (!fs::exists(sim_test_program("sanitized"))) {
     skip_test("no AddressSanitizer in this compiler");
   }
-  RunResult r = rprof_run({"--backend=sim", test_program("sanitized")});
+  RunResult r = rprof_run({"--backend=sim", sim_test_program("sanitized")});
   CHECK(r.status == 2);
   CHECK(r.err.find("AddressSanitizer") != std::string::npos);
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  r = rprof_run({"-q", test_program("sanitized")}, {"ASAN_OPTIONS=detect_leaks=0"});
+  r = rprof_run({"-q", sim_test_program("sanitized")}, {"ASAN_OPTIONS=detect_leaks=0"});
   INFO(r.err);
   CHECK(r.status == 0);
   CHECK(r.err.find("timing only") != std::string::npos);
@@ -372,17 +354,17 @@ TEST_CASE("sim: a sanitizer build is refused, and auto times it instead") {
 }
 
 TEST_CASE("sim: --backend=auto falls back to the simulator with a notice") {
-  require_sim();
+  require_sim_backend();
   RunResult r = rprof_run({"-q", sample("daxpy"), "1000", "1"});
   INFO(r.err);
   REQUIRE(r.status == 0);
   CHECK(r.err.find("counting by simulation") != std::string::npos);
   const json p = load_json(r.dir + "/profile.json");
-  CHECK(counter(find_region(p, "daxpy"), "flops.dp.scalar") == 2000);
+  CHECK(counter_of(find_region(p, "daxpy"), "flops.dp.scalar") == 2000);
 }
 
 TEST_CASE("sim: bad options are one-line errors") {
-  require_sim();
+  require_sim_backend();
   for (const std::vector<std::string>& bad :
        {std::vector<std::string>{"--backend=sim", "--sim-cache", "l1=33000:8"},
         {"--backend=sim", "--sim-cache", "l4=1M"},
@@ -402,7 +384,7 @@ TEST_CASE("sim: bad options are one-line errors") {
 }
 
 TEST_CASE("sim: an installed rprof finds its tool by itself") {
-  require_sim();
+  require_sim_backend();
   const std::string prefix = fresh_dir("install");
   RunResult inst = run_command({RPROF_CMAKE_COMMAND, "--install", RPROF_BUILD_DIR,
                                 "--prefix", prefix});
@@ -411,9 +393,9 @@ TEST_CASE("sim: an installed rprof finds its tool by itself") {
   const std::string out = fresh_path("installed-out");
   RunResult r = run_command({prefix + "/bin/rprof", "-o", out, "--backend=sim",
                              "--sim-only", "-q", sample("daxpy"), "500", "1"},
-                            {"RPROF_SIM_LIBDIR="});
+                            {"RPROF_SIM_LIBDIR=", test_machine_env()});
   INFO(r.err);
   REQUIRE(r.status == 0);
   const json p = load_json(out + "/profile.json");
-  CHECK(counter(find_region(p, "daxpy"), "flops.dp.scalar") == 1000);
+  CHECK(counter_of(find_region(p, "daxpy"), "flops.dp.scalar") == 1000);
 }

@@ -8,13 +8,20 @@
 // runtime does its bookkeeping: what runs in between (clock_gettime, malloc of
 // a new region node) is taken back out of the counters by the tool, and the
 // cache model does not see it. The runtime's own code is never instrumented
-// at all (see tool/rp_exclude.h).
+// at all (see tool/rp_exclude.h). sim_quiet_begin()/sim_quiet_end() (see
+// sim_quiet.h) do the same around the runtime's start-up, thread registration
+// and flushes, before and besides any backend.
 #include <valgrind/valgrind.h>
 
+#include <atomic>
+#include <cstddef>
 #include <cstring>
 
 #include "backends/backend.h"
 #include "backends/sim/sim_protocol.h"
+#include "backends/sim/sim_quiet.h"
+
+extern char** environ;
 
 namespace rprof {
 namespace {
@@ -33,6 +40,39 @@ unsigned long request(unsigned offset, void* arg1 = nullptr, unsigned long arg2 
   return VALGRIND_DO_CLIENT_REQUEST_EXPR(0, kRequestBase + offset, arg1, arg2, 0, 0, 0);
 }
 
+// True when the launcher asked for the sim backend (RPROF_BACKEND=sim).
+// Reads the environment with the runtime's own code, not getenv(): this runs
+// before counting is suspended, and the runtime's code is not instrumented.
+bool sim_requested() {
+  static const char kWant[] = "RPROF_BACKEND=sim";
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    const char* v = *e;
+    size_t i = 0;
+    while (kWant[i] != '\0' && v[i] == kWant[i]) ++i;
+    if (kWant[i] == '\0' && v[i] == '\0') return true;
+  }
+  return false;
+}
+
+// Whether quiet brackets issue requests: decided at the first one (the
+// runtime's constructor, before any thread exists). A plain int, not a
+// function-local static: its guard would call into libstdc++, uncounted code
+// calling counted code.
+enum : int { kQuietUnknown = 0, kQuietOff = 1, kQuietOn = 2 };
+std::atomic<int> g_quiet{kQuietUnknown};
+
+bool quiet_on() {
+  int q = g_quiet.load(std::memory_order_relaxed);
+  if (q == kQuietUnknown) {
+    q = RUNNING_ON_VALGRIND != 0 && sim_requested() &&
+                request(RPROF_SIM_REQ_PING) == RPROF_SIM_PROTOCOL
+            ? kQuietOn
+            : kQuietOff;
+    g_quiet.store(q, std::memory_order_relaxed);
+  }
+  return q == kQuietOn;
+}
+
 class SimBackend final : public Backend {
  public:
   const char* name() const override { return "sim"; }
@@ -48,6 +88,14 @@ class SimBackend final : public Backend {
 };
 
 }  // namespace
+
+void sim_quiet_begin() {
+  if (quiet_on()) request(RPROF_SIM_REQ_SUSPEND);
+}
+
+void sim_quiet_end() {
+  if (quiet_on()) request(RPROF_SIM_REQ_RESUME);
+}
 
 std::unique_ptr<Backend> make_sim_backend(std::string* why) {
   if (RUNNING_ON_VALGRIND == 0) {

@@ -18,11 +18,20 @@
 /* Client requests: VG_USERREQ_TOOL_BASE('R','P') + offset. */
 #define RPROF_SIM_REQ_PING 0    /* returns RPROF_SIM_PROTOCOL */
 #define RPROF_SIM_REQ_READ 1    /* (uint64_t* out, n): running thread's counters; returns n copied */
-#define RPROF_SIM_REQ_SUSPEND 2 /* stop counting on this thread (marker bookkeeping) */
+#define RPROF_SIM_REQ_SUSPEND 2 /* stop counting on this thread (rprof's own work) */
 #define RPROF_SIM_REQ_RESUME 3  /* undo what was counted since SUSPEND, count again */
 
-/* Bump when the request set or the counter list changes. */
-#define RPROF_SIM_PROTOCOL 0x52500001u
+/* SUSPEND/RESUME bracket everything the runtime does outside its own code:
+ * marker bookkeeping, start-up, thread registration, flushes and the writer
+ * at exit. They nest per thread (a flush from a signal handler may run inside
+ * a marker): counting resumes at the RESUME matching the outermost SUSPEND,
+ * and a RESUME without a SUSPEND is ignored. While suspended, the cache
+ * model sees no access, so rprof's work leaves the simulated caches as the
+ * program left them.
+ *
+ * Bump when the request set, their meaning or the counter list changes.
+ * 2: SUSPEND/RESUME nest. */
+#define RPROF_SIM_PROTOCOL 0x52500002u
 
 /* X-macro of the counters: X(index, name). */
 #define RPROF_SIM_COUNTERS(X)      \

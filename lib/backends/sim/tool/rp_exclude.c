@@ -6,13 +6,18 @@
 #include "pub_tool_libcbase.h"
 #include "pub_tool_vki.h"
 
+/* The rprof runtime, and the dynamic loader: what ld.so does (mapping and
+ * relocating libraries, symbol lookup, running their initialisers' calls)
+ * depends on which libraries are linked, rprof's among them, not on the
+ * program's algorithm, so it is nobody's work (see rp_exclude.h). */
 static Bool is_runtime_name(const HChar* path)
 {
    const HChar* base;
    if (path == NULL) return False;
    base = VG_(strrchr)(path, '/');
    base = base ? base + 1 : path;
-   return VG_(strncmp)(base, "librprof.so", 11) == 0;
+   return VG_(strncmp)(base, "librprof.so", 11) == 0 ||
+          VG_(strncmp)(base, "ld-linux", 8) == 0 || VG_(strcmp)(base, "ld.so") == 0;
 }
 
 /* One cached text range: most instructions of a superblock share an object. */

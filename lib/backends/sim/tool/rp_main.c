@@ -39,6 +39,7 @@ static const HChar* const counter_names[RPROF_SIM_NCOUNTERS] = {
 
 static RpThread* threads = NULL; /* indexed by ThreadId */
 static ThreadId running = VG_INVALID_THREADID;
+static UInt suspend_depth = 0;   /* the running thread's; rp_suspended mirrors it */
 
 /* ---- threads ----------------------------------------------------------- */
 
@@ -71,13 +72,14 @@ void rp_switch_thread(ThreadId tid)
       VG_(memcpy)(old->cnt, rp_live, sizeof(rp_live));
       old->l1 = rp_l1;
       old->l2 = rp_l2;
-      old->suspended = rp_suspended;
+      old->suspend_depth = suspend_depth;
    }
    t = thread_of(tid);
    VG_(memcpy)(rp_live, t->cnt, sizeof(rp_live));
    rp_l1 = t->l1;
    rp_l2 = t->l2;
-   rp_suspended = t->suspended;
+   suspend_depth = t->suspend_depth;
+   rp_suspended = suspend_depth > 0;
    running = tid;
 }
 
@@ -110,7 +112,7 @@ static void on_thread_create(ThreadId parent, ThreadId child)
    t = thread_of(child);
    rp_cache_clear(&t->l1);
    rp_cache_clear(&t->l2);
-   t->suspended = False;
+   t->suspend_depth = 0;
 }
 
 /* ---- client requests --------------------------------------------------- */
@@ -136,13 +138,13 @@ static Bool handle_request(ThreadId tid, UWord* arg, UWord* ret)
       return True;
    }
    case RPROF_SIM_REQ_SUSPEND:
-      if (!rp_suspended) {
+      if (suspend_depth++ == 0) {
          VG_(memcpy)(t->saved, rp_live, sizeof(rp_live));
          rp_suspended = True;
       }
       return True;
    case RPROF_SIM_REQ_RESUME:
-      if (rp_suspended) {
+      if (suspend_depth > 0 && --suspend_depth == 0) {
          VG_(memcpy)(rp_live, t->saved, sizeof(rp_live));
          rp_suspended = False;
       }

@@ -15,15 +15,15 @@
 
 typedef struct {
    ULong    cnt[RPROF_SIM_NCOUNTERS];   /* counters while not running */
-   ULong    saved[RPROF_SIM_NCOUNTERS]; /* snapshot taken at SUSPEND */
-   Bool     suspended;
+   ULong    saved[RPROF_SIM_NCOUNTERS]; /* snapshot taken at the outermost SUSPEND */
+   UInt     suspend_depth;              /* SUSPENDs not yet matched by a RESUME */
    Bool     used;
    RpCache  l1, l2;
 } RpThread;
 
 /* The running thread's counters; generated code adds to these. */
 extern ULong rp_live[RPROF_SIM_NCOUNTERS];
-/* True while the running thread is inside marker bookkeeping. */
+/* True while the running thread does rprof's own work (suspend depth > 0). */
 extern Bool rp_suspended;
 /* The running thread's private caches and the shared last-level cache. */
 extern RpCache rp_l1, rp_l2, rp_llc;
