@@ -132,7 +132,11 @@ TEST_CASE("machine --tiny writes a valid file with sane ceilings") {
   };
   for (const json& p : one["peaks"]) {
     CHECK(p["gflops"].get<double>() > 0);
-    CHECK(p["provenance"]["repetitions"].get<int>() >= 2);
+    // 2 planned; a repetition another process disturbed is repeated and kept
+    // apart (disturbed_repetitions), so under load fewer may be used.
+    CHECK(p["provenance"]["repetitions"].get<int>() >= 1);
+    CHECK(p["provenance"]["repetitions"].get<int>() +
+              p["provenance"]["disturbed_repetitions"].get<int>() >= 2);
     CHECK(p["provenance"]["threads"] == 1);
   }
   for (const json& b : one["bandwidth"]) {
