@@ -80,13 +80,6 @@ void add_roof(std::vector<ChartRoof>& roofs, const ComputeRoof& r, bool applied,
   roofs.push_back(c);
 }
 
-bool profile_has_flops(const Profile& p) {
-  for (const Region& r : p.regions) {
-    if (metrics_from_counters(r.counters).has_flops) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 double dot_radius(double share) {
@@ -103,10 +96,11 @@ const char* boundary_colour(Boundary b) {
   return "#555555";
 }
 
-ChartModel build_chart_model(const Profile& p, const ReportOptions& opt) {
+ChartModel build_chart_model(const Analysis& an) {
+  const Profile& p = an.prof();
   ChartModel c;
   c.title = p.run.command.empty() ? "Roofline" : "Roofline: " + command_text(p.run.command);
-  const Machine* m = opt.machine;
+  const Machine* m = an.machine.machine;
   double longest = 0;
   for (const Region& r : p.regions) longest = std::max(longest, r.time_s);
   const double total = p.run.wall_time_s > 0 ? p.run.wall_time_s : longest;
@@ -114,8 +108,9 @@ ChartModel build_chart_model(const Profile& p, const ReportOptions& opt) {
   // Regions with FLOPs; the ceiling set follows the most threads among them.
   int max_threads = 1;
   std::vector<RegionRoofline> valid;  // every region's valid roofline, for the ceilings
-  for (const Region& r : p.regions) {
-    const Metrics mt = metrics_from_counters(r.counters);
+  for (const RegionAnalysis& ra : an.regions) {
+    const Region& r = *ra.region;
+    const Metrics& mt = ra.metrics;
     if (!mt.has_flops) continue;
     ChartRegion cr;
     cr.number = static_cast<int>(c.regions.size()) + 1;
@@ -127,9 +122,8 @@ ChartModel build_chart_model(const Profile& p, const ReportOptions& opt) {
     cr.flops = mt.flops_total();
     cr.gflops = r.time_s > 0 ? cr.flops / r.time_s / 1e9 : 0;
     cr.points = points_of(mt, cr.flops);
-    std::optional<RegionRoofline> rr;
-    if (m != nullptr) {
-      rr = roofline_of(r, *m);
+    if (ra.roofline) {
+      const RegionRoofline* rr = &*ra.roofline;
       if (rr->valid) {
         valid.push_back(*rr);
         cr.has_roofline = true;
@@ -137,9 +131,7 @@ ChartModel build_chart_model(const Profile& p, const ReportOptions& opt) {
         cr.roof_gflops = rr->roof.gflops;
         cr.bound = rr->bound;
         cr.fraction = rr->fraction;
-        cr.limited_by = rr->compute_limited
-                            ? "compute"
-                            : fmt::format("memory ({})", boundary_name(*rr->limiting));
+        cr.limited_by = limited_by_text(*rr);
         // Only a memory-limited region has a limiting boundary to outline.
         for (ChartPoint& pt : cr.points) {
           pt.limiting = !rr->compute_limited && rr->limiting == pt.boundary;
@@ -149,7 +141,7 @@ ChartModel build_chart_model(const Profile& p, const ReportOptions& opt) {
       }
       for (const std::string& n : rr->notes) cr.notes.push_back(n);
     }
-    if (opt.verdicts) cr.verdict = opt.verdicts(r, rr && rr->valid ? &*rr : nullptr);
+    if (const Verdict* v = ra.shown_verdict()) cr.verdict = *v;
     if (cr.gflops <= 0 || cr.points.empty()) {
       c.missing.push_back(fmt::format("{}: {}", cr.path,
                                       cr.gflops <= 0 ? "no elapsed time"
@@ -159,7 +151,7 @@ ChartModel build_chart_model(const Profile& p, const ReportOptions& opt) {
     max_threads = std::max(max_threads, cr.threads);
     c.regions.push_back(std::move(cr));
   }
-  if (!profile_has_flops(p)) {
+  if (!an.any_flops) {
     c.missing.push_back(fmt::format(
         "no region has FLOP counts (backend {}): a roofline needs a counting backend, "
         "e.g. rprof --backend=sim",
@@ -171,8 +163,8 @@ ChartModel build_chart_model(const Profile& p, const ReportOptions& opt) {
   const CeilingSet* set = m != nullptr ? m->nearest(max_threads) : nullptr;
   if (m == nullptr || set == nullptr) {
     std::string why = "no machine ceilings: run rprof machine (or pass --machine FILE)";
-    for (const std::string& n : opt.machine_notes) why = n;
-    if (profile_has_flops(p)) c.missing.push_back(why);
+    for (const std::string& n : an.machine.notes) why = n;
+    if (an.any_flops) c.missing.push_back(why);
   } else {
     c.ceiling_threads = set->threads;
     std::set<Boundary> used;

@@ -74,8 +74,8 @@ struct ChartModel {
   LogAxis x, y;                          // data domains; pixels set when drawing
 };
 
-// The chart for a profile; opt.machine may be null (points without roofs).
-ChartModel build_chart_model(const Profile& p, const ReportOptions& opt);
+// The chart of an analysis; without a machine, points without roofs.
+ChartModel build_chart_model(const Analysis& a);
 
 // Radius in pixels of a region's dots: area grows with its share of time.
 double dot_radius(double share);

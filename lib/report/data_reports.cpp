@@ -22,19 +22,18 @@ std::string csv_field(const std::string& s) {
   return out + "\"";
 }
 
-void JsonReporter::write(const Profile& p, const ReportOptions& opt,
-                         std::ostream& out) const {
-  nlohmann::json doc = profile_to_json(p);
-  add_roofline_json(doc, p, opt);
-  add_verdict_json(doc, p, opt);
+void JsonReporter::write(const Analysis& a, const ReportOptions&, std::ostream& out) const {
+  nlohmann::json doc = profile_to_json(a.prof());
+  add_roofline_json(doc, a);
+  add_verdict_json(doc, a);
   // Invalid UTF-8 in names is replaced (U+FFFD) rather than failing the dump.
   out << doc.dump(2, ' ', false,
                                  nlohmann::json::error_handler_t::replace)
       << "\n";
 }
 
-void CsvReporter::write(const Profile& p, const ReportOptions&,
-                        std::ostream& out) const {
+void CsvReporter::write(const Analysis& a, const ReportOptions&, std::ostream& out) const {
+  const Profile& p = a.prof();
   out << "path,name,depth,calls,time_s,exclusive_time_s,thread_time_s,"
          "percent_of_run,threads,complete,open_calls,declared_flops,"
          "declared_bytes";

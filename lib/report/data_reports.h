@@ -9,14 +9,12 @@ namespace rprof {
 
 class JsonReporter final : public Reporter {
  public:
-  void write(const Profile& p, const ReportOptions& opt,
-             std::ostream& out) const override;
+  void write(const Analysis& a, const ReportOptions& opt, std::ostream& out) const override;
 };
 
 class CsvReporter final : public Reporter {
  public:
-  void write(const Profile& p, const ReportOptions& opt,
-             std::ostream& out) const override;
+  void write(const Analysis& a, const ReportOptions& opt, std::ostream& out) const override;
 };
 
 // A CSV field, quoted when needed (RFC 4180).

@@ -19,8 +19,9 @@ using nlohmann::json;
 
 json boundary_map() { return json::object(); }
 
-json region_data(const Region& r, const Profile& p, const ReportOptions& opt, int number) {
-  const Metrics m = metrics_from_counters(r.counters);
+json region_data(const RegionAnalysis& ra, const Profile& p, int number) {
+  const Region& r = *ra.region;
+  const Metrics& m = ra.metrics;
   json j = {{"number", number},
             {"path", path_string(r.path)},
             {"name", r.name},
@@ -55,9 +56,8 @@ json region_data(const Region& r, const Profile& p, const ReportOptions& opt, in
   j["intensity"] = intensity;
   j["roofline"] = nullptr;
   j["notes"] = json::array();
-  std::optional<RegionRoofline> rr;
-  if (m.has_flops && opt.machine != nullptr) {
-    rr = roofline_of(r, *opt.machine);
+  if (ra.roofline) {
+    const RegionRoofline* rr = &*ra.roofline;
     if (rr->valid) {
       json bs = json::object();
       for (const BoundaryRoof& b : rr->boundaries) {
@@ -84,18 +84,15 @@ json region_data(const Region& r, const Profile& p, const ReportOptions& opt, in
     }
     for (const std::string& n : rr->notes) j["notes"].push_back(n);
   }
-  j["verdict"] = nullptr;
-  if (opt.verdicts) {
-    if (std::optional<Verdict> v = opt.verdicts(r, rr && rr->valid ? &*rr : nullptr)) {
-      j["verdict"] = verdict_json(*v);  // summary, direction, flags with reasons
-    }
-  }
+  // Summary, direction, flags with reasons.
+  const Verdict* v = ra.shown_verdict();
+  j["verdict"] = v != nullptr ? verdict_json(*v) : json(nullptr);
   return j;
 }
 
-json machine_data(const ReportOptions& opt, const ChartModel& chart) {
-  if (opt.machine == nullptr) return nullptr;
-  const Machine& m = *opt.machine;
+json machine_data(const MachineSource& src, const ChartModel& chart) {
+  if (src.machine == nullptr) return nullptr;
+  const Machine& m = *src.machine;
   json roofs = json::array(), bws = json::array();
   for (const ChartRoof& r : chart.roofs) {
     roofs.push_back({{"label", r.roof.label()}, {"gflops", r.roof.gflops}, {"applied", r.applied},
@@ -107,13 +104,13 @@ json machine_data(const ReportOptions& opt, const ChartModel& chart) {
   }
   std::vector<int> counts;
   for (const CeilingSet& s : m.ceilings) counts.push_back(s.threads);
-  return {{"file", opt.machine_file},     {"mode", m.mode},
+  return {{"file", src.file},            {"mode", m.mode},
           {"cpu", m.cpu.model_name},      {"created_unix_s", m.created_unix_s},
           {"host", m.host},               {"rprof_version", m.rprof_version},
           {"pages", m.pages},             {"thread_counts", counts},
           {"chart_threads", chart.ceiling_threads},
           {"roofs", roofs},               {"bandwidths", bws},
-          {"notes", opt.machine_notes}};
+          {"notes", src.notes}};
 }
 
 // Substitutes @NAME@ placeholders in one pass, so inserted text is never
@@ -142,7 +139,8 @@ std::string fill(const std::string& tpl, const std::map<std::string, std::string
 
 }  // namespace
 
-json html_report_data(const Profile& p, const ReportOptions& opt, const ChartModel& chart) {
+json html_report_data(const Analysis& a, const ChartModel& chart) {
+  const Profile& p = a.prof();
   json d;
   d["format"] = "rprof-html-data";
   d["title"] = chart.title;
@@ -164,13 +162,13 @@ json html_report_data(const Profile& p, const ReportOptions& opt, const ChartMod
       {"time", "seconds; a region's time is its slowest thread's (inclusive of children)"},
       {"bound", "min(compute roof, bandwidth x intensity) at each boundary; the region's "
                 "bound is the lowest (its limiting boundary)"}};
-  d["machine"] = machine_data(opt, chart);
+  d["machine"] = machine_data(a.machine, chart);
   json regions = json::array();
-  for (size_t i = 0; i < p.regions.size(); ++i) {
-    regions.push_back(region_data(p.regions[i], p, opt, static_cast<int>(i) + 1));
+  for (size_t i = 0; i < a.regions.size(); ++i) {
+    regions.push_back(region_data(a.regions[i], p, static_cast<int>(i) + 1));
   }
   d["regions"] = regions;
-  d["verdicts_available"] = static_cast<bool>(opt.verdicts);
+  d["verdicts_available"] = a.verdicts;
   d["notes"] = p.notes;
   d["missing"] = chart.missing;
   json errors = json::array();
@@ -181,9 +179,9 @@ json html_report_data(const Profile& p, const ReportOptions& opt, const ChartMod
   return d;
 }
 
-void HtmlReporter::write(const Profile& p, const ReportOptions& opt, std::ostream& out) const {
-  const ChartModel chart = build_chart_model(p, opt);
-  const json data = html_report_data(p, opt, chart);
+void HtmlReporter::write(const Analysis& a, const ReportOptions&, std::ostream& out) const {
+  const ChartModel chart = build_chart_model(a);
+  const json data = html_report_data(a, chart);
   // Invalid UTF-8 in names becomes U+FFFD rather than failing the dump.
   const std::string text = data.dump(-1, ' ', false, json::error_handler_t::replace);
   out << fill(assets::kReportHtml, {{"TITLE", xml_escape(chart.title)},

@@ -17,12 +17,11 @@ namespace rprof {
 // The data block the page renders from: run, conventions, machine ceilings,
 // and per region its times, FLOPs, bytes and intensity per boundary,
 // roofline and verdict. Units are in the key names (_s, _gflops, _gbs).
-nlohmann::json html_report_data(const Profile& p, const ReportOptions& opt,
-                                const ChartModel& chart);
+nlohmann::json html_report_data(const Analysis& a, const ChartModel& chart);
 
 class HtmlReporter final : public Reporter {
  public:
-  void write(const Profile& p, const ReportOptions& opt, std::ostream& out) const override;
+  void write(const Analysis& a, const ReportOptions& opt, std::ostream& out) const override;
 };
 
 }  // namespace rprof

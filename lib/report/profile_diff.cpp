@@ -17,7 +17,8 @@ struct Side {
   std::optional<Verdict> verdict;
 };
 
-Side side_of(const Region& r, const ReportOptions& opt) {
+Side side_of(const RegionAnalysis& ra) {
+  const Region& r = *ra.region;
   Side s;
   s.calls = static_cast<double>(r.calls);
   s.time_s = r.time_s;
@@ -25,8 +26,7 @@ Side side_of(const Region& r, const ReportOptions& opt) {
     s.declared_flops = r.work_flops;
     s.declared_bytes = r.work_bytes;
   }
-  const Metrics m = metrics_from_counters(r.counters);
-  std::optional<RegionRoofline> rr;
+  const Metrics& m = ra.metrics;
   if (m.has_flops) {
     const double f = m.flops_total();
     s.flops = f;
@@ -38,14 +38,9 @@ Side side_of(const Region& r, const ReportOptions& opt) {
       s.bytes[k] = t.bytes();
       if (t.bytes() > 0) s.intensity[k] = f / t.bytes();
     }
-    if (opt.machine != nullptr) {
-      rr = roofline_of(r, *opt.machine);
-      if (rr->valid) {
-        s.bound = rr->bound;
-        s.limited = rr->compute_limited
-                        ? std::string("compute")
-                        : fmt::format("memory ({})", boundary_name(*rr->limiting));
-      }
+    if (const RegionRoofline* rr = ra.valid_roofline()) {
+      s.bound = rr->bound;
+      s.limited = limited_by_text(*rr);
     }
   } else {
     // Bytes can be counted without FLOPs; intensity then has no meaning.
@@ -54,7 +49,7 @@ Side side_of(const Region& r, const ReportOptions& opt) {
       if (t.measured) s.bytes[static_cast<int>(b)] = t.bytes();
     }
   }
-  if (opt.verdicts) s.verdict = opt.verdicts(r, rr && rr->valid ? &*rr : nullptr);
+  if (const Verdict* v = ra.shown_verdict()) s.verdict = *v;
   return s;
 }
 
@@ -105,30 +100,33 @@ const char* presence_key(Presence p) {
   return "both";
 }
 
-ProfileDiff diff_profiles(const Profile& before, const Profile& after, const ReportOptions& opt) {
+ProfileDiff diff_profiles(const Analysis& before_run, const Analysis& after_run) {
+  const Profile& before = before_run.prof();
+  const Profile& after = after_run.prof();
   ProfileDiff d;
   auto wall = [](const Profile& p) {
     return p.run.wall_time_s > 0 ? std::optional<double>(p.run.wall_time_s) : std::nullopt;
   };
   d.wall_time_s = {wall(before), wall(after)};
-  std::map<std::vector<std::string>, const Region*> old_regions;
-  for (const Region& r : before.regions) old_regions[r.path] = &r;
+  std::map<std::vector<std::string>, const RegionAnalysis*> old_regions;
+  for (const RegionAnalysis& ra : before_run.regions) old_regions[ra.region->path] = &ra;
   std::map<std::vector<std::string>, bool> matched;
-  for (const Region& r : after.regions) {
-    const Side b = side_of(r, opt);
-    auto it = old_regions.find(r.path);
+  for (const RegionAnalysis& ra : after_run.regions) {
+    const std::vector<std::string>& path = ra.region->path;
+    const Side b = side_of(ra);
+    auto it = old_regions.find(path);
     if (it != old_regions.end()) {
-      const Side a = side_of(*it->second, opt);
-      matched[r.path] = true;
-      d.regions.push_back(combine(r.path, &a, &b));
+      const Side a = side_of(*it->second);
+      matched[path] = true;
+      d.regions.push_back(combine(path, &a, &b));
     } else {
-      d.regions.push_back(combine(r.path, nullptr, &b));
+      d.regions.push_back(combine(path, nullptr, &b));
     }
   }
-  for (const Region& r : before.regions) {
-    if (matched.count(r.path)) continue;
-    const Side a = side_of(r, opt);
-    d.regions.push_back(combine(r.path, &a, nullptr));
+  for (const RegionAnalysis& ra : before_run.regions) {
+    if (matched.count(ra.region->path)) continue;
+    const Side a = side_of(ra);
+    d.regions.push_back(combine(ra.region->path, &a, nullptr));
   }
   return d;
 }

@@ -54,8 +54,9 @@ struct ProfileDiff {
   std::vector<RegionDiff> regions;
 };
 
-// opt.machine (optional) adds the bounds; opt.verdicts (optional) the verdicts.
-ProfileDiff diff_profiles(const Profile& before, const Profile& after, const ReportOptions& opt);
+// The two runs' analyses: their rooflines (with a machine) add the bounds,
+// their verdicts the verdicts.
+ProfileDiff diff_profiles(const Analysis& before, const Analysis& after);
 
 }  // namespace rprof
 

@@ -25,27 +25,20 @@ json roof_json(const ComputeRoof& c) {
           {"gflops", c.gflops}};
 }
 
-bool has_flops(const Region& r) { return metrics_from_counters(r.counters).has_flops; }
-
-std::string limit_text(const RegionRoofline& rr) {
-  if (rr.compute_limited) return "compute";
-  return fmt::format("memory ({})", boundary_name(*rr.limiting));
-}
-
 std::string num(double v) { return fmt::format("{:.4g}", v); }
 
 }  // namespace
 
-RegionRoofline roofline_of(const Region& r, const Machine& m) {
-  const int threads = std::max<int>(1, static_cast<int>(r.threads.size()));
-  return region_roofline(metrics_from_counters(r.counters), r.time_s, threads, m);
+std::string limited_by_text(const RegionRoofline& rr) {
+  if (rr.compute_limited) return "compute";
+  return fmt::format("memory ({})", boundary_name(*rr.limiting));
 }
 
-void add_roofline_json(json& doc, const Profile& p, const ReportOptions& opt) {
-  if (opt.machine == nullptr) return;
-  const Machine& m = *opt.machine;
+void add_roofline_json(json& doc, const Analysis& a) {
+  if (a.machine.machine == nullptr) return;
+  const Machine& m = *a.machine.machine;
   doc["roofline_machine"] = {
-      {"file", opt.machine_file},
+      {"file", a.machine.file},
       {"mode", m.mode},
       {"created_unix_s", m.created_unix_s},
       {"cpu", m.cpu.model_name},
@@ -54,13 +47,12 @@ void add_roofline_json(json& doc, const Profile& p, const ReportOptions& opt) {
          for (const CeilingSet& s : m.ceilings) t.push_back(s.threads);
          return t;
        }()},
-      {"notes", opt.machine_notes},
+      {"notes", a.machine.notes},
       {"conventions", kConventions}};
   json& regions = doc["regions"];
-  for (size_t i = 0; i < p.regions.size() && i < regions.size(); ++i) {
-    const Region& r = p.regions[i];
-    if (!has_flops(r)) continue;
-    const RegionRoofline rr = roofline_of(r, m);
+  for (size_t i = 0; i < a.regions.size() && i < regions.size(); ++i) {
+    if (!a.regions[i].roofline) continue;
+    const RegionRoofline& rr = *a.regions[i].roofline;
     json j;
     j["conventions"] = kConventions;
     if (!rr.valid) {
@@ -101,28 +93,26 @@ void add_roofline_json(json& doc, const Profile& p, const ReportOptions& opt) {
   }
 }
 
-void write_roofline_text(const Profile& p, const ReportOptions& opt, std::ostream& out) {
-  bool any = false;
-  for (const Region& r : p.regions) any |= has_flops(r);
-  if (!any) return;
+void write_roofline_text(const Analysis& a, const ReportOptions& opt, std::ostream& out) {
+  if (!a.any_flops) return;
   out << "\nRoofline (FMA = 2 FLOPs; GFLOP/s = 1e9 FLOP/s; GB = 1e9 bytes; I = FLOP/byte "
          "at the boundary; bound = min(roof, B * I)):\n";
-  if (opt.machine == nullptr) {
-    for (const std::string& n : opt.machine_notes) out << "  " << n << "\n";
-    if (opt.machine_notes.empty()) out << "  no machine ceilings (run rprof machine)\n";
+  if (a.machine.machine == nullptr) {
+    for (const std::string& n : a.machine.notes) out << "  " << n << "\n";
+    if (a.machine.notes.empty()) out << "  no machine ceilings (run rprof machine)\n";
     return;
   }
-  const Machine& m = *opt.machine;
-  out << fmt::format("Ceilings: {} ({} calibration of {}).\n", opt.machine_file, m.mode,
+  const Machine& m = *a.machine.machine;
+  out << fmt::format("Ceilings: {} ({} calibration of {}).\n", a.machine.file, m.mode,
                      m.cpu.model_name);
-  for (const std::string& n : opt.machine_notes) out << "  " << n << "\n";
+  for (const std::string& n : a.machine.notes) out << "  " << n << "\n";
 
-  std::vector<std::pair<const Region*, RegionRoofline>> rows;
+  std::vector<std::pair<const Region*, const RegionRoofline*>> rows;
   std::set<Boundary> measured;
-  for (const Region& r : p.regions) {
-    if (!has_flops(r)) continue;
-    rows.emplace_back(&r, roofline_of(r, m));
-    for (const BoundaryRoof& b : rows.back().second.boundaries) measured.insert(b.boundary);
+  for (const RegionAnalysis& ra : a.regions) {
+    if (!ra.roofline) continue;
+    rows.emplace_back(ra.region, &*ra.roofline);
+    for (const BoundaryRoof& b : ra.roofline->boundaries) measured.insert(b.boundary);
   }
   const bool all = opt.boundary == "all";
   const std::optional<Boundary> fixed =
@@ -139,7 +129,8 @@ void write_roofline_text(const Profile& p, const ReportOptions& opt, std::ostrea
   headers.insert(headers.end(), {"% of bound", "Limited by"});
   TextTable table(headers);
   std::vector<std::string> notes;
-  for (const auto& [r, rr] : rows) {
+  for (const auto& [r, rrp] : rows) {
+    const RegionRoofline& rr = *rrp;
     std::vector<std::string> row = {std::string(2 * r->depth(), ' ') + printable(r->name)};
     if (!rr.valid) {
       row.push_back(fmt::format("{}", rr.threads));
@@ -169,7 +160,7 @@ void write_roofline_text(const Profile& p, const ReportOptions& opt, std::ostrea
       if (fixed) bound = br ? br->bound : rr.roof.gflops;
     }
     row.push_back(fmt::format("{:.1f}", 100 * rr.gflops / bound));
-    row.push_back(limit_text(rr));
+    row.push_back(limited_by_text(rr));
     table.add_row(std::move(row));
     for (const std::string& n : rr.notes) notes.push_back(printable(r->name) + ": " + n);
   }

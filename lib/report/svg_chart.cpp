@@ -295,8 +295,8 @@ std::string render_svg(const ChartModel& c, bool standalone) {
   return SvgWriter(c).render(standalone);
 }
 
-void SvgReporter::write(const Profile& p, const ReportOptions& opt, std::ostream& out) const {
-  out << render_svg(build_chart_model(p, opt), /*standalone=*/true);
+void SvgReporter::write(const Analysis& a, const ReportOptions&, std::ostream& out) const {
+  out << render_svg(build_chart_model(a), /*standalone=*/true);
 }
 
 }  // namespace rprof

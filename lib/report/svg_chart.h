@@ -19,7 +19,7 @@ std::string render_svg(const ChartModel& c, bool standalone);
 
 class SvgReporter final : public Reporter {
  public:
-  void write(const Profile& p, const ReportOptions& opt, std::ostream& out) const override;
+  void write(const Analysis& a, const ReportOptions& opt, std::ostream& out) const override;
 };
 
 }  // namespace rprof

@@ -44,8 +44,9 @@ std::string error_line(const MarkerError& e) {
 
 }  // namespace
 
-void TextReporter::write(const Profile& p, const ReportOptions& opt,
+void TextReporter::write(const Analysis& a, const ReportOptions& opt,
                          std::ostream& out) const {
+  const Profile& p = a.prof();
   const RunInfo& run = p.run;
   out << fmt::format("rprof profile: {}\n",
                      run.command.empty() ? std::string("(saved profile)")
@@ -143,8 +144,8 @@ void TextReporter::write(const Profile& p, const ReportOptions& opt,
   if (any_work) {
     out << "Declared work is what rprof_work() stated (FMA = 2 FLOPs; GB = 1e9 bytes).\n";
   }
-  write_roofline_text(p, opt, out);
-  write_verdict_text(p, opt, out);
+  write_roofline_text(a, opt, out);
+  write_verdict_text(a, out);
   if (!p.errors.empty()) {
     out << "\nMarker errors (other regions are unaffected):\n";
     for (const MarkerError& e : p.errors) out << error_line(e) << "\n";

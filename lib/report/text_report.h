@@ -8,8 +8,7 @@ namespace rprof {
 
 class TextReporter final : public Reporter {
  public:
-  void write(const Profile& p, const ReportOptions& opt,
-             std::ostream& out) const override;
+  void write(const Analysis& a, const ReportOptions& opt, std::ostream& out) const override;
 };
 
 }  // namespace rprof

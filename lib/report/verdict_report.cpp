@@ -1,35 +1,10 @@
 #include "report/verdict_report.h"
 
-#include <time.h>
-
-#include "report/roofline_report.h"
 #include "report/table.h"
 
 namespace rprof {
-namespace {
 
 using nlohmann::json;
-
-double clock_resolution_s() {
-  timespec ts{};
-  clock_getres(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
-
-}  // namespace
-
-Verdict verdict_of(const Region& r, const ReportOptions& opt) {
-  const Metrics m = metrics_from_counters(r.counters);
-  std::optional<RegionRoofline> rr;
-  if (opt.machine != nullptr && m.has_flops) rr = roofline_of(r, *opt.machine);
-  VerdictInput in;
-  in.region = &r;
-  in.metrics = &m;
-  in.roofline = rr ? &*rr : nullptr;
-  in.machine = opt.machine;
-  in.clock_resolution_s = clock_resolution_s();
-  return classify(in);
-}
 
 json verdict_json(const Verdict& v) {
   json flags = json::array();
@@ -59,21 +34,22 @@ json thresholds_json(const VerdictThresholds& t) {
           {"marker_pair_s", t.marker_pair_s}};
 }
 
-void add_verdict_json(json& doc, const Profile& p, const ReportOptions& opt) {
-  doc["verdict_thresholds"] = thresholds_json(VerdictThresholds{});
+void add_verdict_json(json& doc, const Analysis& a) {
+  if (!a.verdicts) return;
+  doc["verdict_thresholds"] = thresholds_json(a.thresholds);
   json& regions = doc["regions"];
-  for (size_t i = 0; i < p.regions.size() && i < regions.size(); ++i) {
-    if (p.regions[i].is_program()) continue;
-    regions[i]["verdict"] = verdict_json(verdict_of(p.regions[i], opt));
+  for (size_t i = 0; i < a.regions.size() && i < regions.size(); ++i) {
+    if (a.regions[i].verdict) regions[i]["verdict"] = verdict_json(*a.regions[i].verdict);
   }
 }
 
-void write_verdict_text(const Profile& p, const ReportOptions& opt, std::ostream& out) {
+void write_verdict_text(const Analysis& a, std::ostream& out) {
   std::string body;
-  for (const Region& r : p.regions) {
-    if (r.is_program()) continue;
-    const Verdict v = verdict_of(r, opt);
-    if (v.bound == "unknown" && v.flags.empty()) continue;
+  for (const RegionAnalysis& ra : a.regions) {
+    const Verdict* vp = ra.shown_verdict();
+    if (vp == nullptr) continue;
+    const Verdict& v = *vp;
+    const Region& r = *ra.region;
     body += "  " + printable(path_string(r.path)) + ": " + v.summary + "\n";
     if (v.bound != "unknown") body += "    -> " + v.direction + "\n";
     for (const VerdictFlag& f : v.flags) {

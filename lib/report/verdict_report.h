@@ -1,6 +1,6 @@
 // Verdicts in reports: a "verdict" object per region and the thresholds in
-// profile.json (derived: recomputed whenever a profile is rendered), and a
-// "Verdicts" section in the text report.
+// profile.json (derived: the analysis' verdicts, recomputed whenever a
+// profile is rendered), and a "Verdicts" section in the text report.
 #ifndef RPROF_REPORT_VERDICT_REPORT_H_
 #define RPROF_REPORT_VERDICT_REPORT_H_
 
@@ -12,17 +12,15 @@
 
 namespace rprof {
 
-// The verdict of one region of the profile (roofline when opt has a machine).
-Verdict verdict_of(const Region& r, const ReportOptions& opt);
-
 nlohmann::json verdict_json(const Verdict& v);
 nlohmann::json thresholds_json(const VerdictThresholds& t);
 
-// Adds doc["regions"][i]["verdict"] and doc["verdict_thresholds"].
-void add_verdict_json(nlohmann::json& doc, const Profile& p, const ReportOptions& opt);
+// Adds doc["regions"][i]["verdict"] and doc["verdict_thresholds"] (when the
+// analysis has verdicts).
+void add_verdict_json(nlohmann::json& doc, const Analysis& a);
 
 // One block per region: the bound and each flag with its reason and direction.
-void write_verdict_text(const Profile& p, const ReportOptions& opt, std::ostream& out);
+void write_verdict_text(const Analysis& a, std::ostream& out);
 
 }  // namespace rprof
 

@@ -153,9 +153,7 @@ TEST_CASE("markup: escaping keeps SVG and HTML well formed") {
 TEST_CASE("chart model: roofs, bandwidths, ridges and one point per boundary") {
   const Machine m = rprof::test::synthetic_machine();
   const Profile p = sample_profile();
-  ReportOptions opt;
-  opt.machine = &m;
-  const ChartModel c = build_chart_model(p, opt);
+  const ChartModel c = build_chart_model(analyze(p, {&m, "", {}}));
   const CeilingSet& set = *m.nearest(1);
 
   REQUIRE(c.regions.size() == 2);  // init has no counters
@@ -211,8 +209,7 @@ TEST_CASE("chart model: roofs, bandwidths, ridges and one point per boundary") {
 
 TEST_CASE("chart model: what is missing is said, not drawn") {
   const Profile p = sample_profile();
-  ReportOptions opt;  // no machine
-  const ChartModel c = build_chart_model(p, opt);
+  const ChartModel c = build_chart_model(analyze(p, {}));  // no machine
   CHECK(c.regions.size() == 2);  // points still placed from the counters
   CHECK(c.roofs.empty());
   REQUIRE(c.missing.size() == 1);
@@ -225,7 +222,7 @@ TEST_CASE("chart model: what is missing is said, not drawn") {
   r.name = "work";
   r.time_s = 1;
   timing.regions.push_back(r);
-  const ChartModel t = build_chart_model(timing, opt);
+  const ChartModel t = build_chart_model(analyze(timing, {}));
   CHECK(t.regions.empty());
   REQUIRE_FALSE(t.missing.empty());
   CHECK(t.missing[0].find("no region has FLOP counts (backend time)") != std::string::npos);
@@ -239,9 +236,7 @@ TEST_CASE("svg: ceilings, dots and labels carry their numbers -- names are escap
   Profile p = sample_profile();
   p.regions[1].name = "gemm<8>&co";
   p.regions[1].path = {"gemm<8>&co"};
-  ReportOptions opt;
-  opt.machine = &m;
-  const ChartModel c = build_chart_model(p, opt);
+  const ChartModel c = build_chart_model(analyze(p, {&m, "", {}}));
   const std::string svg = render_svg(c, true);
   CHECK(svg.rfind("<?xml", 0) == 0);
   CHECK(render_svg(c, false).rfind("<svg", 0) == 0);
@@ -284,9 +279,8 @@ TEST_CASE("svg: many regions, labels for the 30 longest only, every one a dot") 
     regions.push_back(counted_region({"r" + std::to_string(i)}, 0.01 * (i + 1), 1e9 * (i + 1), "256",
                                      {1e9 * (i + 2), 0, 0, 0}));
   }
-  ReportOptions opt;
-  opt.machine = &m;
-  const std::string svg = render_svg(build_chart_model(rprof::test::profile_of(regions, 20), opt), true);
+  const Profile p = rprof::test::profile_of(regions, 20);
+  const std::string svg = render_svg(build_chart_model(analyze(p, {&m, "", {}})), true);
   CHECK(count(svg, "data-role=\"region\"") == 45);
   CHECK(count(svg, "data-role=\"label\"") == 30);
   CHECK(svg.find(">r44</text>") != std::string::npos);  // the longest is labelled
@@ -294,14 +288,15 @@ TEST_CASE("svg: many regions, labels for the 30 longest only, every one a dot") 
   CHECK(svg.find("<title>r0</title>") != std::string::npos);
 }
 
-TEST_CASE("html data: regions, roofline, conventions and verdicts when a source is plugged in") {
+TEST_CASE("html data: regions, roofline, conventions and verdicts when the analysis has them") {
   const Machine m = rprof::test::synthetic_machine();
   const Profile p = sample_profile();
-  ReportOptions opt;
-  opt.machine = &m;
-  opt.machine_file = "/tmp/machine.json";
-  ChartModel c = build_chart_model(p, opt);
-  nlohmann::json d = html_report_data(p, opt, c);
+  // The analysis without verdicts: only the roofline.
+  Analysis a = analyze(p, {&m, "/tmp/machine.json", {}});
+  a.verdicts = false;
+  for (RegionAnalysis& ra : a.regions) ra.verdict.reset();
+  ChartModel c = build_chart_model(a);
+  nlohmann::json d = html_report_data(a, c);
   REQUIRE(d["regions"].size() == 3);
   CHECK(d["verdicts_available"] == false);
   const auto& stream = d["regions"][0];
@@ -316,16 +311,17 @@ TEST_CASE("html data: regions, roofline, conventions and verdicts when a source 
   CHECK(d["machine"]["file"] == "/tmp/machine.json");
   CHECK(d["conventions"]["flops"].get<std::string>().find("FMA = 2 FLOPs") != std::string::npos);
 
-  // A verdict source (the Verdicts issue plugs one in) shows in the data.
-  opt.verdicts = [](const Region& r, const RegionRoofline* rr) -> std::optional<Verdict> {
-    if (rr == nullptr) return std::nullopt;
+  // The analysis' verdicts show in the data, as they are.
+  a.verdicts = true;
+  for (RegionAnalysis& ra : a.regions) {
+    if (ra.valid_roofline() == nullptr) continue;
     Verdict v;
-    v.summary = r.name + " verdict";
-    v.flags.push_back({"too-short", "because " + r.name, "run longer"});
-    return v;
-  };
-  c = build_chart_model(p, opt);
-  d = html_report_data(p, opt, c);
+    v.summary = ra.region->name + " verdict";
+    v.flags.push_back({"too-short", "because " + ra.region->name, "run longer"});
+    ra.verdict = v;
+  }
+  c = build_chart_model(a);
+  d = html_report_data(a, c);
   CHECK(d["verdicts_available"] == true);
   CHECK(d["regions"][0]["verdict"]["summary"] == "stream verdict");
   CHECK(d["regions"][0]["verdict"]["flags"][0]["reason"] == "because stream");
@@ -337,7 +333,7 @@ TEST_CASE("html data: regions, roofline, conventions and verdicts when a source 
   std::ostringstream html;
   Profile evil = p;
   evil.regions[0].name = "</script><script>alert(1)</script>";
-  make_reporter("html")->write(evil, opt, html);
+  make_reporter("html")->write(analyze(evil, {&m, "", {}}), {}, html);
   const std::string page = html.str();
   CHECK(page.rfind("<!DOCTYPE html>", 0) == 0);
   CHECK(page.find("</script><script>alert(1)") == std::string::npos);

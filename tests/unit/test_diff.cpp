@@ -71,7 +71,7 @@ TEST_CASE("change: difference and ratio, only when both sides are known") {
 
 TEST_CASE("diff: fused vs unfused, same work, 4/7 of the DRAM bytes") {
   const Profile before = unfused(), after = fused();
-  const ProfileDiff d = diff_profiles(before, after, ReportOptions{});
+  const ProfileDiff d = diff_profiles(measured_only(before), measured_only(after));
   CHECK(*d.wall_time_s.ratio() == Approx(0.8 / 1.2));
   const RegionDiff* sweep = find(d, "sweep");
   REQUIRE(sweep != nullptr);
@@ -103,16 +103,19 @@ TEST_CASE("diff: fused vs unfused, same work, 4/7 of the DRAM bytes") {
   CHECK(*d.regions[2].time_s.before == Approx(0.45));
 }
 
-TEST_CASE("diff: bounds and verdicts when a machine and a verdict source are given") {
+TEST_CASE("diff: bounds and verdicts from the two analyses") {
   const Machine m = rprof::test::synthetic_machine();
-  ReportOptions opt;
-  opt.machine = &m;
-  opt.verdicts = [](const Region& r, const RegionRoofline*) -> std::optional<Verdict> {
-    Verdict v;
-    v.summary = r.time_s > 0.8 ? "slow" : "fast";
-    return v;
-  };
-  const ProfileDiff d = diff_profiles(unfused(), fused(), opt);
+  const Profile u = unfused(), f = fused();
+  Analysis before = analyze(u, {&m, "", {}}), after = analyze(f, {&m, "", {}});
+  for (Analysis* a : {&before, &after}) {
+    for (RegionAnalysis& ra : a->regions) {
+      Verdict v;  // a bound, so the verdict is shown
+      v.bound = "memory";
+      v.summary = ra.region->time_s > 0.8 ? "slow" : "fast";
+      ra.verdict = v;
+    }
+  }
+  const ProfileDiff d = diff_profiles(before, after);
   const RegionDiff* sweep = find(d, "sweep");
   REQUIRE(sweep != nullptr);
   // Scalar DP, DRAM-bound: the bound scales with the DRAM intensity.
@@ -128,7 +131,7 @@ TEST_CASE("diff: bounds and verdicts when a machine and a verdict source are giv
 
 TEST_CASE("diff writers: units on every number, JSON with ratios and one-sided regions") {
   const Profile before = unfused(), after = fused();
-  const ProfileDiff d = diff_profiles(before, after, ReportOptions{});
+  const ProfileDiff d = diff_profiles(measured_only(before), measured_only(after));
   const DiffRun a{"unfused/profile.json", &before}, b{"fused/profile.json", &after};
   std::ostringstream text;
   write_diff_text(d, a, b, text);

@@ -24,11 +24,9 @@ int cmd_diff(const Args& args) {
   if (!parse_cli(app, args)) return 0;
   const Profile before = load_profile(before_path);
   const Profile after = load_profile(after_path);
-  ReportOptions opt;
-  std::optional<Machine> machine;
-  load_report_machine({&before, &after}, machine_file, machine, opt);
-  attach_verdicts(opt);
-  const ProfileDiff d = diff_profiles(before, after, opt);
+  const MachineChoice machine = load_report_machine({&before, &after}, machine_file);
+  const ProfileDiff d = diff_profiles(analyze(before, machine_source(machine)),
+                                      analyze(after, machine_source(machine)));
   const DiffRun a{before_path, &before}, b{after_path, &after};
   if (format == "json") {
     std::cout << diff_to_json(d, a, b).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)

@@ -8,10 +8,12 @@
 #include "common/error.h"
 #include "common/fs.h"
 #include "profile/profile_json.h"
+#include "report/output_dir.h"
 #include "report/reporter.h"
 #include "tools/rprof/cli.h"
 #include "tools/rprof/commands.h"
 #include "tools/rprof/launcher.h"
+#include "tools/rprof/report_setup.h"
 
 namespace rprof {
 namespace {
@@ -49,6 +51,10 @@ int cmd_merge(const Args& args) {
   app.add_option("-o,--output", output, "directory for the merged profile (created)");
   app.add_option("--format", format, "report printed on stdout: text, json or csv")
       ->check(CLI::IsMember({"text", "json", "csv"}));
+  std::string machine_file;
+  app.add_option("--machine", machine_file,
+                 "machine file with the ceilings (default: $RPROF_MACHINE_FILE, else the "
+                 "cached one for this CPU; never measured here)");
   if (!parse_cli(app, args)) return 0;
 
   std::vector<std::string> files;
@@ -69,17 +75,18 @@ int cmd_merge(const Args& args) {
     }
   }
   Profile p = aggregate(raws, RunInfo{});
+  // The same analysis and files as `rprof ./app`: roofline and verdicts
+  // against this machine's file (never calibrated here).
+  const MachineChoice machine = load_report_machine({&p}, machine_file);
+  const Analysis a = analyze(p, machine_source(machine));
   if (!output.empty()) {
     const std::string dir = make_output_dir(output, "merge");
-    std::ostringstream json, text;
-    make_reporter("json")->write(p, {}, json);
-    make_reporter("text")->write(p, {}, text);
-    write_file_atomic(dir + "/profile.json", json.str());
-    write_file_atomic(dir + "/report.txt", text.str());
+    write_output_files(dir, a, format == "csv");
     std::cerr << "rprof: merged profile of " << raws.size() << " processes written to "
-              << dir << "\n";
+              << dir << " (profile.json, report.txt, roofline.svg; open " << dir
+              << "/report.html)\n";
   }
-  make_reporter(format)->write(p, {}, std::cout);
+  make_reporter(format)->write(a, {}, std::cout);
   return 0;
 }
 

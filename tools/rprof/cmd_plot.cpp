@@ -31,11 +31,9 @@ int cmd_plot(const Args& args) {
                 "), so there is no roofline to draw; profile with a counting backend, "
                 "e.g. rprof --backend=sim ./app");
   }
-  ReportOptions opt;
-  std::optional<Machine> machine;
-  load_report_machine({&p}, machine_file, machine, opt);
-  attach_verdicts(opt);
-  const std::string svg = render_svg(build_chart_model(p, opt), /*standalone=*/true);
+  const MachineChoice machine = load_report_machine({&p}, machine_file);
+  const std::string svg =
+      render_svg(build_chart_model(analyze(p, machine_source(machine))), /*standalone=*/true);
   if (output == "-") {
     std::cout << svg;
     return 0;

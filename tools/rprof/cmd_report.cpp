@@ -35,15 +35,14 @@ int cmd_report(const Args& args) {
                  "cached one for this CPU; never measured here)");
   if (!parse_cli(app, args)) return 0;
   const Profile p = load_profile(path);
-  std::optional<Machine> machine;
-  load_report_machine({&p}, machine_file, machine, opt);
-  attach_verdicts(opt);
+  const MachineChoice machine = load_report_machine({&p}, machine_file);
+  const Analysis a = analyze(p, machine_source(machine));
   if (output.empty()) {
-    make_reporter(format)->write(p, opt, std::cout);
+    make_reporter(format)->write(a, opt, std::cout);
     return 0;
   }
   std::ostringstream text;
-  make_reporter(format)->write(p, opt, text);
+  make_reporter(format)->write(a, opt, text);
   write_file_atomic(output, text.str());
   std::cerr << "rprof: " << format << " report written to " << output << "\n";
   return 0;

@@ -14,6 +14,7 @@
 #include "machine/topology.h"
 #include "profile/join.h"
 #include "profile/profile_json.h"
+#include "report/output_dir.h"
 #include "report/reporter.h"
 #include "tools/rprof/cli.h"
 #include "tools/rprof/commands.h"
@@ -348,35 +349,12 @@ int cmd_run(const Args& args) {
   // The roofline needs ceilings only when some region has FLOP counts; a
   // broken machine file costs the roofline, never the profile of the run.
   if (profile_has_roofline_data(p)) load_machine();
-  if (machine_choice) {
-    o.report.machine_file = machine_choice->file;
-    o.report.machine_notes = machine_choice->notes;
-    o.report.machine = machine_choice->machine ? &*machine_choice->machine : nullptr;
-  }
-  attach_verdicts(o.report);
-  ReportOptions file_opt = o.report;
-  file_opt.show_threads = false;
-  file_opt.boundary.clear();
-  std::ostringstream json, text;
-  make_reporter("json")->write(p, file_opt, json);
-  make_reporter("text")->write(p, file_opt, text);
-  write_file_atomic(out_dir + "/profile.json", json.str());
-  write_file_atomic(out_dir + "/report.txt", text.str());
-  // The chart and the HTML report always exist; without FLOP counts or
-  // ceilings they say what is missing instead of drawing it.
-  for (const char* f : {"svg", "html"}) {
-    std::ostringstream out;
-    make_reporter(f)->write(p, file_opt, out);
-    write_file_atomic(out_dir + (f[0] == 's' ? "/roofline.svg" : "/report.html"), out.str());
-  }
-  if (o.format == "csv") {
-    std::ostringstream csv;
-    make_reporter("csv")->write(p, file_opt, csv);
-    write_file_atomic(out_dir + "/profile.csv", csv.str());
-  }
+  const Analysis analysis =
+      analyze(p, machine_choice ? machine_source(*machine_choice) : MachineSource{});
+  write_output_files(out_dir, analysis, o.format == "csv");
   if (!o.quiet) {
     std::cout.flush();
-    make_reporter(o.format)->write(p, o.report, std::cout);
+    make_reporter(o.format)->write(analysis, o.report, std::cout);
     std::cout.flush();
   }
   std::cerr << "rprof: profile written to " << out_dir

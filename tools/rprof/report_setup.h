@@ -1,28 +1,25 @@
-// What the commands that render profiles share: the machine ceilings a
-// report uses and the verdict source.
+// What the commands that render profiles share: the machine their analysis
+// holds the regions against.
 #ifndef RPROF_TOOLS_RPROF_REPORT_SETUP_H_
 #define RPROF_TOOLS_RPROF_REPORT_SETUP_H_
 
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "machine/machine.h"
-#include "report/reporter.h"
+#include "analysis/analysis.h"
+#include "tools/rprof/machine_access.h"
 
 namespace rprof {
 
-// When some profile has FLOP counts, loads the machine (--machine FILE, then
-// $RPROF_MACHINE_FILE, then the cache; never calibrates) into `storage` and
-// points opt.machine at it; with no machine file at all, opt gets a note
-// instead. A corrupt or foreign file throws Error with the fix.
-void load_report_machine(const std::vector<const Profile*>& profiles,
-                         const std::string& machine_file, std::optional<Machine>& storage,
-                         ReportOptions& opt);
+// When some profile has FLOP counts, the machine (--machine FILE, then
+// $RPROF_MACHINE_FILE, then the cache; never calibrates); with no machine
+// file at all, a note instead. A corrupt or foreign file throws Error with
+// the fix.
+MachineChoice load_report_machine(const std::vector<const Profile*>& profiles,
+                                  const std::string& machine_file);
 
-// Plugs the classifier's verdicts (roofline/classify.h) into opt.verdicts,
-// against opt.machine: call it after the machine is set.
-void attach_verdicts(ReportOptions& opt);
+// The analysis' view of a choice (which must outlive it).
+MachineSource machine_source(const MachineChoice& c);
 
 }  // namespace rprof
 

@@ -1,0 +1,69 @@
+#include "analysis/analysis.h"
+
+#include <time.h>
+
+#include <algorithm>
+
+namespace rprof {
+namespace {
+
+// The clock the runtime times regions with: a region shorter than a few
+// hundred of its ticks plus the marker cost is flagged too-short.
+double clock_resolution_s() {
+  timespec ts{};
+  clock_getres(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+}  // namespace
+
+const RegionRoofline* RegionAnalysis::valid_roofline() const {
+  return roofline && roofline->valid ? &*roofline : nullptr;
+}
+
+const Verdict* RegionAnalysis::shown_verdict() const {
+  if (!verdict || (verdict->bound == "unknown" && verdict->flags.empty())) return nullptr;
+  return &*verdict;
+}
+
+Analysis measured_only(const Profile& p) {
+  Analysis a;
+  a.profile = &p;
+  a.regions.reserve(p.regions.size());
+  for (const Region& r : p.regions) {
+    RegionAnalysis ra;
+    ra.region = &r;
+    ra.metrics = metrics_from_counters(r.counters);
+    a.any_flops |= ra.metrics.has_flops;
+    a.regions.push_back(std::move(ra));
+  }
+  return a;
+}
+
+Analysis analyze(const Profile& p, const MachineSource& machine,
+                 const VerdictThresholds& thresholds) {
+  Analysis a = measured_only(p);
+  a.machine = machine;
+  a.thresholds = thresholds;
+  a.verdicts = true;
+  const double resolution = clock_resolution_s();
+  const Machine* m = machine.machine;
+  for (RegionAnalysis& ra : a.regions) {
+    const Region& r = *ra.region;
+    if (m != nullptr && ra.metrics.has_flops) {
+      const int threads = std::max<int>(1, static_cast<int>(r.threads.size()));
+      ra.roofline = region_roofline(ra.metrics, r.time_s, threads, *m);
+    }
+    if (r.is_program()) continue;
+    VerdictInput in;
+    in.region = &r;
+    in.metrics = &ra.metrics;
+    in.roofline = ra.roofline ? &*ra.roofline : nullptr;
+    in.machine = m;
+    in.clock_resolution_s = resolution;
+    ra.verdict = classify(in, thresholds);
+  }
+  return a;
+}
+
+}  // namespace rprof

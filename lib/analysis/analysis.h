@@ -1,0 +1,67 @@
+// The analysis stage: a profile held against a machine. For every region,
+// once: its metrics (what the counters mean), its roofline at each boundary
+// (when it has FLOP counts and there are ceilings) and its verdict (bound,
+// fraction of the roof, flags with their numbers). Every writer (text, JSON,
+// CSV, SVG, HTML, diff) renders an Analysis and computes none of this.
+//
+//   profile (lib/profile) + machine (lib/machine) --analyze()--> Analysis
+//                                                     --> writers (lib/report)
+#ifndef RPROF_ANALYSIS_ANALYSIS_H_
+#define RPROF_ANALYSIS_ANALYSIS_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "machine/machine.h"
+#include "profile/metrics.h"
+#include "profile/profile.h"
+#include "roofline/classify.h"
+#include "roofline/roofline.h"
+
+namespace rprof {
+
+// Where the ceilings came from: the machine (null: none), its file and what
+// to tell the reader about it ("calibrated now", "no roofline: ...").
+struct MachineSource {
+  const Machine* machine = nullptr;
+  std::string file;
+  std::vector<std::string> notes;
+};
+
+struct RegionAnalysis {
+  const Region* region = nullptr;
+  Metrics metrics;
+  // Regions with FLOP counts when there are ceilings: valid, or why not.
+  std::optional<RegionRoofline> roofline;
+  // Every region but [program]; bound "unknown" with no flags says nothing.
+  std::optional<Verdict> verdict;
+
+  // The roofline when it is valid, else null.
+  const RegionRoofline* valid_roofline() const;
+  // The verdict when it says something (a bound or a flag), else null.
+  const Verdict* shown_verdict() const;
+};
+
+struct Analysis {
+  const Profile* profile = nullptr;
+  MachineSource machine;
+  VerdictThresholds thresholds;
+  bool verdicts = false;             // the classifier ran
+  std::vector<RegionAnalysis> regions;  // one per profile->regions, same order
+  bool any_flops = false;            // some region has FLOP counts
+
+  const Profile& prof() const { return *profile; }
+};
+
+// The analysis of `p` (which must outlive it) against `machine`.
+Analysis analyze(const Profile& p, const MachineSource& machine,
+                 const VerdictThresholds& thresholds = {});
+
+// The analysis without a machine or verdicts: what a writer shows of the
+// measured data alone (merges of raw profiles, tests).
+Analysis measured_only(const Profile& p);
+
+}  // namespace rprof
+
+#endif  // RPROF_ANALYSIS_ANALYSIS_H_

@@ -1,0 +1,28 @@
+#include "report/output_dir.h"
+
+#include <sstream>
+
+#include "common/fs.h"
+#include "report/reporter.h"
+
+namespace rprof {
+
+void write_output_files(const std::string& dir, const Analysis& a, bool with_csv) {
+  // The files hold every boundary and no per-thread rows (those are options
+  // of what is printed).
+  const ReportOptions opt;
+  auto write = [&](const char* format, const char* name) {
+    std::ostringstream out;
+    make_reporter(format)->write(a, opt, out);
+    write_file_atomic(dir + "/" + name, out.str());
+  };
+  write("json", "profile.json");
+  write("text", "report.txt");
+  // The chart and the HTML report always exist; without FLOP counts or
+  // ceilings they say what is missing instead of drawing it.
+  write("svg", "roofline.svg");
+  write("html", "report.html");
+  if (with_csv) write("csv", "profile.csv");
+}
+
+}  // namespace rprof
