@@ -201,6 +201,11 @@ ThreadState* current_thread() {
   return t;
 }
 
+const char* session_counter_name(int k) {
+  if (g_session == nullptr || k < 0 || k >= g_session->num_counters) return nullptr;
+  return g_session->counter_names[k];
+}
+
 int flush_profile(const char* reason, int signal) {
   if (g_session == nullptr) return 1;
   Session& s = *g_session;
