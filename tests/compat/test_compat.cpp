@@ -35,7 +35,7 @@ void require_sim() {
 #endif
 }
 
-void skip(const std::string& why) {
+[[maybe_unused]] void skip(const std::string& why) {
   std::printf("skipped: %s\n", why.c_str());
   std::exit(RPROF_SKIP_CODE);
 }
@@ -100,10 +100,14 @@ json region(const json& profile, const std::string& path) {
   return r;
 }
 
-// Paths of all regions in the profile, sorted.
+// Paths of all marked regions in the profile, sorted.
 std::vector<std::string> region_paths(const json& profile) {
   std::vector<std::string> paths;
-  for (const json& r : profile.at("regions")) paths.push_back(r.at("path").get<std::string>());
+  for (const json& r : profile.at("regions")) {
+    std::string p;
+    for (const json& part : r.at("path")) p += (p.empty() ? "" : "/") + part.get<std::string>();
+    if (p != "[program]") paths.push_back(p);  // the whole run's row
+  }
   std::sort(paths.begin(), paths.end());
   return paths;
 }
