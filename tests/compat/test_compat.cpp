@@ -158,7 +158,7 @@ std::vector<std::string> sim_counter_names(const std::string& out_dir) {
 
 // LIKWID C program (likwid_markers.c): outer x reps { daxpy; inner x 3 },
 // then GET, RESET, one top-level inner, GET.
-void check_likwid_c(const std::string& prog, const std::string& library) {
+[[maybe_unused]] void check_likwid_c(const std::string& prog, const std::string& library) {
   const uint64_t n = 2000, reps = 3;
   const std::vector<std::string> cmd = {program(prog), std::to_string(n), std::to_string(reps)};
   const Run s = run("sim", cmd);
@@ -206,7 +206,7 @@ void check_likwid_c(const std::string& prog, const std::string& library) {
 }
 
 // LIKWID Fortran program (likwid_markers_f.F90): outer x reps { daxpy; inner x 2 }.
-void check_likwid_fortran(const std::string& prog, const std::string& library) {
+[[maybe_unused]] void check_likwid_fortran(const std::string& prog, const std::string& library) {
   const uint64_t n = 2000, reps = 3;
   const Run s = run("sim", {program(prog), std::to_string(n), std::to_string(reps)});
   CHECK(region_paths(s.profile) == std::vector<std::string>{"outer", "outer/inner"});
@@ -222,7 +222,7 @@ void check_likwid_fortran(const std::string& prog, const std::string& library) {
 
 // PAPI-HL program (papi_hl.c): compute x reps { daxpy; kernel x 2 }, stop,
 // after_stop once.
-void check_papi(const std::string& prog, const std::string& library) {
+[[maybe_unused]] void check_papi(const std::string& prog, const std::string& library) {
   const uint64_t n = 2000, reps = 3;
   const std::vector<std::string> cmd = {program(prog), std::to_string(n), std::to_string(reps)};
   const Run s = run("sim", cmd);
@@ -251,7 +251,7 @@ void check_papi(const std::string& prog, const std::string& library) {
 
 }  // namespace
 
-TEST_CASE("LIKWID C markers, built against the real liblikwid, not rebuilt") {
+TEST_CASE("LIKWID C markers built against the real liblikwid and not rebuilt") {
   require_sim();
 #if defined(RPROF_TEST_REAL_LIKWID)
   check_likwid_c("likwid_markers_real", "liblikwid.so");
@@ -260,12 +260,12 @@ TEST_CASE("LIKWID C markers, built against the real liblikwid, not rebuilt") {
 #endif
 }
 
-TEST_CASE("LIKWID C markers, the same source built against rprof-likwid") {
+TEST_CASE("LIKWID C markers: the same source built against rprof-likwid") {
   require_sim();
   check_likwid_c("likwid_markers_shim", "librprof-likwid.so");
 }
 
-TEST_CASE("PAPI high-level regions, built against the real libpapi, not rebuilt") {
+TEST_CASE("PAPI high-level regions built against the real libpapi and not rebuilt") {
   require_sim();
 #if defined(RPROF_TEST_REAL_PAPI)
   check_papi("papi_hl_real", "libpapi.so");
@@ -274,12 +274,12 @@ TEST_CASE("PAPI high-level regions, built against the real libpapi, not rebuilt"
 #endif
 }
 
-TEST_CASE("PAPI high-level regions, the same source built against rprof-papi") {
+TEST_CASE("PAPI high-level regions: the same source built against rprof-papi") {
   require_sim();
   check_papi("papi_hl_shim", "librprof-papi.so");
 }
 
-TEST_CASE("LIKWID Fortran markers (module likwid), built against the real liblikwid") {
+TEST_CASE("LIKWID Fortran markers (module likwid) built against the real liblikwid") {
   require_sim();
 #if defined(RPROF_TEST_REAL_LIKWID_FORTRAN)
   check_likwid_fortran("likwid_markers_f_real", "liblikwid.so");
@@ -291,7 +291,7 @@ TEST_CASE("LIKWID Fortran markers (module likwid), built against the real liblik
 #endif
 }
 
-TEST_CASE("LIKWID Fortran markers, the same source built against rprof-likwid") {
+TEST_CASE("LIKWID Fortran markers: the same source built against rprof-likwid") {
   require_sim();
 #if defined(RPROF_TEST_FORTRAN)
   check_likwid_fortran("likwid_markers_f_shim", "librprof-likwid.so");

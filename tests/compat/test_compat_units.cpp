@@ -15,7 +15,7 @@ using namespace rprof::runtime;
 
 // The fake backend advances counter 0 by 1 and counter 1 by 2 per read; a
 // begin and an end read once each, so a region's count is the reads it spans.
-TEST_CASE("region totals: calls and inclusive counters over every place, recursion once") {
+TEST_CASE("region totals: calls and inclusive counters over every place and recursion once") {
   rprof::FakeBackend backend{1};
   ThreadState t{&backend, 2, 0, 1};
   const uint32_t a = intern_region("totals_a"), b = intern_region("totals_b");
@@ -66,7 +66,7 @@ TEST_CASE("marker APIs: which DT_NEEDED entries get which drop-in") {
   CHECK(shim_for_library("libpapix.so").api.empty());
 }
 
-TEST_CASE("elf_needed reads DT_NEEDED; anything else gives nothing") {
+TEST_CASE("elf_needed reads DT_NEEDED and gives nothing for anything else") {
   const std::vector<std::string> self = rprof::elf_needed("/proc/self/exe");
   CHECK(std::find(self.begin(), self.end(), "libc.so.6") != self.end());
   CHECK(rprof::elf_needed("/nonexistent/program").empty());
@@ -76,7 +76,7 @@ TEST_CASE("elf_needed reads DT_NEEDED; anything else gives nothing") {
   CHECK(rprof::detect_marker_apis(text, {text}).empty());
 }
 
-TEST_CASE("preload: drop-ins first, then the user's LD_PRELOAD") {
+TEST_CASE("preload: drop-ins first and then the LD_PRELOAD of the user") {
   rprof::MarkerApiUse u;
   u.api = "LIKWID marker API";
   u.shim = "/p/lib/librprof-likwid.so";
