@@ -324,3 +324,55 @@ TEST_CASE("programs without LIKWID or PAPI get no drop-in and no note") {
   CHECK(region(t.profile, "daxpy")["calls"] == 2);
   CHECK_FALSE(has_note(t.profile, "regions from", ""));
 }
+
+namespace {
+
+// 2 ranks (as root OpenMPI needs --allow-run-as-root; on 2 cores or fewer
+// --oversubscribe), timing backend.
+std::vector<std::string> mpirun(const std::vector<std::string>& app) {
+  std::vector<std::string> cmd = {"--", "mpirun", "--allow-run-as-root", "--oversubscribe",
+                                  "-np", "2"};
+  cmd.insert(cmd.end(), app.begin(), app.end());
+  return cmd;
+}
+
+[[maybe_unused]] void require_mpirun() {
+  if (std::system("command -v mpirun >/dev/null") != 0) {
+    skip("mpirun not found (scripts/install-deps.sh installs openmpi-bin)");
+  }
+}
+
+}  // namespace
+
+TEST_CASE("LIKWID program under mpirun: the drop-in records in the ranks only") {
+  require_sim();
+#if defined(RPROF_TEST_REAL_LIKWID)
+  require_mpirun();
+  const uint64_t reps = 2;
+  const Run t = run("time", mpirun({program("likwid_markers_real"), "1000", std::to_string(reps)}));
+  CHECK(t.profile["run"]["processes"] == 2);  // not mpirun itself
+  CHECK(region(t.profile, "outer")["calls"] == 2 * reps);
+  CHECK(region(t.profile, "outer/inner")["calls"] == 2 * 3 * reps);
+  CHECK(region(t.profile, "inner")["calls"] == 2);
+  CHECK(has_note(t.profile, "LIKWID marker API", "liblikwid.so"));
+#else
+  skip("liblikwid and likwid-marker.h were not found at configure time (apt-get install likwid)");
+#endif
+}
+
+TEST_CASE("MPI Fortran with the rprof module: 2 ranks merged with exact calls") {
+  require_sim();
+#if defined(RPROF_TEST_MPI_FORTRAN)
+  require_mpirun();
+  const Run t = run("time", mpirun({program("mpi_ranks_f")}));
+  CHECK(t.profile["run"]["processes"] == 2);
+  CHECK(t.profile["run"]["world_size"] == 2);
+  CHECK(region_paths(t.profile) == std::vector<std::string>{"compute", "compute/exchange"});
+  CHECK(region(t.profile, "compute")["calls"] == 3);  // rank 0: 1 call, rank 1: 2 calls
+  CHECK(region(t.profile, "compute/exchange")["calls"] == 3);
+#elif !defined(RPROF_TEST_FORTRAN)
+  skip(RPROF_TEST_NO_FORTRAN);
+#else
+  skip("MPI for Fortran (mpif90) was not found at configure time (apt-get install libopenmpi-dev)");
+#endif
+}

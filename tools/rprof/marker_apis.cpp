@@ -97,6 +97,10 @@ void preload_marker_shims(const std::vector<MarkerApiUse>& uses, LaunchSpec& spe
     preload += u.shim;
   }
   if (preload.empty()) return;
+  // Only the program itself records (not mpirun, nor what it starts).
+  std::error_code ec;
+  const fs::path target = fs::canonical(uses.front().binary, ec);
+  spec.env["RPROF_PRELOAD_PROGRAM"] = ec ? uses.front().binary : target.string();
   std::string user;
   if (auto it = spec.env.find("LD_PRELOAD"); it != spec.env.end()) {
     user = it->second;
