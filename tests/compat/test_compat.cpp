@@ -249,6 +249,23 @@ std::vector<std::string> sim_counter_names(const std::string& out_dir) {
   CHECK(has_note(t.profile, "PAPI high-level API", library));
 }
 
+// PAPI-HL Fortran program (papi_hl_f.f90): compute x reps { daxpy; kernel x 2 }.
+[[maybe_unused]] void check_papi_fortran(const std::string& prog, const std::string& library) {
+  const uint64_t n = 2000, reps = 3;
+  const Run s = run("sim", {program(prog), std::to_string(n), std::to_string(reps)});
+  CHECK(region_paths(s.profile) == std::vector<std::string>{"compute", "compute/kernel"});
+  const json compute = region(s.profile, "compute"), kernel = region(s.profile, "compute/kernel");
+  CHECK(compute["calls"] == reps);
+  CHECK(kernel["calls"] == 2 * reps);
+  CHECK(flops(compute) == 2 * n * 3 * reps);
+  CHECK(flops(kernel) == 2 * n * 2 * reps);
+  CHECK(has_note(s.profile, "PAPI high-level API", library));
+  for (const std::string* out : {&s.result.out, &s.sim_stdout}) {
+    CHECK(field(*out, "regions", "rc") == 0);
+    CHECK(field(*out, "regions", "stop") == 0);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("LIKWID C markers built against the real liblikwid and not rebuilt") {
@@ -295,6 +312,26 @@ TEST_CASE("LIKWID Fortran markers: the same source built against rprof-likwid") 
   require_sim();
 #if defined(RPROF_TEST_FORTRAN)
   check_likwid_fortran("likwid_markers_f_shim", "librprof-likwid.so");
+#else
+  skip(RPROF_TEST_NO_FORTRAN);
+#endif
+}
+
+TEST_CASE("PAPI Fortran regions (papif_hl_*) built against the real libpapi") {
+  require_sim();
+#if defined(RPROF_TEST_REAL_PAPI_FORTRAN)
+  check_papi_fortran("papi_hl_f_real", "libpapi.so");
+#elif !defined(RPROF_TEST_FORTRAN)
+  skip(RPROF_TEST_NO_FORTRAN);
+#else
+  skip("libpapi and papi.h were not found at configure time (apt-get install libpapi-dev)");
+#endif
+}
+
+TEST_CASE("PAPI Fortran regions: the same source built against rprof-papi") {
+  require_sim();
+#if defined(RPROF_TEST_FORTRAN)
+  check_papi_fortran("papi_hl_f_shim", "librprof-papi.so");
 #else
   skip(RPROF_TEST_NO_FORTRAN);
 #endif
