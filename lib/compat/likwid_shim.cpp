@@ -89,8 +89,8 @@ RPROF_COMPAT_API int likwid_markerResetRegion(const char* regionTag) {
   return 0;
 }
 
-RPROF_COMPAT_API void likwid_markerGetRegion(const char* regionTag, int* nr_events,
-                                             double* events, double* time, int* count) {
+RPROF_COMPAT_API void likwid_markerGetRegion(const char* regionTag, int* nr_events, double* events,
+                                             double* time, int* count) {
   Reading r = regionTag != nullptr ? read_region(regionTag) : Reading{};
   if (const Reading* b = regionTag != nullptr ? baseline_of(regionTag) : nullptr) {
     r.calls -= b->calls;

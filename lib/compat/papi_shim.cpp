@@ -22,11 +22,15 @@ thread_local bool t_running = false;
 int papi_status(int rprof_status) {
   switch (rprof_status) {
     case RPROF_OK:
-    case RPROF_INACTIVE: return PAPI_OK;
-    case RPROF_ERR_NAME: return PAPI_EINVAL;
+    case RPROF_INACTIVE:
+      return PAPI_OK;
+    case RPROF_ERR_NAME:
+      return PAPI_EINVAL;
     case RPROF_ERR_CAPACITY:
-    case RPROF_ERR_DEPTH: return PAPI_ENOMEM;
-    default: return PAPI_EMISC;
+    case RPROF_ERR_DEPTH:
+      return PAPI_ENOMEM;
+    default:
+      return PAPI_EMISC;
   }
 }
 

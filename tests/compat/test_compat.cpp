@@ -26,8 +26,9 @@ const std::string kCaches = "l1=32K:8:64,l2=256K:8:64,llc=1M:16:64";
 
 void require_sim() {
 #if defined(RPROF_TEST_SANITIZED)
-  std::printf("skipped: a sanitized librprof can neither be preloaded into these programs "
-              "nor run under Valgrind\n");
+  std::printf(
+      "skipped: a sanitized librprof can neither be preloaded into these programs "
+      "nor run under Valgrind\n");
   std::exit(RPROF_SKIP_CODE);
 #elif !defined(RPROF_TEST_HAVE_SIM)
   std::printf("skipped: this build has no sim backend (valgrind not installed)\n");
@@ -164,7 +165,8 @@ std::vector<std::string> sim_counter_names(const std::string& out_dir) {
   const Run s = run("sim", cmd);
   const json& p = s.profile;
   CHECK(region_paths(p) == std::vector<std::string>{"inner", "outer", "outer/inner"});
-  const json outer = region(p, "outer"), nested = region(p, "outer/inner"), top = region(p, "inner");
+  const json outer = region(p, "outer"), nested = region(p, "outer/inner"),
+             top = region(p, "inner");
   CHECK(outer["calls"] == reps);
   CHECK(nested["calls"] == 3 * reps);
   CHECK(top["calls"] == 1);
@@ -303,8 +305,9 @@ TEST_CASE("LIKWID Fortran markers (module likwid) built against the real liblikw
 #elif !defined(RPROF_TEST_FORTRAN)
   skip(RPROF_TEST_NO_FORTRAN);
 #else
-  skip("liblikwid or its Fortran module likwid.mod was not found at configure time "
-       "(apt-get install likwid)");
+  skip(
+      "liblikwid or its Fortran module likwid.mod was not found at configure time "
+      "(apt-get install likwid)");
 #endif
 }
 
@@ -367,7 +370,7 @@ namespace {
 // 2 ranks (as root OpenMPI needs --allow-run-as-root; on 2 cores or fewer
 // --oversubscribe), timing backend.
 std::vector<std::string> mpirun(const std::vector<std::string>& app) {
-  std::vector<std::string> cmd = {"--", "mpirun", "--allow-run-as-root", "--oversubscribe",
+  std::vector<std::string> cmd = {"--",  "mpirun", "--allow-run-as-root", "--oversubscribe",
                                   "-np", "2"};
   cmd.insert(cmd.end(), app.begin(), app.end());
   return cmd;

@@ -120,11 +120,10 @@ void note_marker_apis(const std::vector<MarkerApiUse>& uses, Profile& p) {
       p.notes.push_back("regions from the " + u.api + ": " + file + " is built against " +
                         u.library + ", rprof's drop-in");
     } else {
-      p.notes.push_back("regions from the " + u.api + ": " + file + " is built against " +
-                        u.library + "; rprof preloaded its drop-in " +
-                        fs::path(u.shim).filename().string() +
-                        ", so those markers became rprof regions and the library itself " +
-                        "counted nothing");
+      p.notes.push_back(
+          "regions from the " + u.api + ": " + file + " is built against " + u.library +
+          "; rprof preloaded its drop-in " + fs::path(u.shim).filename().string() +
+          ", so those markers became rprof regions and the library itself counted nothing");
     }
   }
 }
