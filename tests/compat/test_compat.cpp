@@ -268,6 +268,27 @@ std::vector<std::string> sim_counter_names(const std::string& out_dir) {
   }
 }
 
+// likwid_omp.c: 2 threads x reps calls of "par", each a daxpy of n.
+[[maybe_unused]] void check_likwid_omp(const std::string& prog) {
+  const uint64_t n = 2000, reps = 3;
+  const std::vector<std::string> cmd = {program(prog), std::to_string(n), std::to_string(reps)};
+  const Run s = run("sim", cmd);
+  CHECK(region_paths(s.profile) == std::vector<std::string>{"par"});
+  const json par = region(s.profile, "par");
+  CHECK(par["calls"] == 2 * reps);
+  CHECK(par["threads"]["rows"] == 2);
+  CHECK(flops(par) == 2 * n * 2 * reps);
+  for (const std::string* out : {&s.result.out, &s.sim_stdout}) {
+    // Each thread's GET: its own calls, one line per thread.
+    const std::string line = "thread GET count=" + std::to_string(reps) + "\n";
+    size_t lines = 0;
+    for (size_t at = out->find(line); at != std::string::npos; at = out->find(line, at + 1)) {
+      ++lines;
+    }
+    CHECK(lines == 2);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("LIKWID C markers built against the real liblikwid and not rebuilt") {
@@ -282,6 +303,18 @@ TEST_CASE("LIKWID C markers built against the real liblikwid and not rebuilt") {
 TEST_CASE("LIKWID C markers: the same source built against rprof-likwid") {
   require_sim();
   check_likwid_c("likwid_markers_shim", "librprof-likwid.so");
+}
+
+TEST_CASE("LIKWID markers in OpenMP threads: real liblikwid and rprof-likwid") {
+  require_sim();
+#if !defined(RPROF_TEST_OPENMP)
+  skip("OpenMP for C was not found at configure time");
+#elif !defined(RPROF_TEST_REAL_LIKWID)
+  skip("liblikwid and likwid-marker.h were not found at configure time (apt-get install likwid)");
+#else
+  check_likwid_omp("likwid_omp_real");
+  check_likwid_omp("likwid_omp_shim");
+#endif
 }
 
 TEST_CASE("PAPI high-level regions built against the real libpapi and not rebuilt") {
