@@ -69,13 +69,16 @@ RPROF_API int rprof_active(void);
  * `counters` on entry and the number filled on return (0 with a timing-only
  * backend). Any output pointer may be null. A region not yet completed on this
  * thread reads as zeros. Read-only: it changes no count, and counting backends
- * leave its own work out of every region. Meant for compatibility layers
- * (LIKWID_MARKER_GET), not for hot loops: it walks the thread's regions. */
+ * leave its own work out of every region. Returns RPROF_OK, RPROF_INACTIVE
+ * (not run under the launcher: zeros) or RPROF_ERR_NAME. Meant for
+ * compatibility layers (LIKWID_MARKER_GET), not for hot loops: it walks the
+ * thread's regions. */
 RPROF_API int rprof_region_read(const char* name, uint64_t* calls, double* seconds,
                                 uint64_t* counters, int* num_counters);
 
 /* Name of the backend's counter k ("flops.dp.256", "bytes.l1.read", ...) as
- * rprof_region_read orders them, or NULL when there is no such counter. */
+ * rprof_region_read orders them, or NULL when there is no such counter or
+ * the markers are inactive. */
 RPROF_API const char* rprof_counter_name(int k);
 
 /* Writes the raw profile now (it is also written at exit and on fatal signals).
