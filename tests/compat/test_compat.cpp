@@ -392,6 +392,50 @@ TEST_CASE("Fortran module rprof: the triad sample is DRAM-bound with exact FLOPs
 #endif
 }
 
+TEST_CASE("rprof_region_read and rprof_counter_name: what the runtime counted") {
+  require_sim();
+  const uint64_t n = 1000;
+  // Not under rprof: inactive and zeros.
+  const RunResult plain = run_command({program("region_read"), std::to_string(n)});
+  REQUIRE(plain.status == 0);
+  CHECK(field(plain.out, "read", "rc") == 1);  // RPROF_INACTIVE
+  CHECK(field(plain.out, "read", "calls") == 0);
+  CHECK(field(plain.out, "read", "counters") == 0);
+  // Under sim: every counter named as in the raw profile, valued as the report.
+  const Run s = run("sim", {program("region_read"), std::to_string(n)});
+  const std::vector<std::string> names = sim_counter_names(s.result.dir);
+  const json r = region(s.profile, "r");
+  CHECK(r["calls"] == 2);
+  CHECK(flops(r) == 2 * n * 2);
+  const std::string& out = s.sim_stdout;
+  CHECK(out.find("active=1\n") == 0);
+  CHECK(field(out, "read", "rc") == 0);
+  CHECK(field(out, "read", "calls") == 2);
+  REQUIRE(field(out, "read", "counters") == static_cast<long>(names.size()));
+  CHECK(field(out, "past-end", "null") == 1);
+  CHECK(field(out, "unknown", "rc") == 0);
+  CHECK(field(out, "unknown", "calls") == 0);
+  std::istringstream in(out);
+  size_t seen = 0;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::string tag, name;
+    size_t k = 0;
+    uint64_t value = 0;
+    if (!(words >> tag >> k >> name >> value) || tag != "counter") continue;
+    REQUIRE(k < names.size());
+    CHECK(name == names[k]);
+    CHECK(value == counter(r, name));
+    ++seen;
+  }
+  CHECK(seen == names.size());
+  // Timing only: calls, no counters.
+  const Run t = run("time", {program("region_read"), std::to_string(n)});
+  CHECK(field(t.result.out, "read", "calls") == 2);
+  CHECK(field(t.result.out, "read", "counters") == 0);
+  CHECK(field(t.result.out, "read", "seconds_ok") == 1);
+}
+
 TEST_CASE("programs without LIKWID or PAPI get no drop-in and no note") {
   const Run t = run("time", {sample("daxpy"), "1000", "2"});
   CHECK(region(t.profile, "daxpy")["calls"] == 2);
