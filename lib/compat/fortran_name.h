@@ -1,6 +1,8 @@
 // A Fortran CHARACTER argument (pointer + hidden length, no terminating NUL,
 // padded with blanks) as a C string, for the compatibility shims' Fortran
 // entry points. Trailing blanks are dropped, as LIKWID and PAPI do.
+// The hidden length is a size_t (gfortran 8 and later) passed after all the
+// other arguments; the entry points take it as `long`.
 #ifndef RPROF_COMPAT_FORTRAN_NAME_H_
 #define RPROF_COMPAT_FORTRAN_NAME_H_
 
