@@ -25,3 +25,24 @@ file(RELATIVE_PATH RPROF_PC_TO_PREFIX "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p
 configure_file(${PROJECT_SOURCE_DIR}/cmake/rprof.pc.in ${PROJECT_BINARY_DIR}/rprof.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/rprof.pc
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# LIKWID / PAPI drop-ins (rprof::likwid, rprof::papi; their headers are under
+# include/rprof/likwid and include/rprof/papi, installed above) and, when
+# Fortran is enabled, the Fortran module (rprof::fortran).
+set(_rprof_extra_pc rprof-likwid rprof-papi)
+set(_rprof_extra_targets rprof_likwid rprof_papi)
+if(RPROF_HAVE_FORTRAN)
+  list(APPEND _rprof_extra_pc rprof-fortran)
+  list(APPEND _rprof_extra_targets rprof_fortran)
+  install(FILES ${PROJECT_BINARY_DIR}/fortran/rprof/rprof.mod
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/rprof/fortran)
+  install(FILES ${PROJECT_BINARY_DIR}/fortran/likwid/likwid.mod
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/rprof/likwid)
+endif()
+install(TARGETS ${_rprof_extra_targets} EXPORT rprofTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+foreach(_pc IN LISTS _rprof_extra_pc)
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/${_pc}.pc.in ${PROJECT_BINARY_DIR}/${_pc}.pc @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/${_pc}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endforeach()

@@ -2,8 +2,10 @@
 # Installs the Debian packages rprof builds and tests with. Idempotent: does
 # nothing when everything is present, so it is cheap to run before every build.
 # Usage: scripts/install-deps.sh [--with-optional]
-#   --with-optional also installs what optional backends and tests use
-#   (PAPI and likwid backends).
+#   --with-optional: kept for compatibility; everything is required now.
+# likwid and libpapi-dev: their backends, and the tests that run LIKWID- and
+# PAPI-annotated programs built against the real libraries under rprof;
+# gfortran: the Fortran module, sample and tests.
 # The HTML report's browser test needs Debian's chromium, Node.js and the npm
 # packages locked in tests/html/package-lock.json (playwright-core, which
 # drives /usr/bin/chromium and never downloads a browser of its own).
@@ -15,11 +17,9 @@ required=(
   catch2 libbenchmark-dev libpfm4-dev libxml2-utils
   openmpi-bin libopenmpi-dev
   chromium
+  likwid libpapi-dev gfortran
 )
 optional=()
-if [[ "${1:-}" == "--with-optional" ]]; then
-  optional=(libpapi-dev likwid)
-fi
 
 missing=()
 for p in "${required[@]}" "${optional[@]}"; do

@@ -62,6 +62,25 @@ RPROF_API int rprof_work(double flops, double bytes);
 /* 1 when markers record (the program runs under `rprof`), else 0. */
 RPROF_API int rprof_active(void);
 
+/* Reads what the runtime measured so far for region `name` on the calling
+ * thread, summed over every place the region occurs in the thread's call tree:
+ * completed calls, inclusive seconds and inclusive counter values in the
+ * backend's order (see rprof_counter_name). `*num_counters` is the capacity of
+ * `counters` on entry and the number filled on return (0 with a timing-only
+ * backend). Any output pointer may be null. A region not yet completed on this
+ * thread reads as zeros. Read-only: it changes no count, and counting backends
+ * leave its own work out of every region. Returns RPROF_OK, RPROF_INACTIVE
+ * (not run under the launcher: zeros) or RPROF_ERR_NAME. Meant for
+ * compatibility layers (LIKWID_MARKER_GET), not for hot loops: it walks the
+ * thread's regions. */
+RPROF_API int rprof_region_read(const char* name, uint64_t* calls, double* seconds,
+                                uint64_t* counters, int* num_counters);
+
+/* Name of the backend's counter k ("flops.dp.256", "bytes.l1.read", ...) as
+ * rprof_region_read orders them, or NULL when there is no such counter or
+ * the markers are inactive. */
+RPROF_API const char* rprof_counter_name(int k);
+
 /* Writes the raw profile now (it is also written at exit and on fatal signals).
  * Regions still open are reported as incomplete. */
 RPROF_API int rprof_flush(void);

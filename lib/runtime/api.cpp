@@ -99,6 +99,32 @@ RPROF_API int rprof_work(double flops, double bytes) {
   return t->work(flops, bytes);
 }
 
+RPROF_API int rprof_region_read(const char* name, uint64_t* calls, double* seconds,
+                                uint64_t* counters, int* num_counters) {
+  const int capacity = num_counters != nullptr && counters != nullptr ? *num_counters : 0;
+  if (calls != nullptr) *calls = 0;
+  if (seconds != nullptr) *seconds = 0;
+  if (num_counters != nullptr) *num_counters = 0;
+  if (name == nullptr || *name == '\0') return RPROF_ERR_NAME;
+  if (!active()) return RPROF_INACTIVE;
+  ThreadState* t = current_thread();
+  if (t == nullptr) return RPROF_ERR_CAPACITY;
+  MarkerScope scope(t);
+  const uint32_t id = rprof::runtime::find_region(name);
+  if (id == 0) return RPROF_OK;  // never opened anywhere: zeros
+  const rprof::runtime::RegionTotals r = t->totals(id);
+  if (calls != nullptr) *calls = r.calls;
+  if (seconds != nullptr) *seconds = static_cast<double>(r.incl_ns) * 1e-9;
+  const int n = capacity < t->num_counters() ? capacity : t->num_counters();
+  for (int k = 0; k < n; ++k) counters[k] = r.incl[k];
+  if (num_counters != nullptr) *num_counters = n > 0 ? n : 0;
+  return RPROF_OK;
+}
+
+RPROF_API const char* rprof_counter_name(int k) {
+  return active() ? rprof::runtime::session_counter_name(k) : nullptr;
+}
+
 RPROF_API int rprof_active(void) { return active() ? 1 : 0; }
 
 RPROF_API int rprof_flush(void) {

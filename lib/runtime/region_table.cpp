@@ -65,6 +65,16 @@ uint32_t intern_region(const char* name) {
   return id;
 }
 
+uint32_t find_region(const char* name) {
+  const size_t len = strnlen(name, kMaxNameBytes);
+  const uint64_t hash = hash_name(name, len);
+  for (uint32_t slot = static_cast<uint32_t>(hash % kSlots);; slot = (slot + 1) % kSlots) {
+    const uint32_t id = g_slots[slot].load(std::memory_order_acquire);
+    if (id == 0) return 0;
+    if (same(g_entries[id], hash, name, len)) return id;
+  }
+}
+
 const char* region_name(uint32_t id) {
   return (id >= 1 && id <= kMaxRegions) ? g_entries[id].name : "";
 }

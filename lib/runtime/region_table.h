@@ -16,6 +16,9 @@ inline constexpr size_t kMaxNameBytes = 1024;
 
 // Returns the id of `name` (interning it if new), or 0 when the table is full.
 uint32_t intern_region(const char* name);
+// The id of `name` when it was interned before, else 0 (never inserts, never
+// locks).
+uint32_t find_region(const char* name);
 // Name of an interned id (valid for the life of the process).
 const char* region_name(uint32_t id);
 // Number of ids handed out so far (ids are 1..count).

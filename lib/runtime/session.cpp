@@ -130,7 +130,29 @@ void after_fork_in_child() {
   }
 }
 
+// RPROF_PRELOAD_PROGRAM: the launcher preloaded a drop-in (librprof-likwid,
+// librprof-papi) for this program; other processes that inherit LD_PRELOAD
+// (mpirun, a shell the program starts) load the runtime too but stay out.
+bool is_preload_target() {
+  const char* want = std::getenv("RPROF_PRELOAD_PROGRAM");
+  if (want == nullptr || *want == '\0') return true;
+  char exe[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  if (n <= 0) return true;  // cannot tell: record, as without a drop-in
+  exe[n] = '\0';
+  char resolved[PATH_MAX];
+  const char* self = realpath(exe, resolved) != nullptr ? resolved : exe;
+  if (std::strcmp(self, want) == 0) return true;
+  if (verbose()) {
+    std::string msg = std::string("markers inactive in ") + self +
+                      ": the launcher's drop-in is for " + want;
+    say(msg.c_str());
+  }
+  return false;
+}
+
 void init() {
+  if (!is_preload_target()) return;
   const char* dir = std::getenv("RPROF_OUTPUT_DIR");
   if (dir == nullptr || *dir == '\0') {
     if (verbose()) {
@@ -206,6 +228,11 @@ ThreadState* current_thread() {
   }
   t_state = t;
   return t;
+}
+
+const char* session_counter_name(int k) {
+  if (g_session == nullptr || k < 0 || k >= g_session->num_counters) return nullptr;
+  return g_session->counter_names[k];
 }
 
 int flush_profile(const char* reason, int signal) {

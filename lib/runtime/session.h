@@ -23,6 +23,9 @@ extern std::atomic<bool> g_active;
 // of memory).
 ThreadState* current_thread();
 
+// The backend's counter k, or null (valid once g_active is true).
+const char* session_counter_name(int k);
+
 // Writes the raw profile now. reason: "exit", "signal" or "explicit".
 int flush_profile(const char* reason, int signal);
 

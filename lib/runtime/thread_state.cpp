@@ -177,6 +177,19 @@ int ThreadState::work(double flops, double bytes) {
   return RPROF_OK;
 }
 
+RegionTotals ThreadState::totals(uint32_t region) const {
+  RegionTotals t;
+  const int32_t count = node_count();
+  for (int32_t i = 0; i < count; ++i) {
+    const Node& n = node(i);
+    if (n.region != region) continue;
+    t.calls += get(n.calls);
+    t.incl_ns += get(n.incl_ns);
+    for (int k = 0; k < nc_; ++k) t.incl[k] += get(n.incl[k]);
+  }
+  return t;
+}
+
 void ThreadState::record_error(ErrorKind kind, uint32_t expected,
                                uint32_t got) {
   const int count = errors_.load(std::memory_order_relaxed);

@@ -75,6 +75,13 @@ struct Frame {
   uint64_t child_ns = 0;
 };
 
+// One region's sums over the nodes of one thread (rprof_region_read).
+struct RegionTotals {
+  uint64_t calls = 0;
+  uint64_t incl_ns = 0;
+  uint64_t incl[kMaxCounters] = {};
+};
+
 class ThreadState {
  public:
   ThreadState(Backend* backend, int num_counters, uint32_t index, int tid);
@@ -102,6 +109,10 @@ class ThreadState {
   const Node& node(int32_t i) const { return chunks_[i / kNodesPerChunk][i % kNodesPerChunk]; }
   int depth() const { return depth_.load(std::memory_order_acquire); }
   const Frame& frame(int d) const { return frames_[d]; }
+  // Completed calls, inclusive time and counters of `region` over all its
+  // nodes. Nodes of one region never nest (recursion shares a node), so the
+  // sums count nothing twice.
+  RegionTotals totals(uint32_t region) const;
   int error_count() const { return errors_.load(std::memory_order_acquire); }
   const ErrorRecord& error(int i) const { return error_records_[i]; }
   uint32_t index() const { return index_; }

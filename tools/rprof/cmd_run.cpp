@@ -22,6 +22,7 @@
 #include "tools/rprof/hw_run.h"
 #include "tools/rprof/launcher.h"
 #include "tools/rprof/machine_access.h"
+#include "tools/rprof/marker_apis.h"
 #include "tools/rprof/sim_config.h"
 #include "tools/rprof/sim_run.h"
 #include "tools/rprof/report_setup.h"
@@ -246,6 +247,7 @@ int cmd_run(const Args& args) {
 
   // Fail on a program that cannot run before anything is created.
   const std::string program = resolve_program(o.app.front());
+  const std::vector<MarkerApiUse> marker_apis = detect_marker_apis(program, o.app);
   const BackendChoice backend = resolve_backend(o, program);
   const bool sim = backend.sim.has_value();
   std::optional<HwRunPlan> hw;  // hardware counters: decided (or refused) before running
@@ -301,6 +303,7 @@ int cmd_run(const Args& args) {
     spec.argv = o.app;
     spec.env["RPROF_OUTPUT_DIR"] = raw_dir;
     spec.env["RPROF_BACKEND"] = sim ? "time" : backend.name;
+    preload_marker_shims(marker_apis, spec);
     p = hw ? run_hardware_passes(*hw, spec, raw_dir, &result)
            : run_once(spec, raw_dir, backend.name, &result);
   }
@@ -317,8 +320,9 @@ int cmd_run(const Args& args) {
     // Keep the second run's output off the terminal: the user saw it once.
     const SimRunFiles files = sim_run_files(out_dir, native);
     LaunchResult sr;
-    Profile counted = run_once(sim_launch_spec(*backend.sim, caches, o.app, files),
-                               files.raw_dir, "sim", &sr);
+    LaunchSpec sim_spec = sim_launch_spec(*backend.sim, caches, o.app, files);
+    preload_marker_shims(marker_apis, sim_spec);
+    Profile counted = run_once(sim_spec, files.raw_dir, "sim", &sr);
     sim_problem = diagnose_sim_run(sr, read_sim_logs(files.dir), o.app.front());
     if (native) {
       p = join_timed_and_counted(std::move(p), counted);
@@ -345,6 +349,8 @@ int cmd_run(const Args& args) {
         "; the markers' own instructions are not counted");
     if (!sim_problem.empty()) p.notes.push_back("the simulated run failed: " + sim_problem);
   }
+
+  note_marker_apis(marker_apis, p);
 
   // The roofline needs ceilings only when some region has FLOP counts; a
   // broken machine file costs the roofline, never the profile of the run.
