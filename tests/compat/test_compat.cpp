@@ -45,14 +45,10 @@ std::string program(const std::string& name) {
   return std::string(RPROF_COMPAT_BIN_DIR) + "/" + name;
 }
 
+// The recorded default machine's file (the harness's default too): nothing
+// calibrates this machine or reads the user's cache.
 const std::string& machine_env() {
-  static const std::string env = [] {
-    const std::string path = fresh_dir("machine") + "/machine.json";
-    const RunResult r = run_command({RPROF_BIN, "machine", "--tiny", "--output", path});
-    INFO(r.err);
-    REQUIRE(r.status == 0);
-    return "RPROF_MACHINE_FILE=" + path;
-  }();
+  static const std::string env = "RPROF_MACHINE_FILE=" + machine_file(default_machine());
   return env;
 }
 
