@@ -22,7 +22,7 @@ const RegionRoofline* RegionAnalysis::valid_roofline() const {
 }
 
 const Verdict* RegionAnalysis::shown_verdict() const {
-  if (!verdict || (verdict->bound == "unknown" && verdict->flags.empty())) return nullptr;
+  if (!verdict || (verdict->bound == Bound::kUnknown && verdict->flags.empty())) return nullptr;
   return &*verdict;
 }
 

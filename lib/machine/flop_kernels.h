@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "profile/metrics.h"
+#include "common/kinds.h"
 
 namespace rprof {
 

@@ -14,7 +14,7 @@
 #include "machine/flop_kernels.h"
 #include "machine/stream_kernels.h"
 #include "machine/topology.h"
-#include "profile/metrics.h"
+#include "common/kinds.h"
 
 namespace rprof {
 

@@ -10,34 +10,9 @@ std::vector<MetricTranslation>& translations() {
   return t;
 }
 
-const char* kWidthKeys[] = {"scalar", "128", "256", "512"};
 const char* kPrecisionKeys[] = {"sp", "dp"};
 
 }  // namespace
-
-const char* boundary_name(Boundary b) {
-  static const char* n[] = {"L1", "L2", "LLC", "DRAM"};
-  return n[static_cast<int>(b)];
-}
-const char* boundary_key(Boundary b) {
-  static const char* n[] = {"l1", "l2", "llc", "dram"};
-  return n[static_cast<int>(b)];
-}
-const char* width_name(Width w) { return kWidthKeys[static_cast<int>(w)]; }
-const char* precision_name(Precision p) { return p == Precision::kSP ? "SP" : "DP"; }
-
-std::optional<Boundary> parse_boundary(const std::string& s) {
-  for (Boundary b : kBoundaries) {
-    if (s == boundary_key(b) || s == boundary_name(b)) return b;
-  }
-  return std::nullopt;
-}
-
-int lanes(Precision p, Width w) {
-  static const int kBits[] = {0, 128, 256, 512};
-  if (w == Width::kScalar) return 1;
-  return kBits[static_cast<int>(w)] / (p == Precision::kSP ? 32 : 64);
-}
 
 double Metrics::flops_total() const {
   if (precision_agnostic) return flops_any;
@@ -93,7 +68,7 @@ Metrics metrics_from_counters(const CounterMap& c) {
   for (int p = 0; p < 2; ++p) {
     for (int w = 0; w < 4; ++w) {
       const std::string suffix =
-          std::string(kPrecisionKeys[p]) + "." + kWidthKeys[w];
+          std::string(kPrecisionKeys[p]) + "." + width_name(static_cast<Width>(w));
       if (auto v = get("flops." + suffix)) {
         m.has_flops = true;
         m.flops[p][w] = *v;

@@ -19,25 +19,10 @@
 #include <optional>
 #include <string>
 
+#include "common/kinds.h"
 #include "profile/profile.h"
 
 namespace rprof {
-
-enum class Precision { kSP = 0, kDP = 1 };
-enum class Width { kScalar = 0, k128 = 1, k256 = 2, k512 = 3 };
-enum class Boundary { kL1 = 0, kL2 = 1, kLLC = 2, kDRAM = 3 };
-
-inline constexpr std::array<Boundary, 4> kBoundaries = {Boundary::kL1, Boundary::kL2,
-                                                         Boundary::kLLC, Boundary::kDRAM};
-inline constexpr std::array<Width, 4> kWidths = {Width::kScalar, Width::k128,
-                                                 Width::k256, Width::k512};
-
-const char* boundary_name(Boundary b);  // "L1", "L2", "LLC", "DRAM"
-const char* boundary_key(Boundary b);   // "l1", "l2", "llc", "dram"
-const char* width_name(Width w);        // "scalar", "128", "256", "512"
-const char* precision_name(Precision p);  // "SP", "DP"
-std::optional<Boundary> parse_boundary(const std::string& s);  // l1|l2|llc|dram
-int lanes(Precision p, Width w);  // elements per instruction: 1, 2/4, 4/8, 8/16
 
 struct Traffic {
   bool measured = false;

@@ -49,7 +49,7 @@ std::string run_line(const DiffRun& r) {
 std::string verdict_text(const std::optional<Verdict>& v) {
   if (!v) return "-";
   std::string s = v->summary;
-  for (const VerdictFlag& f : v->flags) s += " [" + f.name + "]";
+  for (const VerdictFlag& f : v->flags) s += " [" + std::string(f.name()) + "]";
   return s;
 }
 

@@ -9,9 +9,9 @@ using nlohmann::json;
 json verdict_json(const Verdict& v) {
   json flags = json::array();
   for (const VerdictFlag& f : v.flags) {
-    flags.push_back({{"name", f.name}, {"reason", f.reason}, {"direction", f.direction}});
+    flags.push_back({{"name", f.name()}, {"reason", f.reason}, {"direction", f.direction}});
   }
-  return {{"bound", v.bound},
+  return {{"bound", bound_key(v.bound)},
           {"boundary", v.boundary ? json(boundary_key(*v.boundary)) : json(nullptr)},
           {"fraction_of_roof", v.fraction},
           {"at_roof", v.at_roof},
@@ -51,9 +51,9 @@ void write_verdict_text(const Analysis& a, std::ostream& out) {
     const Verdict& v = *vp;
     const Region& r = *ra.region;
     body += "  " + printable(path_string(r.path)) + ": " + v.summary + "\n";
-    if (v.bound != "unknown") body += "    -> " + v.direction + "\n";
+    if (v.bound != Bound::kUnknown) body += "    -> " + v.direction + "\n";
     for (const VerdictFlag& f : v.flags) {
-      body += "    [" + f.name + "] " + f.reason + "\n      -> " + f.direction + "\n";
+      body += "    [" + std::string(f.name()) + "] " + f.reason + "\n      -> " + f.direction + "\n";
     }
   }
   if (body.empty()) return;

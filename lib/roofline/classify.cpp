@@ -56,7 +56,7 @@ void bound_of(const RegionRoofline& rr, const VerdictThresholds& t, Verdict& v) 
   v.at_roof = rr.fraction >= t.at_roof;
   const std::string achieved = fmt::format("{} of {} GFLOP/s", g(rr.gflops), g(rr.bound));
   if (rr.compute_limited) {
-    v.bound = "compute";
+    v.bound = Bound::kCompute;
     const BoundaryRoof* b = rr.limiting ? rr.at(*rr.limiting) : nullptr;
     v.summary = fmt::format("compute-bound{}: {} of the {} roof ({})",
                             b ? fmt::format(" (intensity {} FLOP/byte at {} >= ridge {})",
@@ -71,7 +71,7 @@ void bound_of(const RegionRoofline& rr, const VerdictThresholds& t, Verdict& v) 
                         "utilization, instruction mix and load balance";
     return;
   }
-  v.bound = "memory";
+  v.bound = Bound::kMemory;
   v.boundary = rr.limiting;
   const BoundaryRoof& b = *rr.at(*rr.limiting);
   v.summary = fmt::format(
@@ -87,7 +87,7 @@ void bound_of(const RegionRoofline& rr, const VerdictThresholds& t, Verdict& v) 
 
 void latency_flag(const VerdictInput& in, const VerdictThresholds& t, Verdict& v) {
   const RegionRoofline& rr = *in.roofline;
-  if (v.bound != "memory" || rr.fraction >= t.latency_max_fraction || in.machine == nullptr) {
+  if (v.bound != Bound::kMemory || rr.fraction >= t.latency_max_fraction || in.machine == nullptr) {
     return;
   }
   const Boundary b = *rr.limiting;
@@ -101,7 +101,7 @@ void latency_flag(const VerdictInput& in, const VerdictThresholds& t, Verdict& v
       misses_in_flight(lines, *lat, in.region->time_s, rr.threads);
   if (!mlp || *mlp > t.latency_max_in_flight) return;
   v.flags.push_back(
-      {"latency-bound",
+      {Flag::kLatencyBound,
        fmt::format("{} of the {} bandwidth roof with {:.2g} line misses in flight per "
                    "thread (Little's law: {:.3g} misses x {:.3g} ns / {:.3g} s / {} "
                    "thread{}): waiting on one miss at a time",
@@ -114,7 +114,7 @@ void latency_flag(const VerdictInput& in, const VerdictThresholds& t, Verdict& v
 // Only where vector width can matter: on a memory-bound region wider vectors
 // do not raise the bound (the first seed's triage), so it is not flagged.
 void vector_flag(const VerdictInput& in, const VerdictThresholds& t, Verdict& v) {
-  if (v.bound == "memory") return;
+  if (v.bound == Bound::kMemory) return;
   const Metrics& m = *in.metrics;
   const std::optional<double> share = m.vector_share();
   const std::optional<Width> widest = m.widest_width();
@@ -123,13 +123,13 @@ void vector_flag(const VerdictInput& in, const VerdictThresholds& t, Verdict& v)
   if (share && *share < t.low_vector_share) {
     reason = fmt::format("{} of FP instructions are packed (vector), below {}",
                          pct(*share), pct(t.low_vector_share));
-  } else if (v.bound == "compute" && widest && *widest < offered) {
+  } else if (v.bound == Bound::kCompute && widest && *widest < offered) {
     reason = fmt::format("widest FP instructions are {}-bit; this CPU offers {}-bit",
                          widest == Width::kScalar ? "64" : width_name(*widest),
                          width_name(offered));
   }
   if (reason.empty()) return;
-  v.flags.push_back({"low-vectorization", reason,
+  v.flags.push_back({Flag::kLowVectorization, reason,
                      "vectorize the hot loop (restrict, aligned contiguous access, "
                      "-O3 -march=..., no -fno-tree-vectorize) to reach the vector roof"});
 }
@@ -148,7 +148,7 @@ void traffic_flag(const VerdictInput& in, const VerdictThresholds& t, Verdict& v
     const bool write_allocate = tr.write_bytes > 0 && excess <= 1.1 * tr.write_bytes &&
                                 tr.read_bytes >= 0.9 * tr.write_bytes;
     v.flags.push_back(
-        {"traffic-above-ideal",
+        {Flag::kTrafficAboveIdeal,
          fmt::format("{:.3g} bytes measured at {} vs {:.3g} declared: {:.2f}x the ideal{}",
                      tr.bytes(), boundary_name(b), r.work_bytes, ratio,
                      tr.approximate ? " (approximate traffic)" : ""),
@@ -163,9 +163,9 @@ void traffic_flag(const VerdictInput& in, const VerdictThresholds& t, Verdict& v
 
 }  // namespace
 
-bool Verdict::has(const std::string& flag) const {
+bool Verdict::has(Flag flag) const {
   return std::any_of(flags.begin(), flags.end(),
-                     [&](const VerdictFlag& f) { return f.name == flag; });
+                     [&](const VerdictFlag& f) { return f.flag == flag; });
 }
 
 std::optional<double> misses_in_flight(double line_misses, double latency_ns,
@@ -182,7 +182,7 @@ Verdict classify(const VerdictInput& in, const VerdictThresholds& t) {
     bound_of(*rr, t, v);
     if (rr->fraction > t.above_roof) {
       v.flags.push_back(
-          {"above-roof",
+          {Flag::kAboveRoof,
            fmt::format("{} GFLOP/s measured is {:.2f}x the bound of {} GFLOP/s",
                        g(rr->gflops), rr->fraction, g(rr->bound)),
            "check before believing it: units, the FLOP convention (FMA = 2), the traffic "
@@ -203,7 +203,7 @@ Verdict classify(const VerdictInput& in, const VerdictThresholds& t) {
   const Spread s = r.thread_spread();
   if (s.count > 1 && s.max_s > 0 && (s.max_s - s.min_s) / s.max_s > t.load_imbalance) {
     v.flags.push_back(
-        {"load-imbalance",
+        {Flag::kLoadImbalance,
          fmt::format("thread times range {:.3g}-{:.3g} s over {} threads: the fastest "
                      "waits {} of the slowest's time",
                      s.min_s, s.max_s, s.count, pct((s.max_s - s.min_s) / s.max_s)),
@@ -214,18 +214,18 @@ Verdict classify(const VerdictInput& in, const VerdictThresholds& t) {
   const double per_call = r.calls > 0 ? r.time_s / static_cast<double>(r.calls) : r.time_s;
   if (r.time_s < t.min_total_s || per_call < t.too_short_overheads * overhead) {
     v.flags.push_back(
-        {"too-short",
+        {Flag::kTooShort,
          fmt::format("{:.3g} s in {} call{} ({:.3g} s per call) against a marker "
                      "overhead of {:.3g} s per call: timing is not trustworthy",
                      r.time_s, r.calls, r.calls == 1 ? "" : "s", per_call, overhead),
          "measure a larger region: wrap the loop, not its body, or run more work"});
   }
-  const bool specific = v.has("latency-bound") || v.has("low-vectorization") ||
-                        v.has("load-imbalance") || v.has("above-roof") ||
-                        v.has("too-short");
+  const bool specific = v.has(Flag::kLatencyBound) || v.has(Flag::kLowVectorization) ||
+                        v.has(Flag::kLoadImbalance) || v.has(Flag::kAboveRoof) ||
+                        v.has(Flag::kTooShort);
   if (rr != nullptr && rr->valid && rr->fraction < t.underutilized && !specific) {
     v.flags.push_back(
-        {"underutilized",
+        {Flag::kUnderutilized,
          fmt::format("{} of the applicable roof with no more specific cause found",
                      pct(rr->fraction)),
          "profile inside the region: dependency chains, branches, synchronization, "

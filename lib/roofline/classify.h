@@ -45,20 +45,21 @@ struct VerdictThresholds {
 };
 
 struct VerdictFlag {
-  std::string name;       // latency-bound, low-vectorization, ...
+  Flag flag = Flag::kUnderutilized;
   std::string reason;     // one line, citing the region's numbers
   std::string direction;  // what to try
+  const char* name() const { return flag_key(flag); }  // "latency-bound", ...
 };
 
 struct Verdict {
-  std::string bound = "unknown";     // compute | memory | unknown
+  Bound bound = Bound::kUnknown;
   std::optional<Boundary> boundary;  // the limiting one, when memory-bound
   double fraction = 0;               // of the applicable roof
   bool at_roof = false;
   std::string summary;    // one line with the numbers
   std::string direction;  // what would raise performance or the roof
   std::vector<VerdictFlag> flags;
-  bool has(const std::string& flag) const;
+  bool has(Flag flag) const;
 };
 
 struct VerdictInput {

@@ -317,7 +317,7 @@ TEST_CASE("html data: regions, roofline, conventions and verdicts when the analy
     if (ra.valid_roofline() == nullptr) continue;
     Verdict v;
     v.summary = ra.region->name + " verdict";
-    v.flags.push_back({"too-short", "because " + ra.region->name, "run longer"});
+    v.flags.push_back({Flag::kTooShort, "because " + ra.region->name, "run longer"});
     ra.verdict = v;
   }
   c = build_chart_model(a);

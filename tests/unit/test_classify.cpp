@@ -102,7 +102,7 @@ TEST_CASE("bound and at-roof follow the roofline, at the threshold") {
   const Metrics m = fp_metrics(1.0);
   auto at = memory_bound(kT.at_roof);
   Verdict v = run(r, m, &at);
-  CHECK(v.bound == "memory");
+  CHECK(v.bound == Bound::kMemory);
   CHECK(v.boundary == Boundary::kDRAM);
   CHECK(v.at_roof);
   CHECK_THAT(v.summary, Catch::Contains("memory-bound at DRAM") && Catch::Contains("80%"));
@@ -111,7 +111,7 @@ TEST_CASE("bound and at-roof follow the roofline, at the threshold") {
   CHECK_FALSE(run(r, m, &below).at_roof);
   auto c = compute_bound(0.9);
   v = run(r, m, &c);
-  CHECK(v.bound == "compute");
+  CHECK(v.bound == Bound::kCompute);
   CHECK(v.at_roof);
   CHECK_THAT(v.direction, Catch::Contains("wider vectors"));
 }
@@ -122,14 +122,14 @@ TEST_CASE("latency-bound: Little's law around the in-flight threshold") {
   auto rr = memory_bound(0.1);
   auto lines_for = [](double in_flight) { return in_flight / 100e-9 * 64; };
   Verdict v = run(r, fp_metrics(1.0, lines_for(kT.latency_max_in_flight)), &rr);
-  CHECK(v.has("latency-bound"));
-  CHECK_FALSE(v.has("underutilized"));  // a specific cause was found
+  CHECK(v.has(Flag::kLatencyBound));
+  CHECK_FALSE(v.has(Flag::kUnderutilized));  // a specific cause was found
   v = run(r, fp_metrics(1.0, lines_for(kT.latency_max_in_flight * 1.05)), &rr);
-  CHECK_FALSE(v.has("latency-bound"));
-  CHECK(v.has("underutilized"));
+  CHECK_FALSE(v.has(Flag::kLatencyBound));
+  CHECK(v.has(Flag::kUnderutilized));
   // Near the bandwidth roof it is bandwidth, not latency, whatever Little says.
   auto near = memory_bound(kT.latency_max_fraction);
-  CHECK_FALSE(run(r, fp_metrics(1.0, lines_for(1)), &near).has("latency-bound"));
+  CHECK_FALSE(run(r, fp_metrics(1.0, lines_for(1)), &near).has(Flag::kLatencyBound));
   CHECK(misses_in_flight(1e7, 100, 1.0, 1).value() == Approx(1.0));
   CHECK(misses_in_flight(1e7, 100, 1.0, 2).value() == Approx(0.5));
   CHECK_FALSE(misses_in_flight(1e7, 0, 1.0, 1));
@@ -139,21 +139,21 @@ TEST_CASE("low-vectorization around the packed share -- width vs the CPU") {
   const Region r = region();
   auto c = compute_bound(0.9);
   Verdict below = run(r, fp_metrics(kT.low_vector_share - 0.01), &c);
-  REQUIRE(below.has("low-vectorization"));
+  REQUIRE(below.has(Flag::kLowVectorization));
   CHECK_THAT(below.flags[0].reason, Catch::Contains("packed"));
   // At the share threshold only the width rule remains (256-bit on AVX-512).
   Verdict at = run(r, fp_metrics(kT.low_vector_share), &c);
-  REQUIRE(at.has("low-vectorization"));
+  REQUIRE(at.has(Flag::kLowVectorization));
   CHECK_THAT(at.flags[0].reason, !Catch::Contains("packed") && Catch::Contains("256-bit"));
   // All 256-bit on an AVX-512 CPU, compute-bound: narrower than offered.
   auto half = compute_bound(0.5);
   Verdict v = run(r, fp_metrics(1.0), &half);
-  CHECK(v.has("low-vectorization"));
+  CHECK(v.has(Flag::kLowVectorization));
   CHECK_THAT(v.flags[0].reason, Catch::Contains("256-bit") && Catch::Contains("512-bit"));
   // Memory-bound: vectors would not raise the bound, so no flag either way.
   auto mem = memory_bound(0.9);
-  CHECK_FALSE(run(r, fp_metrics(0.0), &mem).has("low-vectorization"));
-  CHECK_FALSE(run(r, fp_metrics(1.0), &mem).has("low-vectorization"));
+  CHECK_FALSE(run(r, fp_metrics(0.0), &mem).has(Flag::kLowVectorization));
+  CHECK_FALSE(run(r, fp_metrics(1.0), &mem).has(Flag::kLowVectorization));
 }
 
 TEST_CASE("traffic-above-ideal around the ratio, with the likely cause") {
@@ -164,12 +164,12 @@ TEST_CASE("traffic-above-ideal around the ratio, with the likely cause") {
   Traffic& t = m.traffic[static_cast<int>(Boundary::kDRAM)];
   t.read_bytes = 1000 * kT.traffic_above_ideal - 1;
   t.write_bytes = 1;
-  CHECK_FALSE(run(r, m, nullptr).has("traffic-above-ideal"));
+  CHECK_FALSE(run(r, m, nullptr).has(Flag::kTrafficAboveIdeal));
   // A store-only stream: 1000 B written, 1000 B read by write-allocate.
   t.read_bytes = 1000;
   t.write_bytes = 1000;
   Verdict v = run(r, m, nullptr);
-  REQUIRE(v.has("traffic-above-ideal"));
+  REQUIRE(v.has(Flag::kTrafficAboveIdeal));
   CHECK_THAT(v.flags.back().reason, Catch::Contains("2.00x"));
   CHECK_THAT(v.flags.back().direction, Catch::Contains("write-allocate"));
   // Reads far beyond the stores: poor reuse.
@@ -183,17 +183,17 @@ TEST_CASE("above-roof around the ratio") {
   const Metrics m = fp_metrics(1.0);
   auto over = memory_bound(kT.above_roof + 0.01);
   Verdict v = run(r, m, &over);
-  REQUIRE(v.has("above-roof"));
+  REQUIRE(v.has(Flag::kAboveRoof));
   CHECK_THAT(v.flags[0].direction, Catch::Contains("FMA = 2"));
   auto at = memory_bound(kT.above_roof);
-  CHECK_FALSE(run(r, m, &at).has("above-roof"));
+  CHECK_FALSE(run(r, m, &at).has(Flag::kAboveRoof));
 }
 
 TEST_CASE("load-imbalance around 20% between threads") {
   const Metrics m = fp_metrics(1.0);
   auto rr = memory_bound(0.9);
-  CHECK(run(region(10, {1.0, 0.79}), m, &rr).has("load-imbalance"));
-  CHECK_FALSE(run(region(10, {1.0, 0.80}), m, &rr).has("load-imbalance"));
+  CHECK(run(region(10, {1.0, 0.79}), m, &rr).has(Flag::kLoadImbalance));
+  CHECK_FALSE(run(region(10, {1.0, 0.80}), m, &rr).has(Flag::kLoadImbalance));
 }
 
 TEST_CASE("too-short around the overhead and total thresholds") {
@@ -202,17 +202,17 @@ TEST_CASE("too-short around the overhead and total thresholds") {
   const double per_call = kT.too_short_overheads * overhead;
   // 1000 calls just below / above the per-call limit (totals above the minimum).
   Region r = region(1000, {1000 * per_call * 0.99});
-  CHECK(run(r, m, nullptr).has("too-short"));
+  CHECK(run(r, m, nullptr).has(Flag::kTooShort));
   r = region(1000, {1000 * per_call * 1.01});
-  CHECK_FALSE(run(r, m, nullptr).has("too-short"));
+  CHECK_FALSE(run(r, m, nullptr).has(Flag::kTooShort));
   r = region(1, {kT.min_total_s * 0.99});
-  CHECK(run(r, m, nullptr).has("too-short"));
+  CHECK(run(r, m, nullptr).has(Flag::kTooShort));
 }
 
 TEST_CASE("no roofline: says why and what to run") {
   Region r = region();
   Metrics none;
   Verdict v = run(r, none, nullptr);
-  CHECK(v.bound == "unknown");
+  CHECK(v.bound == Bound::kUnknown);
   CHECK_THAT(v.direction, Catch::Contains("--backend=sim"));
 }

@@ -110,7 +110,7 @@ TEST_CASE("diff: bounds and verdicts from the two analyses") {
   for (Analysis* a : {&before, &after}) {
     for (RegionAnalysis& ra : a->regions) {
       Verdict v;  // a bound, so the verdict is shown
-      v.bound = "memory";
+      v.bound = Bound::kMemory;
       v.summary = ra.region->time_s > 0.8 ? "slow" : "fast";
       ra.verdict = v;
     }
