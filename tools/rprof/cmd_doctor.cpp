@@ -12,6 +12,7 @@
 #include "tools/rprof/cli.h"
 #include "tools/rprof/commands.h"
 #include "tools/rprof/hw_library_plans.h"
+#include "runtime/handshake.h"
 
 namespace rprof {
 namespace {
@@ -53,7 +54,7 @@ Status probe_sim() {
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   std::vector<fs::path> dirs;
-  if (const char* env = std::getenv("RPROF_SIM_LIBDIR"); env && *env) dirs.emplace_back(env);
+  if (const char* env = std::getenv(RPROF_ENV_SIM_LIBDIR); env && *env) dirs.emplace_back(env);
   if (!ec) {
     dirs.push_back(self.parent_path() / "../libexec/rprof/valgrind");
     dirs.push_back(self.parent_path() / "../lib/rprof/valgrind");
@@ -71,7 +72,7 @@ Status probe_sim() {
   for (const fs::path& d : dirs) looked += (looked.empty() ? "" : ", ") + d.lexically_normal().string();
   s.why = "valgrind is installed (" + valgrind + ") but this rprof has no rprof-sim tool (looked in " +
           (looked.empty() ? std::string("nothing") : looked) + ")";
-  s.fix = "build rprof with its sim backend, or set RPROF_SIM_LIBDIR";
+  s.fix = "build rprof with its sim backend, or set " RPROF_ENV_SIM_LIBDIR;
   return s;
 }
 

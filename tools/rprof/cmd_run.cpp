@@ -24,6 +24,7 @@
 #include "tools/rprof/sim_config.h"
 #include "tools/rprof/sim_run.h"
 #include "tools/rprof/report_setup.h"
+#include "runtime/handshake.h"
 
 namespace rprof {
 namespace {
@@ -298,8 +299,8 @@ int cmd_run(const Args& args) {
     fs::permissions(raw_dir, fs::perms::owner_all, fs::perm_options::replace);
     LaunchSpec spec;
     spec.argv = o.app;
-    spec.env["RPROF_OUTPUT_DIR"] = raw_dir;
-    spec.env["RPROF_BACKEND"] = sim ? "time" : backend.name;
+    spec.env[RPROF_ENV_OUTPUT_DIR] = raw_dir;
+    spec.env[RPROF_ENV_BACKEND] = sim ? "time" : backend.name;
     p = hw ? run_hardware_passes(*hw, spec, raw_dir, &result)
            : run_once(spec, raw_dir, backend.name, &result);
   }

@@ -7,6 +7,7 @@
 #include "backends/perf/perf_spec.h"
 #include "common/error.h"
 #include "machine/topology.h"
+#include "runtime/handshake.h"
 #if defined(RPROF_HAVE_PAPI)
 #include "backends/papi/papi_api.h"
 #endif
@@ -41,7 +42,7 @@ HwRunPlan make_plan(const std::string& backend, const Groups& groups,
   HwRunPlan plan;
   plan.backend = backend;
   plan.notes = std::move(notes);
-  const std::string upper = backend == "papi" ? "PAPI" : "LIKWID";
+  const bool papi = backend == "papi";
   int id = 0;
   for (const auto& g : groups) {
     std::string list, label;
@@ -49,9 +50,10 @@ HwRunPlan make_plan(const std::string& backend, const Groups& groups,
       list += (list.empty() ? "" : ",") + n.key + "=" + n.name;
       if (n.key != "_") label += (label.empty() ? "" : ", ") + n.key;
     }
-    plan.pass_env.push_back({{"RPROF_BACKEND", backend},
-                             {"RPROF_" + upper + "_EVENTS", list},
-                             {"RPROF_" + upper + "_GROUP_BASE", std::to_string(id++)}});
+    plan.pass_env.push_back(
+        {{RPROF_ENV_BACKEND, backend},
+         {papi ? RPROF_ENV_PAPI_EVENTS : RPROF_ENV_LIKWID_EVENTS, list},
+         {papi ? RPROF_ENV_PAPI_GROUP_BASE : RPROF_ENV_LIKWID_GROUP_BASE, std::to_string(id++)}});
     plan.pass_labels.push_back(label);
   }
   if (groups.size() > 1) {

@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "profile/merge_passes.h"
 #include "tools/rprof/hw_library_plans.h"
+#include "runtime/handshake.h"
 
 namespace rprof {
 namespace {
@@ -79,7 +80,7 @@ Profile run_hardware_passes(const HwRunPlan& plan, const LaunchSpec& base,
     }
     LaunchSpec spec = base;
     for (const auto& [k, v] : plan.pass_env[i]) spec.env[k] = v;
-    spec.env["RPROF_OUTPUT_DIR"] = dir;
+    spec.env[RPROF_ENV_OUTPUT_DIR] = dir;
     const LaunchResult r = launch(spec);
     std::vector<std::string> notes;
     const std::vector<RawProfile> raws = collect(dir, notes);

@@ -13,6 +13,7 @@
 
 #include "backends/sim/sim_protocol.h"
 #include "common/error.h"
+#include "runtime/handshake.h"
 
 namespace rprof {
 namespace {
@@ -72,7 +73,7 @@ std::optional<SimTool> find_sim_tool(std::string* why) {
     return std::nullopt;
   }
   std::vector<std::string> candidates;
-  if (const char* env = std::getenv("RPROF_SIM_LIBDIR"); env != nullptr && *env) {
+  if (const char* env = std::getenv(RPROF_ENV_SIM_LIBDIR); env != nullptr && *env) {
     candidates.push_back(env);
   } else {
     const std::string exe_dir = self_dir();
@@ -124,8 +125,8 @@ LaunchSpec sim_launch_spec(const SimTool& tool, const SimCaches& caches,
                   "--rp-out=" + files.totals};
   for (const std::string& o : sim_tool_options(caches)) spec.wrapper.push_back(o);
   spec.env["VALGRIND_LIB"] = tool.libdir;
-  spec.env["RPROF_OUTPUT_DIR"] = files.raw_dir;
-  spec.env["RPROF_BACKEND"] = "sim";
+  spec.env[RPROF_ENV_OUTPUT_DIR] = files.raw_dir;
+  spec.env[RPROF_ENV_BACKEND] = "sim";
   // Calls into the runtime go through PLT slots that the tool reads when it
   // translates the stub; bound at load time, they are never counted.
   spec.env["LD_BIND_NOW"] = "1";
