@@ -284,7 +284,7 @@ Machine machine_from_json(const json& doc, const std::string& file) {
   if (m.ceilings.empty()) r.fail("no ceilings in it");
   for (const json& sw : r.get_or<json>(doc, "sweeps", json::array())) {
     Sweep s;
-    s.mix = parse_enum<StreamMix>(r.get<std::string>(sw, "kernel"), "kernel", file,
+    s.mix = parse_enum<StreamMix>(r.get<std::string>(sw, "kernel"), "kernel", r,
                                   parse_stream_mix);
     s.threads = r.get<int>(sw, "threads");
     s.purpose = r.get_or<std::string>(sw, "purpose", "capacity");

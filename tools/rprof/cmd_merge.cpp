@@ -11,7 +11,7 @@
 #include "report/reporter.h"
 #include "tools/rprof/cli.h"
 #include "tools/rprof/commands.h"
-#include "tools/rprof/launcher.h"
+#include "run/launcher.h"
 
 namespace rprof {
 namespace {

@@ -1,4 +1,4 @@
-#include "tools/rprof/launcher.h"
+#include "run/launcher.h"
 
 #include <fcntl.h>
 #include <signal.h>

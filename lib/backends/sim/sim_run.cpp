@@ -1,4 +1,4 @@
-#include "tools/rprof/sim_run.h"
+#include "backends/sim/sim_run.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -60,18 +60,23 @@ std::string find_valgrind() {
 
 }  // namespace
 
-std::optional<SimTool> find_sim_tool(std::string* why) {
+std::optional<SimTool> find_sim_tool(std::string* why, std::string* fix) {
+  std::string unused;
+  if (fix == nullptr) fix = &unused;
 #if !defined(RPROF_HAVE_SIM)
   *why = "this rprof was built without the sim backend (install the valgrind "
          "package and rebuild)";
+  *fix = "install the valgrind package and rebuild rprof";
   return std::nullopt;
 #else
   SimTool t;
   t.valgrind = find_valgrind();
   if (t.valgrind.empty()) {
     *why = "valgrind is not installed (apt-get install valgrind)";
+    *fix = "apt-get install valgrind";
     return std::nullopt;
   }
+  *fix = "build rprof with its sim backend, or set " RPROF_ENV_SIM_LIBDIR;
   std::vector<std::string> candidates;
   if (const char* env = std::getenv(RPROF_ENV_SIM_LIBDIR); env != nullptr && *env) {
     candidates.push_back(env);
@@ -89,6 +94,7 @@ std::optional<SimTool> find_sim_tool(std::string* why) {
     const std::string problem = check_libdir(c);
     if (problem.empty()) {
       t.libdir = fs::path(c).lexically_normal().string();
+      fix->clear();
       return t;
     }
     if (first_problem.empty()) first_problem = problem;
