@@ -153,3 +153,27 @@ TEST_CASE("pipeline: one native run, its exit status and handshake environment")
   REQUIRE_FALSE(out.profile.notes.empty());
   CHECK(out.profile.notes.back().rfind("no marker data", 0) == 0);
 }
+
+TEST_CASE("sim: doctor and the run find the tool with one search, and agree why not") {
+  const char* old = std::getenv(RPROF_ENV_SIM_LIBDIR);
+  const std::string saved = old ? old : "";
+  setenv(RPROF_ENV_SIM_LIBDIR, "/nonexistent/rprof-sim-dir", 1);
+  const DriverProbe p = make_driver("sim")->probe();
+  std::string what;
+  const int code = error_code([] { make_driver("sim")->plan(request_for({"/bin/true"})); }, &what);
+  if (old) {
+    setenv(RPROF_ENV_SIM_LIBDIR, saved.c_str(), 1);
+  } else {
+    unsetenv(RPROF_ENV_SIM_LIBDIR);
+  }
+  CHECK_FALSE(p.works);
+  CHECK_FALSE(p.fix.empty());
+  CHECK(code == 2);
+  CHECK(what == "--backend=sim: " + p.why);
+  // Built with the sim backend and Valgrind installed: the reason names the
+  // directory it looked in.
+  if (p.why.find("rprof-sim Valgrind tool") != std::string::npos) {
+    CHECK(p.why.find("/nonexistent/rprof-sim-dir") != std::string::npos);
+    CHECK(p.fix.find(RPROF_ENV_SIM_LIBDIR) != std::string::npos);
+  }
+}

@@ -191,6 +191,7 @@ int cmd_run(const Args& args) {
   };
   DriverChoice backend = choose_driver(o.backend, request);
   RunPlan plan = backend.driver->plan(request);  // refuses before anything is created
+  // Launch-environment additions that are no backend's go into plan.env here.
   const std::string out_dir = make_output_dir(o.output, o.app.front());
   if (!backend.notice.empty()) std::cerr << "rprof: " << backend.notice << "\n";
   const RunOutcome run = run_plan(*backend.driver, plan, out_dir, [](const std::string& m) {

@@ -11,22 +11,21 @@
 namespace rprof {
 namespace {
 
-struct LibraryProbe {
-  bool built = false;  // compiled into this rprof
-  DriverProbe probe;
-};
-
-LibraryProbe probe_papi() {
-  LibraryProbe l;
-  DriverProbe& p = l.probe;
 #if defined(RPROF_HAVE_PAPI)
-  l.built = true;
+constexpr bool kPapiBuilt = true;
+#else
+constexpr bool kPapiBuilt = false;
+#endif
+
+DriverProbe probe_papi() {
+  DriverProbe p;
+#if defined(RPROF_HAVE_PAPI)
   std::string why;
   const PapiApi* api = papi_api(&why);
   if (api == nullptr) {
     p.why = why;
     p.fix = "Install PAPI (apt-get install libpapi-dev), or use --backend=perf.";
-    return l;
+    return p;
   }
   const CpuTable& t = select_table(detect_topology("/").cpu);
   const int hw = api->num_cmp_hwctrs(0);
@@ -48,7 +47,7 @@ LibraryProbe probe_papi() {
   p.why = "not built into this rprof (PAPI's papi.h was not found at build time)";
   p.fix = "Install libpapi-dev (scripts/install-deps.sh --with-optional) and rebuild rprof.";
 #endif
-  return l;
+  return p;
 }
 
 class PapiDriver final : public HwDriver {
@@ -57,15 +56,15 @@ class PapiDriver final : public HwDriver {
   const char* summary() const override { return "hardware counters through PAPI"; }
   int rank() const override { return 40; }
   DriverProbe probe() const override {
-    DriverProbe p = probe_papi().probe;
+    DriverProbe p = probe_papi();
     add_pmu_detail(p);
     return p;
   }
 
  protected:
   HwRunPlan plan_hw(const HwRunOptions& o) override {
-    const LibraryProbe probe = probe_papi();
-    const std::string failure = "--backend=papi: " + probe.probe.why + ". " + probe.probe.fix;
+    const DriverProbe probe = probe_papi();
+    const std::string failure = "--backend=papi: " + probe.why + ". " + probe.fix;
     LibraryGroups groups;
     std::vector<std::string> notes;
     if (!o.events.empty()) {
@@ -76,9 +75,9 @@ class PapiDriver final : public HwDriver {
       }
       notes.push_back("events chosen with --events (PAPI names); raw counts, no FLOP or "
                       "traffic formulas");
-      if (!probe.built) throw Error(failure, 1);
+      if (!kPapiBuilt) throw Error(failure, 1);
     } else {
-      if (!probe.probe.works) throw Error(failure, 1);
+      if (!probe.works) throw Error(failure, 1);
       const CpuTable& t = select_table(detect_topology("/").cpu);
       groups = papi_event_groups(t);
       notes = table_notes(t, "PAPI");
