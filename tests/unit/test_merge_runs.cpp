@@ -1,4 +1,6 @@
-// Multi-pass hardware counting: runs merged per region, determinism check.
+// The one merge of several runs (profile/merge_runs.h): hardware event-group
+// passes, processes keyed by host, rank and pid, unmatched regions, notes.
+// The sim join's wording is tested in test_sim_launch.cpp.
 #include <catch2/catch.hpp>
 
 #include "profile/merge_runs.h"
