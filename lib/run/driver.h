@@ -117,6 +117,10 @@ class BackendDriver {
   virtual RunOutcome finish(const RunPlan& plan, std::vector<PassResult> passes) = 0;
 };
 
+// Creates a pass's raw directory (and its parent, inside the output
+// directory) with mode 0700; throws Error when it cannot.
+void create_raw_dir(const std::string& dir);
+
 }  // namespace rprof
 
 #endif  // RPROF_RUN_DRIVER_H_

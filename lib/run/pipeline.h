@@ -22,10 +22,6 @@ namespace rprof {
 RunOutcome run_plan(BackendDriver& driver, RunPlan& plan, const std::string& out_dir,
                     const std::function<void(const std::string&)>& progress);
 
-// Creates dir (and its parent, inside the output directory) with mode 0700;
-// throws Error when it cannot.
-void create_raw_dir(const std::string& dir);
-
 }  // namespace rprof
 
 #endif  // RPROF_RUN_PIPELINE_H_

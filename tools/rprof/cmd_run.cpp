@@ -4,10 +4,9 @@
 // driver's plan (run/registry.h, run/pipeline.h): with --backend=sim a native
 // run for times and a simulated one for counts, with hardware counters one
 // run per event group.
-#include <filesystem>
+#include <functional>
 #include <iostream>
 #include <optional>
-#include <functional>
 #include <sstream>
 
 #include "common/error.h"
