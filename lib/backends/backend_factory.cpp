@@ -5,6 +5,7 @@
 #include "backends/perf/perf_backend.h"
 #include "backends/sim/sim_quiet.h"
 #include "backends/time/time_backend.h"
+#include "runtime/handshake.h"
 
 namespace rprof {
 
@@ -27,7 +28,7 @@ std::unique_ptr<Backend> make_runtime_backend(std::string_view name,
                                               std::string* why) {
   if (name.empty() || name == "time") return std::make_unique<TimeBackend>();
   if (name == "fake") {
-    const char* step = std::getenv("RPROF_FAKE_STEP");
+    const char* step = std::getenv(RPROF_ENV_FAKE_STEP);
     return std::make_unique<FakeBackend>(step ? std::strtoull(step, nullptr, 10)
                                               : 1);
   }

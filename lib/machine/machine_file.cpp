@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "common/fs.h"
+#include "common/json_reader.h"
 
 namespace rprof {
 namespace {
@@ -17,37 +18,20 @@ using nlohmann::json;
 
 const char* kFormat = "rprof-machine";
 
-[[noreturn]] void bad(const std::string& file, const std::string& what) {
-  throw Error(file + ": not a valid rprof machine file: " + what + "; recalibrate with: " +
-              recalibrate_command(file));
+// The checks of every machine file read, and the advice its errors end with.
+JsonReader machine_reader(const std::string& file) {
+  return JsonReader(file, "rprof machine file", "; recalibrate with: " + recalibrate_command(file));
 }
 
-template <class T>
-T get(const json& obj, const char* key, const std::string& file) {
-  if (!obj.is_object()) bad(file, std::string("expected an object holding '") + key + "'");
-  auto it = obj.find(key);
-  if (it == obj.end()) bad(file, std::string("missing '") + key + "'");
-  try {
-    return it->get<T>();
-  } catch (const json::exception&) {
-    bad(file, std::string("'") + key + "' has the wrong type");
-  }
-}
-
-template <class T>
-T get_or(const json& obj, const char* key, T fallback, const std::string& file) {
-  return obj.is_object() && obj.contains(key) ? get<T>(obj, key, file) : fallback;
-}
-
-double positive(const json& obj, const char* key, const std::string& file) {
-  const double v = get<double>(obj, key, file);
-  if (!std::isfinite(v) || v <= 0) bad(file, std::string("'") + key + "' must be > 0");
+double positive(const JsonReader& r, const json& obj, const char* key) {
+  const double v = r.get<double>(obj, key);
+  if (!std::isfinite(v) || v <= 0) r.fail(std::string("'") + key + "' must be > 0");
   return v;
 }
 
-const json& array_of(const json& obj, const char* key, const std::string& file) {
+const json& array_of(const JsonReader& r, const json& obj, const char* key) {
   const json& a = obj.at(key);
-  if (!a.is_array()) bad(file, std::string("'") + key + "' is not an array");
+  if (!a.is_array()) r.fail(std::string("'") + key + "' is not an array");
   return a;
 }
 
@@ -64,26 +48,26 @@ json provenance_json(const Provenance& p) {
           {"disturbed_repetitions", p.disturbed}};
 }
 
-Provenance provenance_from(const json& j, const std::string& file) {
+Provenance provenance_from(const json& j, const JsonReader& r) {
   Provenance p;
-  p.kernel = get<std::string>(j, "kernel", file);
-  p.working_set_bytes = get<uint64_t>(j, "working_set_bytes", file);
-  p.threads = get<int>(j, "threads", file);
-  p.repetitions = get<int>(j, "repetitions", file);
-  p.seconds_per_rep = get_or<double>(j, "seconds_per_repetition", 0, file);
-  p.best = get<double>(j, "best", file);
-  p.median = get<double>(j, "median", file);
-  p.worst = get<double>(j, "worst", file);
-  p.spread = get<double>(j, "spread", file);
-  p.disturbed = get_or<int>(j, "disturbed_repetitions", 0, file);
+  p.kernel = r.get<std::string>(j, "kernel");
+  p.working_set_bytes = r.get<uint64_t>(j, "working_set_bytes");
+  p.threads = r.get<int>(j, "threads");
+  p.repetitions = r.get<int>(j, "repetitions");
+  p.seconds_per_rep = r.get_or<double>(j, "seconds_per_repetition", 0);
+  p.best = r.get<double>(j, "best");
+  p.median = r.get<double>(j, "median");
+  p.worst = r.get<double>(j, "worst");
+  p.spread = r.get<double>(j, "spread");
+  p.disturbed = r.get_or<int>(j, "disturbed_repetitions", 0);
   return p;
 }
 
 template <class E>
-E parse_enum(const std::string& s, const std::string& what, const std::string& file,
+E parse_enum(const std::string& s, const std::string& what, const JsonReader& r,
              const std::function<bool(const std::string&, E&)>& parse) {
   E e{};
-  if (!parse(s, e)) bad(file, "unknown " + what + " '" + s + "'");
+  if (!parse(s, e)) r.fail("unknown " + what + " '" + s + "'");
   return e;
 }
 
@@ -214,102 +198,103 @@ json machine_to_json(const Machine& m) {
 }
 
 Machine machine_from_json(const json& doc, const std::string& file) {
+  const JsonReader r = machine_reader(file);
   if (!doc.is_object() || !doc.contains("format") || doc["format"] != kFormat) {
-    bad(file, "missing \"format\": \"rprof-machine\" (a foreign file?)");
+    r.fail("missing \"format\": \"rprof-machine\" (a foreign file?)");
   }
   Machine m;
-  m.schema_version = get<int>(doc, "schema_version", file);
+  m.schema_version = r.get<int>(doc, "schema_version");
   if (m.schema_version != kMachineSchemaVersion) {
-    bad(file, "schema_version " + std::to_string(m.schema_version) +
+    r.fail("schema_version " + std::to_string(m.schema_version) +
                   " is not supported (this rprof reads version " +
                   std::to_string(kMachineSchemaVersion) + ")");
   }
-  m.mode = get<std::string>(doc, "mode", file);
-  m.pages = get_or<std::string>(doc, "pages", "", file);
-  m.rprof_version = get_or<std::string>(doc, "rprof_version", "", file);
-  m.created_unix_s = get<int64_t>(doc, "created_unix_s", file);
-  m.host = get_or<std::string>(doc, "host", "", file);
-  const json& c = get<json>(doc, "cpu", file);
-  m.cpu.vendor = get<std::string>(c, "vendor", file);
-  m.cpu.family = get<int>(c, "family", file);
-  m.cpu.model = get<int>(c, "model", file);
-  m.cpu.stepping = get<int>(c, "stepping", file);
-  m.cpu.model_name = get<std::string>(c, "model_name", file);
-  const json& isa = get<json>(c, "isa", file);
-  m.cpu.sse2 = get_or<bool>(isa, "sse2", false, file);
-  m.cpu.avx = get_or<bool>(isa, "avx", false, file);
-  m.cpu.avx2 = get_or<bool>(isa, "avx2", false, file);
-  m.cpu.fma = get_or<bool>(isa, "fma", false, file);
-  m.cpu.avx512f = get_or<bool>(isa, "avx512f", false, file);
-  m.logical_cpus = get<int>(doc, "logical_cpus", file);
-  m.clock_ghz = get_or<double>(doc, "clock_ghz", 0, file);
-  (void)get<json>(doc, "caches", file);
-  for (const json& k : array_of(doc, "caches", file)) {
+  m.mode = r.get<std::string>(doc, "mode");
+  m.pages = r.get_or<std::string>(doc, "pages", "");
+  m.rprof_version = r.get_or<std::string>(doc, "rprof_version", "");
+  m.created_unix_s = r.get<int64_t>(doc, "created_unix_s");
+  m.host = r.get_or<std::string>(doc, "host", "");
+  const json& c = r.get<json>(doc, "cpu");
+  m.cpu.vendor = r.get<std::string>(c, "vendor");
+  m.cpu.family = r.get<int>(c, "family");
+  m.cpu.model = r.get<int>(c, "model");
+  m.cpu.stepping = r.get<int>(c, "stepping");
+  m.cpu.model_name = r.get<std::string>(c, "model_name");
+  const json& isa = r.get<json>(c, "isa");
+  m.cpu.sse2 = r.get_or<bool>(isa, "sse2", false);
+  m.cpu.avx = r.get_or<bool>(isa, "avx", false);
+  m.cpu.avx2 = r.get_or<bool>(isa, "avx2", false);
+  m.cpu.fma = r.get_or<bool>(isa, "fma", false);
+  m.cpu.avx512f = r.get_or<bool>(isa, "avx512f", false);
+  m.logical_cpus = r.get<int>(doc, "logical_cpus");
+  m.clock_ghz = r.get_or<double>(doc, "clock_ghz", 0);
+  (void)r.get<json>(doc, "caches");
+  for (const json& k : array_of(r, doc, "caches")) {
     CacheInfo ci;
-    ci.level = get<int>(k, "level", file);
-    ci.reported_bytes = get<uint64_t>(k, "reported_bytes", file);
-    ci.effective_bytes = get<uint64_t>(k, "effective_bytes", file);
-    ci.associativity = get_or<int>(k, "associativity", 0, file);
-    ci.line_bytes = get_or<int>(k, "line_bytes", 64, file);
-    ci.shared_cpus = get_or<int>(k, "shared_cpus", 1, file);
+    ci.level = r.get<int>(k, "level");
+    ci.reported_bytes = r.get<uint64_t>(k, "reported_bytes");
+    ci.effective_bytes = r.get<uint64_t>(k, "effective_bytes");
+    ci.associativity = r.get_or<int>(k, "associativity", 0);
+    ci.line_bytes = r.get_or<int>(k, "line_bytes", 64);
+    ci.shared_cpus = r.get_or<int>(k, "shared_cpus", 1);
     m.caches.push_back(ci);
   }
-  (void)get<json>(doc, "ceilings", file);
-  for (const json& s : array_of(doc, "ceilings", file)) {
+  (void)r.get<json>(doc, "ceilings");
+  for (const json& s : array_of(r, doc, "ceilings")) {
     CeilingSet set;
-    set.threads = get<int>(s, "threads", file);
-    if (set.threads < 1) bad(file, "a ceiling set has threads < 1");
-    set.cpus = get_or<std::vector<int>>(s, "cpus", {}, file);
-    set.pinned = get_or<bool>(s, "pinned", true, file);
-    (void)get<json>(s, "peaks", file);
-    for (const json& p : array_of(s, "peaks", file)) {
+    set.threads = r.get<int>(s, "threads");
+    if (set.threads < 1) r.fail("a ceiling set has threads < 1");
+    set.cpus = r.get_or<std::vector<int>>(s, "cpus", {});
+    set.pinned = r.get_or<bool>(s, "pinned", true);
+    (void)r.get<json>(s, "peaks");
+    for (const json& p : array_of(r, s, "peaks")) {
       PeakCeiling pc;
-      pc.precision = parse_enum<Precision>(get<std::string>(p, "precision", file), "precision",
-                                           file, parse_precision);
-      pc.width = parse_enum<Width>(get<std::string>(p, "width", file), "width", file,
+      pc.precision = parse_enum<Precision>(r.get<std::string>(p, "precision"), "precision",
+                                           r, parse_precision);
+      pc.width = parse_enum<Width>(r.get<std::string>(p, "width"), "width", r,
                                    parse_width);
-      pc.mix = parse_enum<FlopMix>(get<std::string>(p, "mix", file), "mix", file, parse_mix);
-      pc.isa = get<std::string>(p, "isa", file);
-      pc.gflops = positive(p, "gflops", file);
-      pc.how = provenance_from(get<json>(p, "provenance", file), file);
+      pc.mix = parse_enum<FlopMix>(r.get<std::string>(p, "mix"), "mix", r, parse_mix);
+      pc.isa = r.get<std::string>(p, "isa");
+      pc.gflops = positive(r, p, "gflops");
+      pc.how = provenance_from(r.get<json>(p, "provenance"), r);
       set.peaks.push_back(pc);
     }
-    (void)get<json>(s, "bandwidth", file);
-    for (const json& b : array_of(s, "bandwidth", file)) {
+    (void)r.get<json>(s, "bandwidth");
+    for (const json& b : array_of(r, s, "bandwidth")) {
       BandwidthCeiling bc;
-      bc.boundary = parse_enum<Boundary>(get<std::string>(b, "boundary", file), "boundary",
-                                         file, parse_boundary_key);
-      bc.mix = parse_enum<StreamMix>(get<std::string>(b, "kernel", file), "kernel", file,
+      bc.boundary = parse_enum<Boundary>(r.get<std::string>(b, "boundary"), "boundary",
+                                         r, parse_boundary_key);
+      bc.mix = parse_enum<StreamMix>(r.get<std::string>(b, "kernel"), "kernel", r,
                                      parse_stream_mix);
-      bc.gbs = positive(b, "gbs", file);
-      bc.traffic_gbs = positive(b, "traffic_gbs", file);
-      bc.how = provenance_from(get<json>(b, "provenance", file), file);
+      bc.gbs = positive(r, b, "gbs");
+      bc.traffic_gbs = positive(r, b, "traffic_gbs");
+      bc.how = provenance_from(r.get<json>(b, "provenance"), r);
       set.bandwidth.push_back(bc);
     }
-    for (const json& l : get_or<json>(s, "latency", json::array(), file)) {
+    for (const json& l : r.get_or<json>(s, "latency", json::array())) {
       LatencyCeiling lc;
-      lc.level = get<std::string>(l, "level", file);
-      lc.ns = positive(l, "ns", file);
-      lc.cycles = get_or<double>(l, "cycles", 0, file);
-      lc.how = provenance_from(get<json>(l, "provenance", file), file);
+      lc.level = r.get<std::string>(l, "level");
+      lc.ns = positive(r, l, "ns");
+      lc.cycles = r.get_or<double>(l, "cycles", 0);
+      lc.how = provenance_from(r.get<json>(l, "provenance"), r);
       set.latency.push_back(lc);
     }
     m.ceilings.push_back(std::move(set));
   }
-  if (m.ceilings.empty()) bad(file, "no ceilings in it");
-  for (const json& sw : get_or<json>(doc, "sweeps", json::array(), file)) {
+  if (m.ceilings.empty()) r.fail("no ceilings in it");
+  for (const json& sw : r.get_or<json>(doc, "sweeps", json::array())) {
     Sweep s;
-    s.mix = parse_enum<StreamMix>(get<std::string>(sw, "kernel", file), "kernel", file,
+    s.mix = parse_enum<StreamMix>(r.get<std::string>(sw, "kernel"), "kernel", r,
                                   parse_stream_mix);
-    s.threads = get<int>(sw, "threads", file);
-    s.purpose = get_or<std::string>(sw, "purpose", "capacity", file);
-    for (const json& p : get_or<json>(sw, "points", json::array(), file)) {
-      s.points.push_back({get<uint64_t>(p, "bytes", file), get<double>(p, "gbs", file),
-                          get_or<double>(p, "spread", 0, file)});
+    s.threads = r.get<int>(sw, "threads");
+    s.purpose = r.get_or<std::string>(sw, "purpose", "capacity");
+    for (const json& p : r.get_or<json>(sw, "points", json::array())) {
+      s.points.push_back({r.get<uint64_t>(p, "bytes"), r.get<double>(p, "gbs"),
+                          r.get_or<double>(p, "spread", 0)});
     }
     m.sweeps.push_back(std::move(s));
   }
-  m.notes = get_or<std::vector<std::string>>(doc, "notes", {}, file);
+  m.notes = r.get_or<std::vector<std::string>>(doc, "notes", {});
   return m;
 }
 
@@ -319,9 +304,9 @@ Machine load_machine_file(const std::string& path) {
     throw Error(path + ": no such machine file; create it with: " + recalibrate_command(path));
   }
   const std::string text = read_file(path);
-  if (text.empty()) bad(path, "the file is empty");
+  if (text.empty()) machine_reader(path).fail("the file is empty");
   const json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) bad(path, "not JSON (truncated or corrupt?)");
+  if (doc.is_discarded()) machine_reader(path).fail("not JSON (truncated or corrupt?)");
   return machine_from_json(doc, path);
 }
 

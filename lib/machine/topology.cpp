@@ -1,6 +1,7 @@
 #include "machine/topology.h"
 
 #include "common/fs.h"
+#include "runtime/handshake.h"
 
 #include <unistd.h>
 
@@ -101,7 +102,7 @@ int count_cpu_list(const std::string& text) {
 }
 
 std::string system_root() {
-  const char* env = std::getenv("RPROF_SYSROOT");
+  const char* env = std::getenv(RPROF_ENV_SYSROOT);
   return env != nullptr && env[0] != '\0' ? env : "/";
 }
 

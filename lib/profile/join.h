@@ -2,13 +2,13 @@
 // a simulator (the `sim` backend runs the program twice, since Valgrind's
 // slowdown makes its times meaningless).
 //
-// Regions are matched by path. The result keeps everything of the timed run
-// (calls, times, per-thread rows, declared work, errors) and takes counters
-// from the counted run: per region, and per thread by thread index (the order
-// in which threads first used a marker) within a process.
-// What does not match becomes a note: a region whose call count differs
-// means the program is not deterministic, and its counts and times then
-// describe different executions.
+// The two runs are merged by merge_runs (profile/merge_runs.h): the result
+// keeps everything of the timed run (calls, times, per-thread rows, declared
+// work, errors) and takes counters from the counted run, per region and per
+// thread. Regions only the counted run reached are kept, without times. What
+// does not match becomes a note: a region whose call count differs means the
+// program is not deterministic, and its counts and times then describe
+// different executions.
 #ifndef RPROF_PROFILE_JOIN_H_
 #define RPROF_PROFILE_JOIN_H_
 

@@ -4,6 +4,7 @@
 
 #include "common/error.h"
 #include "common/fs.h"
+#include "common/json_reader.h"
 
 namespace rprof {
 namespace {
@@ -20,26 +21,6 @@ std::string format_of(const json& doc) {
   if (!doc.is_object()) return "";
   auto it = doc.find("format");
   return it != doc.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-[[noreturn]] void bad(const std::string& file, const std::string& what) {
-  throw Error(file + ": not a valid rprof profile: " + what);
-}
-
-template <class T>
-T get(const json& obj, const char* key, const std::string& file) {
-  auto it = obj.find(key);
-  if (it == obj.end()) bad(file, std::string("missing '") + key + "'");
-  try {
-    return it->get<T>();
-  } catch (const json::exception&) {
-    bad(file, std::string("'") + key + "' has the wrong type");
-  }
-}
-
-template <class T>
-T get_or(const json& obj, const char* key, T fallback, const std::string& file) {
-  return obj.contains(key) ? get<T>(obj, key, file) : fallback;
 }
 
 // Per-thread rows are stored by column ({"pid": [...], "calls": [...]}):
@@ -79,11 +60,11 @@ json thread_columns(const std::vector<ThreadRow>& rows) {
           {"counters", std::move(c)}};
 }
 
-std::vector<ThreadRow> thread_rows(const json& cols, const std::string& file) {
-  const size_t n = get<size_t>(cols, "rows", file);
+std::vector<ThreadRow> thread_rows(const json& cols, const JsonReader& r) {
+  const size_t n = r.get<size_t>(cols, "rows");
   auto column = [&]<class T>(const char* key, std::vector<T>* out) {
-    *out = get<std::vector<T>>(cols, key, file);
-    if (out->size() != n) bad(file, std::string("threads.") + key + " has the wrong length");
+    *out = r.get<std::vector<T>>(cols, key);
+    if (out->size() != n) r.fail(std::string("threads.") + key + " has the wrong length");
   };
   std::vector<std::string> host;
   std::vector<int64_t> pid, rank, tid;
@@ -103,15 +84,15 @@ std::vector<ThreadRow> thread_rows(const json& cols, const std::string& file) {
     rows[i] = ThreadRow{host[i], pid[i], rank[i], thread[i], tid[i], calls[i],
                         time_s[i], excl_s[i], {}};
   }
-  const json counters = get_or<json>(cols, "counters", json::object(), file);
+  const json counters = r.get_or<json>(cols, "counters", json::object());
   for (const auto& [k, v] : counters.items()) {
     std::vector<uint64_t> col;
     try {
       col = v.get<std::vector<uint64_t>>();
     } catch (const json::exception&) {
-      bad(file, "threads.counters." + k + " is not a list of counts");
+      r.fail("threads.counters." + k + " is not a list of counts");
     }
-    if (col.size() != n) bad(file, "threads.counters." + k + " has the wrong length");
+    if (col.size() != n) r.fail("threads.counters." + k + " has the wrong length");
     for (size_t i = 0; i < n; ++i) rows[i].counters[k] = col[i];
   }
   return rows;
@@ -190,69 +171,70 @@ json profile_to_json(const Profile& p) {
 }
 
 Profile profile_from_json(const json& doc, const std::string& file) {
+  const JsonReader r(file, "rprof profile");
   if (format_of(doc) != "rprof-profile") {
-    bad(file, "missing \"format\": \"rprof-profile\" (a foreign file?)");
+    r.fail("missing \"format\": \"rprof-profile\" (a foreign file?)");
   }
   Profile p;
-  p.schema_version = get<int>(doc, "schema_version", file);
+  p.schema_version = r.get<int>(doc, "schema_version");
   if (p.schema_version != kProfileSchemaVersion) {
-    bad(file, "schema_version " + std::to_string(p.schema_version) +
+    r.fail("schema_version " + std::to_string(p.schema_version) +
                   " is not supported (this rprof reads version " +
                   std::to_string(kProfileSchemaVersion) + ")");
   }
-  const json& run = get<json>(doc, "run", file);
-  p.run.command = get<std::vector<std::string>>(run, "command", file);
-  p.run.backend = get<std::string>(run, "backend", file);
-  p.run.host = get<std::string>(run, "host", file);
-  p.run.start_unix_s = get<int64_t>(run, "start_unix_s", file);
-  p.run.wall_time_s = get<double>(run, "wall_time_s", file);
-  p.run.user_time_s = get_or<double>(run, "user_time_s", 0, file);
-  p.run.system_time_s = get_or<double>(run, "system_time_s", 0, file);
-  p.run.exit_code = get<int>(run, "exit_code", file);
-  p.run.signal = get<int>(run, "signal", file);
-  p.run.processes = get<int>(run, "processes", file);
-  p.run.threads = get<int>(run, "threads", file);
-  p.run.world_size = get_or<int>(run, "world_size", -1, file);
-  p.run.missing_ranks = get_or<std::vector<int>>(run, "missing_ranks", {}, file);
-  p.counters = get<std::vector<std::string>>(doc, "counters", file);
-  const json& regions = get<json>(doc, "regions", file);
-  if (!regions.is_array()) bad(file, "'regions' is not an array");
+  const json& run = r.get<json>(doc, "run");
+  p.run.command = r.get<std::vector<std::string>>(run, "command");
+  p.run.backend = r.get<std::string>(run, "backend");
+  p.run.host = r.get<std::string>(run, "host");
+  p.run.start_unix_s = r.get<int64_t>(run, "start_unix_s");
+  p.run.wall_time_s = r.get<double>(run, "wall_time_s");
+  p.run.user_time_s = r.get_or<double>(run, "user_time_s", 0);
+  p.run.system_time_s = r.get_or<double>(run, "system_time_s", 0);
+  p.run.exit_code = r.get<int>(run, "exit_code");
+  p.run.signal = r.get<int>(run, "signal");
+  p.run.processes = r.get<int>(run, "processes");
+  p.run.threads = r.get<int>(run, "threads");
+  p.run.world_size = r.get_or<int>(run, "world_size", -1);
+  p.run.missing_ranks = r.get_or<std::vector<int>>(run, "missing_ranks", {});
+  p.counters = r.get<std::vector<std::string>>(doc, "counters");
+  const json& regions = r.get<json>(doc, "regions");
+  if (!regions.is_array()) r.fail("'regions' is not an array");
   for (const json& j : regions) {
     Region g;
-    g.name = get<std::string>(j, "name", file);
-    g.path = get<std::vector<std::string>>(j, "path", file);
+    g.name = r.get<std::string>(j, "name");
+    g.path = r.get<std::vector<std::string>>(j, "path");
     if (g.path.empty() || g.path.back() != g.name) {
-      bad(file, "region '" + g.name + "' has a path that does not end in its name");
+      r.fail("region '" + g.name + "' has a path that does not end in its name");
     }
-    g.calls = get<uint64_t>(j, "calls", file);
-    g.time_s = get<double>(j, "time_s", file);
-    g.exclusive_time_s = get<double>(j, "exclusive_time_s", file);
-    g.thread_time_s = get<double>(j, "thread_time_s", file);
-    g.complete = get<bool>(j, "complete", file);
-    g.open_calls = get_or<uint64_t>(j, "open_calls", 0, file);
-    g.open_time_s = get_or<double>(j, "open_time_s", 0, file);
+    g.calls = r.get<uint64_t>(j, "calls");
+    g.time_s = r.get<double>(j, "time_s");
+    g.exclusive_time_s = r.get<double>(j, "exclusive_time_s");
+    g.thread_time_s = r.get<double>(j, "thread_time_s");
+    g.complete = r.get<bool>(j, "complete");
+    g.open_calls = r.get_or<uint64_t>(j, "open_calls", 0);
+    g.open_time_s = r.get_or<double>(j, "open_time_s", 0);
     if (j.contains("declared_work")) {
       const json& w = j["declared_work"];
-      g.work_calls = get<uint64_t>(w, "calls", file);
-      g.work_flops = get<double>(w, "flops", file);
-      g.work_bytes = get<double>(w, "bytes", file);
+      g.work_calls = r.get<uint64_t>(w, "calls");
+      g.work_flops = r.get<double>(w, "flops");
+      g.work_bytes = r.get<double>(w, "bytes");
     }
-    g.counters = get_or<CounterMap>(j, "counters", {}, file);
-    g.exclusive_counters = get_or<CounterMap>(j, "exclusive_counters", {}, file);
-    if (j.contains("threads")) g.threads = thread_rows(j["threads"], file);
+    g.counters = r.get_or<CounterMap>(j, "counters", {});
+    g.exclusive_counters = r.get_or<CounterMap>(j, "exclusive_counters", {});
+    if (j.contains("threads")) g.threads = thread_rows(j["threads"], r);
     p.regions.push_back(std::move(g));
   }
-  for (const json& e : get_or<json>(doc, "errors", json::array(), file)) {
+  for (const json& e : r.get_or<json>(doc, "errors", json::array())) {
     MarkerError me;
-    me.kind = get<std::string>(e, "kind", file);
-    me.expected = get<std::string>(e, "expected", file);
-    me.got = get<std::string>(e, "got", file);
-    me.count = get<uint64_t>(e, "count", file);
-    me.pid = get<int64_t>(e, "pid", file);
-    me.thread = get<uint32_t>(e, "thread", file);
+    me.kind = r.get<std::string>(e, "kind");
+    me.expected = r.get<std::string>(e, "expected");
+    me.got = r.get<std::string>(e, "got");
+    me.count = r.get<uint64_t>(e, "count");
+    me.pid = r.get<int64_t>(e, "pid");
+    me.thread = r.get<uint32_t>(e, "thread");
     p.errors.push_back(std::move(me));
   }
-  p.notes = get_or<std::vector<std::string>>(doc, "notes", {}, file);
+  p.notes = r.get_or<std::vector<std::string>>(doc, "notes", {});
   return p;
 }
 

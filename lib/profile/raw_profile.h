@@ -9,9 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "runtime/handshake.h"
+
 namespace rprof {
 
-inline constexpr int kRawSchemaVersion = 1;
+inline constexpr int kRawSchemaVersion = RPROF_RAW_SCHEMA_VERSION;
 
 struct RawNode {
   int64_t parent = -1;  // index into RawThread::nodes, or -1 for a top region

@@ -7,11 +7,13 @@
 
 #include <cstdint>
 
+#include "runtime/handshake.h"
+
 namespace rprof::runtime {
 
 class ThreadState;
 
-inline constexpr int kRawSchemaVersion = 1;
+inline constexpr int kRawSchemaVersion = RPROF_RAW_SCHEMA_VERSION;
 
 struct RawRunInfo {
   const char* dir;       // output directory

@@ -20,6 +20,7 @@
 #include "backends/sim/sim_quiet.h"
 #include "runtime/clock.h"
 #include "runtime/raw_writer.h"
+#include "runtime/handshake.h"
 
 namespace rprof::runtime {
 
@@ -56,7 +57,7 @@ struct ThreadExit {
 thread_local ThreadExit t_exit;
 
 bool verbose() {
-  const char* v = std::getenv("RPROF_VERBOSE");
+  const char* v = std::getenv(RPROF_ENV_VERBOSE);
   return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
 }
 
@@ -78,11 +79,11 @@ int int_from_env(std::initializer_list<const char*> vars) {
 }
 
 int detect_rank() {
-  return int_from_env({"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"});
+  return int_from_env({RPROF_ENV_RANK_VARS});
 }
 
 int detect_world_size() {
-  return int_from_env({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"});
+  return int_from_env({RPROF_ENV_WORLD_SIZE_VARS});
 }
 
 const int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
@@ -134,7 +135,7 @@ void after_fork_in_child() {
 // librprof-papi) for this program; other processes that inherit LD_PRELOAD
 // (mpirun, a shell the program starts) load the runtime too but stay out.
 bool is_preload_target() {
-  const char* want = std::getenv("RPROF_PRELOAD_PROGRAM");
+  const char* want = std::getenv(RPROF_ENV_PRELOAD_PROGRAM);
   if (want == nullptr || *want == '\0') return true;
   char exe[PATH_MAX];
   const ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -153,10 +154,10 @@ bool is_preload_target() {
 
 void init() {
   if (!is_preload_target()) return;
-  const char* dir = std::getenv("RPROF_OUTPUT_DIR");
+  const char* dir = std::getenv(RPROF_ENV_OUTPUT_DIR);
   if (dir == nullptr || *dir == '\0') {
     if (verbose()) {
-      say("markers inactive: RPROF_OUTPUT_DIR is not set (run the program "
+      say("markers inactive: " RPROF_ENV_OUTPUT_DIR " is not set (run the program "
           "under `rprof ./app` to profile it)");
     }
     return;
@@ -169,12 +170,12 @@ void init() {
     return;
   }
   if (std::strlen(dir) >= PATH_MAX - 128) {
-    say("markers inactive: RPROF_OUTPUT_DIR is too long");
+    say("markers inactive: " RPROF_ENV_OUTPUT_DIR " is too long");
     return;
   }
   auto* s = new (std::nothrow) Session;
   if (s == nullptr) return;
-  const char* backend = std::getenv("RPROF_BACKEND");
+  const char* backend = std::getenv(RPROF_ENV_BACKEND);
   std::string why;
   s->backend = make_runtime_backend(backend ? backend : "time", &why);
   if (!s->backend) {

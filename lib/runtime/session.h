@@ -2,10 +2,11 @@
 // the registry of thread states, and flushing the raw profile at exit, on
 // fatal signals and on request.
 //
-// Handshake (set by the `rprof` launcher, see docs/profile-schema.md):
+// Handshake (set by the `rprof` launcher; the names are in runtime/handshake.h,
+// documented in docs/profile-schema.md):
 //   RPROF_OUTPUT_DIR  directory for raw profiles (required: markers are
 //                     inactive without it)
-//   RPROF_BACKEND     time (default), sim, perf, fake
+//   RPROF_BACKEND     time (default), sim, perf, papi, likwid, fake
 //   RPROF_VERBOSE=1   say on stderr why markers are inactive
 #ifndef RPROF_RUNTIME_SESSION_H_
 #define RPROF_RUNTIME_SESSION_H_

@@ -80,17 +80,17 @@ TEST_CASE("preload: drop-ins first and then the LD_PRELOAD of the user") {
   rprof::MarkerApiUse u;
   u.api = "LIKWID marker API";
   u.shim = "/p/lib/librprof-likwid.so";
-  rprof::LaunchSpec spec;
+  std::map<std::string, std::string> env;
   ::setenv("LD_PRELOAD", "/user/libmine.so", 1);
-  rprof::preload_marker_shims({u}, spec);
-  CHECK(spec.env["LD_PRELOAD"] == "/p/lib/librprof-likwid.so:/user/libmine.so");
+  rprof::preload_marker_shims({u}, env);
+  CHECK(env["LD_PRELOAD"] == "/p/lib/librprof-likwid.so:/user/libmine.so");
   ::unsetenv("LD_PRELOAD");
-  rprof::LaunchSpec plain;
+  std::map<std::string, std::string> plain;
   rprof::preload_marker_shims({u}, plain);
-  CHECK(plain.env["LD_PRELOAD"] == "/p/lib/librprof-likwid.so");
+  CHECK(plain["LD_PRELOAD"] == "/p/lib/librprof-likwid.so");
   rprof::MarkerApiUse linked = u;
   linked.shim.clear();  // built against the drop-in: nothing to preload
-  rprof::LaunchSpec none;
+  std::map<std::string, std::string> none;
   rprof::preload_marker_shims({linked}, none);
-  CHECK(none.env.count("LD_PRELOAD") == 0);
+  CHECK(none.count("LD_PRELOAD") == 0);
 }

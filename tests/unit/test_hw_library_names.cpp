@@ -3,7 +3,8 @@
 // and Zen's MERGE pair on an even counter.
 #include <catch2/catch.hpp>
 
-#include "tools/rprof/hw_library_plans.h"
+#include "backends/likwid/likwid_driver.h"
+#include "backends/papi/papi_driver.h"
 
 using namespace rprof;
 

@@ -8,8 +8,8 @@
 
 #include "common/error.h"
 #include "profile/join.h"
-#include "tools/rprof/sim_config.h"
-#include "tools/rprof/sim_run.h"
+#include "backends/sim/sim_config.h"
+#include "backends/sim/sim_run.h"
 
 using namespace rprof;
 

@@ -12,7 +12,7 @@
 #include "report/reporter.h"
 #include "tools/rprof/cli.h"
 #include "tools/rprof/commands.h"
-#include "tools/rprof/launcher.h"
+#include "run/launcher.h"
 #include "tools/rprof/report_setup.h"
 
 namespace rprof {

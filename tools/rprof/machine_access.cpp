@@ -11,19 +11,20 @@
 #include "machine/thread_team.h"
 #include "profile/metrics.h"
 #include "tools/rprof/cli.h"
+#include "runtime/handshake.h"
 
 namespace rprof {
 
 std::string machine_file_path(const std::string& explicit_file) {
   if (!explicit_file.empty()) return explicit_file;
-  const char* env = std::getenv("RPROF_MACHINE_FILE");
+  const char* env = std::getenv(RPROF_ENV_MACHINE_FILE);
   if (env != nullptr && env[0] != '\0') return env;
   return machine_cache_path(detect_topology().cpu, static_cast<int>(allowed_cpus().size()));
 }
 
 MachineChoice find_machine(const std::string& explicit_file, bool may_calibrate) {
   MachineChoice c;
-  const char* env = std::getenv("RPROF_MACHINE_FILE");
+  const char* env = std::getenv(RPROF_ENV_MACHINE_FILE);
   const bool chosen = !explicit_file.empty() || (env != nullptr && env[0] != '\0');
   c.file = machine_file_path(explicit_file);
   const CpuId here = detect_topology().cpu;
@@ -33,7 +34,7 @@ MachineChoice find_machine(const std::string& explicit_file, bool may_calibrate)
       // A recorded machine: measuring this one would give the wrong ceilings.
       c.notes.push_back("no roofline: RPROF_SYSROOT=" + system_root() +
                         " is a recorded machine; give its machine file with --machine FILE "
-                        "or RPROF_MACHINE_FILE");
+                        "or " RPROF_ENV_MACHINE_FILE);
       return c;
     }
     if (!may_calibrate) {

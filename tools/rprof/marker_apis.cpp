@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "runtime/handshake.h"
 #include "tools/rprof/elf_needed.h"
 
 namespace rprof {
@@ -89,7 +90,8 @@ std::vector<MarkerApiUse> detect_marker_apis(const std::string& program,
   return uses;
 }
 
-void preload_marker_shims(const std::vector<MarkerApiUse>& uses, LaunchSpec& spec) {
+void preload_marker_shims(const std::vector<MarkerApiUse>& uses,
+                          std::map<std::string, std::string>& env) {
   std::string preload;
   for (const MarkerApiUse& u : uses) {
     if (u.shim.empty()) continue;
@@ -100,14 +102,14 @@ void preload_marker_shims(const std::vector<MarkerApiUse>& uses, LaunchSpec& spe
   // Only the program itself records (not mpirun, nor what it starts).
   std::error_code ec;
   const fs::path target = fs::canonical(uses.front().binary, ec);
-  spec.env["RPROF_PRELOAD_PROGRAM"] = ec ? uses.front().binary : target.string();
+  env[RPROF_ENV_PRELOAD_PROGRAM] = ec ? uses.front().binary : target.string();
   std::string user;
-  if (auto it = spec.env.find("LD_PRELOAD"); it != spec.env.end()) {
+  if (auto it = env.find("LD_PRELOAD"); it != env.end()) {
     user = it->second;
-  } else if (const char* env = std::getenv("LD_PRELOAD"); env != nullptr) {
-    user = env;
+  } else if (const char* inherited = std::getenv("LD_PRELOAD"); inherited != nullptr) {
+    user = inherited;
   }
-  spec.env["LD_PRELOAD"] = user.empty() ? preload : preload + ":" + user;
+  env["LD_PRELOAD"] = user.empty() ? preload : preload + ":" + user;
 }
 
 void note_marker_apis(const std::vector<MarkerApiUse>& uses, Profile& p) {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "profile/profile.h"
-#include "tools/rprof/launcher.h"
+#include <map>
 
 namespace rprof {
 
@@ -30,8 +30,10 @@ struct MarkerApiUse {
 std::vector<MarkerApiUse> detect_marker_apis(const std::string& program,
                                              const std::vector<std::string>& argv);
 
-// Adds the drop-ins to LD_PRELOAD of spec (before the user's own LD_PRELOAD).
-void preload_marker_shims(const std::vector<MarkerApiUse>& uses, LaunchSpec& spec);
+// Adds the drop-ins to LD_PRELOAD in `env`, the launch environment of every
+// pass (before the user's own LD_PRELOAD).
+void preload_marker_shims(const std::vector<MarkerApiUse>& uses,
+                          std::map<std::string, std::string>& env);
 
 // One note per API for the report (and a warning on stderr per missing drop-in).
 void note_marker_apis(const std::vector<MarkerApiUse>& uses, Profile& p);

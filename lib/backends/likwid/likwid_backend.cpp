@@ -20,6 +20,7 @@
 
 #include "backends/backend.h"
 #include "backends/likwid/likwid_api.h"
+#include "runtime/handshake.h"
 
 namespace rprof {
 namespace {
@@ -83,12 +84,12 @@ std::vector<int> allowed_cpus() {
 }  // namespace
 
 std::unique_ptr<Backend> make_likwid_backend(std::string* why) {
-  const char* spec = std::getenv("RPROF_LIKWID_EVENTS");
+  const char* spec = std::getenv(RPROF_ENV_LIKWID_EVENTS);
   if (spec == nullptr || *spec == '\0') {
-    *why = "RPROF_LIKWID_EVENTS is not set (run the program under `rprof --backend=likwid`)";
+    *why = RPROF_ENV_LIKWID_EVENTS " is not set (run the program under `rprof --backend=likwid`)";
     return nullptr;
   }
-  const char* base = std::getenv("RPROF_LIKWID_GROUP_BASE");
+  const char* base = std::getenv(RPROF_ENV_LIKWID_GROUP_BASE);
   const std::string prefix = "hw.g" + std::to_string(base ? std::atoi(base) : 0) + ".";
   std::string events;
   std::vector<int> slots;
@@ -100,7 +101,7 @@ std::unique_ptr<Backend> make_likwid_backend(std::string* why) {
     const std::string item = s.substr(start, end - start);
     const size_t eq = item.find('=');
     if (eq == std::string::npos || eq == 0 || item.find(':', eq) == std::string::npos) {
-      *why = "RPROF_LIKWID_EVENTS: '" + item + "' is not key=EVENT:COUNTER";
+      *why = RPROF_ENV_LIKWID_EVENTS ": '" + item + "' is not key=EVENT:COUNTER";
       return nullptr;
     }
     events += (events.empty() ? "" : ",") + item.substr(eq + 1);
@@ -112,7 +113,7 @@ std::unique_ptr<Backend> make_likwid_backend(std::string* why) {
   }
   names.push_back("likwid.cpu_changes");
   if (static_cast<int>(names.size()) > kMaxCounters) {
-    *why = "RPROF_LIKWID_EVENTS: more events than the runtime holds";
+    *why = RPROF_ENV_LIKWID_EVENTS ": more events than the runtime holds";
     return nullptr;
   }
   const LikwidApi* api = likwid_api(why);

@@ -17,6 +17,7 @@
 
 #include "backends/backend.h"
 #include "backends/papi/papi_api.h"
+#include "runtime/handshake.h"
 
 namespace rprof {
 namespace {
@@ -88,9 +89,9 @@ class PapiBackend final : public Backend {
 }  // namespace
 
 std::unique_ptr<Backend> make_papi_backend(std::string* why) {
-  const char* spec = std::getenv("RPROF_PAPI_EVENTS");
+  const char* spec = std::getenv(RPROF_ENV_PAPI_EVENTS);
   if (spec == nullptr || *spec == '\0') {
-    *why = "RPROF_PAPI_EVENTS is not set (run the program under `rprof --backend=papi`)";
+    *why = RPROF_ENV_PAPI_EVENTS " is not set (run the program under `rprof --backend=papi`)";
     return nullptr;
   }
   std::vector<Event> events;
@@ -101,19 +102,19 @@ std::unique_ptr<Backend> make_papi_backend(std::string* why) {
     const std::string item = s.substr(start, end - start);
     const size_t eq = item.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == item.size()) {
-      *why = "RPROF_PAPI_EVENTS: '" + item + "' is not key=name";
+      *why = RPROF_ENV_PAPI_EVENTS ": '" + item + "' is not key=name";
       return nullptr;
     }
     events.push_back({item.substr(0, eq), item.substr(eq + 1)});
     start = end + 1;
   }
   if (static_cast<int>(events.size()) > kMaxCounters) {
-    *why = "RPROF_PAPI_EVENTS: more events than the runtime holds";
+    *why = RPROF_ENV_PAPI_EVENTS ": more events than the runtime holds";
     return nullptr;
   }
   const PapiApi* api = papi_api(why);
   if (api == nullptr) return nullptr;
-  const char* base = std::getenv("RPROF_PAPI_GROUP_BASE");
+  const char* base = std::getenv(RPROF_ENV_PAPI_GROUP_BASE);
   auto b = std::make_unique<PapiBackend>(api, std::move(events), base ? std::atoi(base) : 0);
   const std::string problem = b->open_set();  // this thread: fail early with the reason
   if (!problem.empty()) {

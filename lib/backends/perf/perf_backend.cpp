@@ -11,6 +11,7 @@
 #include "backends/perf/perf_counters.h"
 #include "backends/perf/perf_errors.h"
 #include "backends/perf/perf_spec.h"
+#include "runtime/handshake.h"
 
 namespace rprof {
 namespace {
@@ -143,24 +144,24 @@ class PerfBackend final : public Backend {
 }  // namespace
 
 std::unique_ptr<Backend> make_perf_backend(std::string* why) {
-  const char* spec = std::getenv("RPROF_PERF_EVENTS");
+  const char* spec = std::getenv(RPROF_ENV_PERF_EVENTS);
   if (spec == nullptr || *spec == '\0') {
-    *why = "RPROF_PERF_EVENTS is not set (run the program under `rprof --backend=perf`)";
+    *why = RPROF_ENV_PERF_EVENTS " is not set (run the program under `rprof --backend=perf`)";
     return nullptr;
   }
-  const char* base = std::getenv("RPROF_PERF_GROUP_BASE");
+  const char* base = std::getenv(RPROF_ENV_PERF_GROUP_BASE);
   std::vector<PerfGroupSpec> groups;
   std::string err;
   if (!parse_perf_spec(spec, base ? std::atoi(base) : 0, &groups, &err)) {
-    *why = "RPROF_PERF_EVENTS: " + err;
+    *why = RPROF_ENV_PERF_EVENTS ": " + err;
     return nullptr;
   }
   if (perf_counter_count(groups) > kMaxCounters) {
-    *why = "RPROF_PERF_EVENTS: " + std::to_string(perf_counter_count(groups)) +
+    *why = RPROF_ENV_PERF_EVENTS ": " + std::to_string(perf_counter_count(groups)) +
            " counters, the runtime holds " + std::to_string(kMaxCounters);
     return nullptr;
   }
-  const char* rdpmc = std::getenv("RPROF_PERF_RDPMC");
+  const char* rdpmc = std::getenv(RPROF_ENV_PERF_RDPMC);
   const bool allow_rdpmc = rdpmc == nullptr || std::strcmp(rdpmc, "0") != 0;
   auto backend = std::make_unique<PerfBackend>(std::move(groups), allow_rdpmc);
   const std::string problem = backend->open_initial();

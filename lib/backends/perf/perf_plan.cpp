@@ -12,6 +12,7 @@
 #include "backends/perf/pfm_encoder.h"
 #include "backends/perf/uncore.h"
 #include "common/error.h"
+#include "runtime/handshake.h"
 
 namespace rprof {
 namespace {
@@ -53,9 +54,9 @@ std::string uncore_problem(const PerfGroupSpec& g, const std::string& root) {
 
 std::map<std::string, std::string> PerfPlan::env(size_t pass) const {
   const PerfPass& p = passes.at(pass);
-  return {{"RPROF_BACKEND", "perf"},
-          {"RPROF_PERF_EVENTS", format_perf_spec(p.groups)},
-          {"RPROF_PERF_GROUP_BASE", std::to_string(p.first_group)}};
+  return {{RPROF_ENV_BACKEND, "perf"},
+          {RPROF_ENV_PERF_EVENTS, format_perf_spec(p.groups)},
+          {RPROF_ENV_PERF_GROUP_BASE, std::to_string(p.first_group)}};
 }
 
 PerfEventSpec encode_table_event(const CpuTable& table, const TableEvent& event) {

@@ -1,4 +1,5 @@
 #include "backends/perf/perf_spec.h"
+#include "runtime/handshake.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -100,7 +101,7 @@ bool parse_perf_spec(std::string_view text, int first_group_id,
                      std::vector<PerfGroupSpec>* groups, std::string* why) {
   groups->clear();
   if (text.empty()) {
-    *why = "RPROF_PERF_EVENTS is empty";
+    *why = RPROF_ENV_PERF_EVENTS " is empty";
     return false;
   }
   int id = first_group_id;

@@ -20,6 +20,7 @@
 #include "backends/backend.h"
 #include "backends/sim/sim_protocol.h"
 #include "backends/sim/sim_quiet.h"
+#include "runtime/handshake.h"
 
 extern char** environ;
 
@@ -44,7 +45,7 @@ unsigned long request(unsigned offset, void* arg1 = nullptr, unsigned long arg2 
 // Reads the environment with the runtime's own code, not getenv(): this runs
 // before counting is suspended, and the runtime's code is not instrumented.
 bool sim_requested() {
-  static const char kWant[] = "RPROF_BACKEND=sim";
+  static const char kWant[] = RPROF_ENV_BACKEND "=sim";
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
     const char* v = *e;
     size_t i = 0;

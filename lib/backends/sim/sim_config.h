@@ -1,8 +1,8 @@
 // The simulated cache hierarchy of `--backend=sim`: the host's topology, the
 // effective sizes of its machine file where it has one, overrides from
 // `--sim-cache`, and the tool options that carry it.
-#ifndef RPROF_TOOLS_RPROF_SIM_CONFIG_H_
-#define RPROF_TOOLS_RPROF_SIM_CONFIG_H_
+#ifndef RPROF_BACKENDS_SIM_SIM_CONFIG_H_
+#define RPROF_BACKENDS_SIM_SIM_CONFIG_H_
 
 #include <cstdint>
 #include <string>
@@ -61,4 +61,4 @@ std::string format_bytes_binary(uint64_t bytes);
 
 }  // namespace rprof
 
-#endif  // RPROF_TOOLS_RPROF_SIM_CONFIG_H_
+#endif  // RPROF_BACKENDS_SIM_SIM_CONFIG_H_

@@ -1,4 +1,4 @@
-#include "tools/rprof/sim_config.h"
+#include "backends/sim/sim_config.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "tools/rprof/sim_run.h"
+#include "backends/sim/sim_run.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,6 +13,7 @@
 
 #include "backends/sim/sim_protocol.h"
 #include "common/error.h"
+#include "runtime/handshake.h"
 
 namespace rprof {
 namespace {
@@ -59,20 +60,25 @@ std::string find_valgrind() {
 
 }  // namespace
 
-std::optional<SimTool> find_sim_tool(std::string* why) {
+std::optional<SimTool> find_sim_tool(std::string* why, std::string* fix) {
+  std::string unused;
+  if (fix == nullptr) fix = &unused;
 #if !defined(RPROF_HAVE_SIM)
   *why = "this rprof was built without the sim backend (install the valgrind "
          "package and rebuild)";
+  *fix = "install the valgrind package and rebuild rprof";
   return std::nullopt;
 #else
   SimTool t;
   t.valgrind = find_valgrind();
   if (t.valgrind.empty()) {
     *why = "valgrind is not installed (apt-get install valgrind)";
+    *fix = "apt-get install valgrind";
     return std::nullopt;
   }
+  *fix = "build rprof with its sim backend, or set " RPROF_ENV_SIM_LIBDIR;
   std::vector<std::string> candidates;
-  if (const char* env = std::getenv("RPROF_SIM_LIBDIR"); env != nullptr && *env) {
+  if (const char* env = std::getenv(RPROF_ENV_SIM_LIBDIR); env != nullptr && *env) {
     candidates.push_back(env);
   } else {
     const std::string exe_dir = self_dir();
@@ -88,6 +94,7 @@ std::optional<SimTool> find_sim_tool(std::string* why) {
     const std::string problem = check_libdir(c);
     if (problem.empty()) {
       t.libdir = fs::path(c).lexically_normal().string();
+      fix->clear();
       return t;
     }
     if (first_problem.empty()) first_problem = problem;
@@ -124,8 +131,8 @@ LaunchSpec sim_launch_spec(const SimTool& tool, const SimCaches& caches,
                   "--rp-out=" + files.totals};
   for (const std::string& o : sim_tool_options(caches)) spec.wrapper.push_back(o);
   spec.env["VALGRIND_LIB"] = tool.libdir;
-  spec.env["RPROF_OUTPUT_DIR"] = files.raw_dir;
-  spec.env["RPROF_BACKEND"] = "sim";
+  spec.env[RPROF_ENV_OUTPUT_DIR] = files.raw_dir;
+  spec.env[RPROF_ENV_BACKEND] = "sim";
   // Calls into the runtime go through PLT slots that the tool reads when it
   // translates the stub; bound at load time, they are never counted.
   spec.env["LD_BIND_NOW"] = "1";

@@ -1,7 +1,7 @@
 // Starting the profiled application: output directory, path resolution,
 // fork/exec with the handshake environment, waiting with signal forwarding.
-#ifndef RPROF_TOOLS_RPROF_LAUNCHER_H_
-#define RPROF_TOOLS_RPROF_LAUNCHER_H_
+#ifndef RPROF_RUN_LAUNCHER_H_
+#define RPROF_RUN_LAUNCHER_H_
 
 #include <map>
 #include <string>
@@ -43,4 +43,4 @@ LaunchResult launch(const LaunchSpec& spec);
 
 }  // namespace rprof
 
-#endif  // RPROF_TOOLS_RPROF_LAUNCHER_H_
+#endif  // RPROF_RUN_LAUNCHER_H_

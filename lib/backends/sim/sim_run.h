@@ -7,16 +7,16 @@
 // <prefix>/<libexecdir>/rprof/valgrind). RPROF_SIM_LIBDIR overrides both. That
 // directory is a complete VALGRIND_LIB: the tool plus links to the system
 // Valgrind's run-time files.
-#ifndef RPROF_TOOLS_RPROF_SIM_RUN_H_
-#define RPROF_TOOLS_RPROF_SIM_RUN_H_
+#ifndef RPROF_BACKENDS_SIM_SIM_RUN_H_
+#define RPROF_BACKENDS_SIM_SIM_RUN_H_
 
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "profile/profile.h"
-#include "tools/rprof/launcher.h"
-#include "tools/rprof/sim_config.h"
+#include "run/launcher.h"
+#include "backends/sim/sim_config.h"
 
 namespace rprof {
 
@@ -25,8 +25,9 @@ struct SimTool {
   std::string libdir;    // VALGRIND_LIB holding rprof-sim-amd64-linux
 };
 
-// The tool of this rprof, or nullopt with a one-line reason in *why.
-std::optional<SimTool> find_sim_tool(std::string* why);
+// The tool of this rprof, or nullopt with a one-line reason in *why and what
+// to do in *fix. The one search of the tool: runs and `rprof doctor` use it.
+std::optional<SimTool> find_sim_tool(std::string* why, std::string* fix = nullptr);
 
 // Where one sim run writes: <out>/sim/ holds Valgrind's log and the tool's
 // totals, one of each per process (valgrind.<pid>.log, totals.<pid>.txt:
@@ -68,4 +69,4 @@ std::string diagnose_sim_run(const LaunchResult& result, const std::string& log_
 
 }  // namespace rprof
 
-#endif  // RPROF_TOOLS_RPROF_SIM_RUN_H_
+#endif  // RPROF_BACKENDS_SIM_SIM_RUN_H_

@@ -1,4 +1,4 @@
-#include "tools/rprof/launcher.h"
+#include "run/launcher.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -115,6 +115,62 @@ std::string make_output_dir(const std::string& requested, const std::string& app
   return fs::absolute(templ).lexically_normal().string();
 }
 
+namespace {
+
+// The child after fork(): redirections, the handshake environment, exec.
+// What fails is sent to the parent through err_fd (errno), exit code 127.
+[[noreturn]] void exec_child(const LaunchSpec& spec, const std::string& program,
+                             const std::vector<std::string>& args, int err_fd) {
+  for (const auto& [path, fd] : {std::pair{&spec.stdout_path, 1}, {&spec.stderr_path, 2}}) {
+    if (path->empty()) continue;
+    const int f = open(path->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (f < 0 || dup2(f, fd) < 0) {
+      const int err = errno;
+      (void)!write(err_fd, &err, sizeof(err));
+      _exit(127);
+    }
+    close(f);
+  }
+  for (const auto& [k, v] : spec.env) setenv(k.c_str(), v.c_str(), 1);
+  std::vector<char*> cargv;
+  for (const std::string& a : args) cargv.push_back(const_cast<char*>(a.c_str()));
+  cargv.push_back(nullptr);
+  execv(program.c_str(), cargv.data());
+  const int err = errno;
+  (void)!write(err_fd, &err, sizeof(err));
+  _exit(127);
+}
+
+// While the app runs: SIGINT and SIGQUIT ignored, SIGTERM and SIGHUP
+// forwarded to it; restored when the app has ended.
+class SignalsWhileWaiting {
+ public:
+  explicit SignalsWhileWaiting(pid_t child) {
+    g_child = child;
+    struct sigaction ign{}, fwd{};
+    ign.sa_handler = SIG_IGN;
+    fwd.sa_handler = forward_signal;
+    sigaction(SIGINT, &ign, &old_int_);
+    sigaction(SIGQUIT, &ign, &old_quit_);
+    sigaction(SIGTERM, &fwd, &old_term_);
+    sigaction(SIGHUP, &fwd, &old_hup_);
+  }
+  ~SignalsWhileWaiting() {
+    g_child = 0;
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGQUIT, &old_quit_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+    sigaction(SIGHUP, &old_hup_, nullptr);
+  }
+  SignalsWhileWaiting(const SignalsWhileWaiting&) = delete;
+  SignalsWhileWaiting& operator=(const SignalsWhileWaiting&) = delete;
+
+ private:
+  struct sigaction old_int_{}, old_quit_{}, old_term_{}, old_hup_{};
+};
+
+}  // namespace
+
 LaunchResult launch(const LaunchSpec& spec) {
   std::vector<std::string> args = spec.wrapper;
   args.insert(args.end(), spec.argv.begin(), spec.argv.end());
@@ -129,55 +185,25 @@ LaunchResult launch(const LaunchSpec& spec) {
   if (pid < 0) throw Error(std::string("cannot fork: ") + std::strerror(errno));
   if (pid == 0) {
     close(pipefd[0]);
-    for (const auto& [path, fd] : {std::pair{&spec.stdout_path, 1}, {&spec.stderr_path, 2}}) {
-      if (path->empty()) continue;
-      const int f = open(path->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-      if (f < 0 || dup2(f, fd) < 0) {
-        const int err = errno;
-        (void)!write(pipefd[1], &err, sizeof(err));
-        _exit(127);
-      }
-      close(f);
-    }
-    for (const auto& [k, v] : spec.env) setenv(k.c_str(), v.c_str(), 1);
-    std::vector<char*> cargv;
-    for (const std::string& a : args) cargv.push_back(const_cast<char*>(a.c_str()));
-    cargv.push_back(nullptr);
-    execv(program.c_str(), cargv.data());
-    const int err = errno;
-    (void)!write(pipefd[1], &err, sizeof(err));
-    _exit(127);
+    exec_child(spec, program, args, pipefd[1]);
   }
   close(pipefd[1]);
-  g_child = pid;
-  struct sigaction ign{}, fwd{}, old_int{}, old_quit{}, old_term{}, old_hup{};
-  ign.sa_handler = SIG_IGN;
-  fwd.sa_handler = forward_signal;
-  sigaction(SIGINT, &ign, &old_int);
-  sigaction(SIGQUIT, &ign, &old_quit);
-  sigaction(SIGTERM, &fwd, &old_term);
-  sigaction(SIGHUP, &fwd, &old_hup);
-
   int exec_errno = 0;
   ssize_t n;
-  do {
-    n = read(pipefd[0], &exec_errno, sizeof(exec_errno));
-  } while (n < 0 && errno == EINTR);
-  close(pipefd[0]);
-
   int status = 0;
   rusage ru{};
   pid_t w;
-  do {
-    w = wait4(pid, &status, 0, &ru);
-  } while (w < 0 && errno == EINTR);
+  {
+    const SignalsWhileWaiting signals(pid);
+    do {
+      n = read(pipefd[0], &exec_errno, sizeof(exec_errno));
+    } while (n < 0 && errno == EINTR);
+    close(pipefd[0]);
+    do {
+      w = wait4(pid, &status, 0, &ru);
+    } while (w < 0 && errno == EINTR);
+  }
   const auto t1 = std::chrono::steady_clock::now();
-  g_child = 0;
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGQUIT, &old_quit, nullptr);
-  sigaction(SIGTERM, &old_term, nullptr);
-  sigaction(SIGHUP, &old_hup, nullptr);
-
   if (n == sizeof(exec_errno)) {
     throw Error(program + ": cannot execute: " + std::strerror(exec_errno),
                 exec_errno == ENOENT ? 127 : 126);

@@ -1,0 +1,191 @@
+#include "backends/hw_driver.h"
+
+#include <sstream>
+
+#include "backends/perf/hw_metrics.h"
+#include "backends/perf/perf_probe.h"
+#include "common/error.h"
+#include "profile/merge_runs.h"
+#include "run/native_driver.h"
+#include "runtime/handshake.h"
+
+namespace rprof {
+namespace {
+
+// "a,b;c" -> {{a, b}, {c}}: ';' separates groups (one run each).
+std::vector<std::vector<std::string>> split_events(const std::string& text) {
+  std::vector<std::vector<std::string>> groups;
+  std::stringstream gs(text);
+  std::string group, e;
+  while (std::getline(gs, group, ';')) {
+    groups.emplace_back();
+    std::stringstream es(group);
+    while (std::getline(es, e, ',')) groups.back().push_back(e);
+    for (const std::string& name : groups.back()) {
+      if (name.empty()) throw Error("--events: empty event name in '" + text + "'", 2);
+    }
+    if (groups.back().empty()) throw Error("--events: empty group in '" + text + "'", 2);
+  }
+  return groups;
+}
+
+bool failed(const LaunchResult& r) { return r.exit_code != 0 || r.signal != 0; }
+
+// Multiplexing: say per region how much of its time the counters ran.
+void add_multiplex_notes(Profile& merged) {
+  std::string scaled, never;
+  for (const Region& r : merged.regions) {
+    const ScaledCounts sc = scale_hw_counters(r.counters);
+    if (sc.never_ran) never += (never.empty() ? "'" : ", '") + path_string(r.path) + "'";
+    if (sc.any && !sc.never_ran && sc.min_ratio < 0.999) {
+      scaled += (scaled.empty() ? "'" : ", '") + path_string(r.path) + "' " +
+                std::to_string(static_cast<int>(100 * sc.min_ratio + 0.5)) + "%";
+    }
+  }
+  if (!scaled.empty()) {
+    merged.notes.push_back("counters were multiplexed and counts scaled by time enabled / time "
+                           "running; lowest share of time counted: " + scaled);
+  }
+  if (!never.empty()) {
+    merged.notes.push_back("a counter group never got a counter in " + never +
+                           ": its events are left out there (fewer events per run: drop "
+                           "--perf-multiplex)");
+  }
+}
+
+// likwid counts per CPU: a thread that moved took its counts with it only in part.
+void add_cpu_change_note(Profile& merged) {
+  std::vector<std::string> moved;
+  for (const Region& r : merged.regions) {
+    auto it = r.counters.find("likwid.cpu_changes");
+    if (it != r.counters.end() && it->second > 0) moved.push_back(path_string(r.path));
+  }
+  if (moved.empty()) return;
+  std::string list;
+  for (size_t i = 0; i < moved.size() && i < 5; ++i) list += (i ? ", " : "") + moved[i];
+  merged.notes.push_back("likwid counts per CPU and threads moved between CPUs inside " + list +
+                         ": those counts are unreliable; pin the threads "
+                         "(likwid-pin, or OMP_PROC_BIND=true)");
+}
+
+}  // namespace
+
+std::string hex_digits(uint64_t v) {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string s;
+  do {
+    s.insert(s.begin(), kDigits[v & 15]);
+    v >>= 4;
+  } while (v != 0);
+  return s;
+}
+
+std::string pmu_cause() {
+  const HardwareProbe p = probe_perf_hardware();
+  return p.ok ? "" : ": " + p.reason;
+}
+
+void add_pmu_detail(DriverProbe& s) {
+  if (s.works || s.why.rfind("not built", 0) == 0) return;
+  const HardwareProbe hw = probe_perf_hardware();
+  if (!hw.ok && s.why.find(hw.reason) == std::string::npos) {
+    s.details.push_back("and: " + hw.reason);
+  }
+}
+
+HwRunPlan library_plan(const std::string& backend, const LibraryGroups& groups,
+                       std::vector<std::string> notes) {
+  HwRunPlan plan;
+  plan.backend = backend;
+  plan.notes = std::move(notes);
+  const bool papi = backend == "papi";
+  int id = 0;
+  for (const auto& g : groups) {
+    std::string list, label;
+    for (const LibraryEvent& n : g) {
+      list += (list.empty() ? "" : ",") + n.key + "=" + n.name;
+      if (n.key != "_") label += (label.empty() ? "" : ", ") + n.key;
+    }
+    plan.pass_env.push_back(
+        {{RPROF_ENV_BACKEND, backend},
+         {papi ? RPROF_ENV_PAPI_EVENTS : RPROF_ENV_LIKWID_EVENTS, list},
+         {papi ? RPROF_ENV_PAPI_GROUP_BASE : RPROF_ENV_LIKWID_GROUP_BASE, std::to_string(id++)}});
+    plan.pass_labels.push_back(label);
+  }
+  if (groups.size() > 1) {
+    plan.notes.push_back("the program ran " + std::to_string(groups.size()) +
+                         " times, once per event group, and the runs were merged per region "
+                         "(times are the first run's)");
+  }
+  return plan;
+}
+
+std::vector<std::string> table_notes(const CpuTable& t, const std::string& backend) {
+  std::vector<std::string> notes = {"hardware counters through " + backend + ": " + t.name +
+                                    " event table (FMA = 2 FLOPs; bytes = 64 x lines)"};
+  notes.insert(notes.end(), t.notes.begin(), t.notes.end());
+  if (t.id != "generic") {
+    notes.push_back("DRAM traffic is an approximation from core events (the " + backend +
+                    " backend reads no memory-controller counters)");
+  }
+  return notes;
+}
+
+RunPlan HwDriver::plan(const RunRequest& request) {
+  refuse_sim_only(request);
+  HwRunOptions options{name(), split_events(request.events), request.multiplex};
+  if (options.multiplex && options.backend != "perf") {
+    throw Error("--perf-multiplex needs --backend=perf", 2);
+  }
+  hw_ = plan_hw(options);
+  refuse_sim_cache(request);
+  RunPlan plan;
+  plan.backend = name();
+  const size_t n = hw_.pass_env.size();
+  plan.announce_passes = n > 1;
+  for (size_t i = 0; i < n; ++i) {
+    PassPlan pass;
+    pass.label = hw_.pass_labels[i];
+    pass.runtime_backend = name();
+    pass.raw_dir = n > 1 ? "raw/pass" + std::to_string(i + 1) : "raw";
+    pass.spec.argv = request.app;
+    pass.spec.env = hw_.pass_env[i];
+    plan.passes.push_back(std::move(pass));
+  }
+  return plan;
+}
+
+// A failed run stops the passes: the remaining groups would count another
+// execution of a broken program.
+bool HwDriver::keep_going(const RunPlan&, const std::vector<PassResult>& done) {
+  return !failed(done.back().launch);
+}
+
+RunOutcome HwDriver::finish(const RunPlan& plan, std::vector<PassResult> passes) {
+  RunOutcome out;
+  out.result = passes.front().launch;  // the first run's, or the failing one's
+  std::vector<Profile> runs;
+  for (size_t i = 0; i < passes.size(); ++i) {
+    if (failed(passes[i].launch)) out.result = passes[i].launch;
+    if (passes[i].counters_off) {
+      passes[i].profile.notes.push_back("counters were off in run " + std::to_string(i + 1) +
+                                        " (the runtime said why on stderr): its regions have "
+                                        "times only");
+    }
+    runs.push_back(std::move(passes[i].profile));
+  }
+  const size_t n = plan.passes.size();
+  out.profile = merge_passes(std::move(runs));
+  for (const std::string& note : hw_.notes) out.profile.notes.push_back(note);
+  if (passes.size() < n) {
+    out.profile.notes.push_back("run " + std::to_string(passes.size()) + " of " +
+                                std::to_string(n) +
+                                " failed, so the remaining event groups were not counted");
+  }
+  add_signal_note(out.profile, out.result);
+  add_multiplex_notes(out.profile);
+  add_cpu_change_note(out.profile);
+  return out;
+}
+
+}  // namespace rprof

@@ -1,0 +1,194 @@
+// The `sim` backend, tool side: the program runs twice, natively for times
+// and under rprof's Valgrind tool for counts (FLOPs, bytes per boundary), and
+// the two runs are joined per region (profile/join.h). --sim-only skips the
+// native run. The launcher's pieces are sim_config.h (cache geometry) and
+// sim_run.h (finding the tool, the command line, reading its files).
+#include <csignal>
+
+#include "backends/sim/sim_config.h"
+#include "backends/sim/sim_run.h"
+#include "common/error.h"
+#include "machine/topology.h"
+#include "profile/join.h"
+#include "run/native_driver.h"
+
+namespace rprof {
+namespace {
+
+#if defined(RPROF_SANITIZED_BUILD)
+constexpr bool kSanitizedBuild = true;
+#else
+constexpr bool kSanitizedBuild = false;
+#endif
+
+// A timed run stopped from outside (Ctrl-C, a batch system's SIGTERM) means
+// stop: no second, far slower run.
+bool interrupted(const LaunchResult& r) {
+  return r.signal == SIGINT || r.signal == SIGTERM || r.signal == SIGHUP ||
+         r.signal == SIGQUIT || r.signal == SIGKILL;
+}
+
+class SimDriver final : public BackendDriver {
+ public:
+  const char* name() const override { return "sim"; }
+  const char* summary() const override {
+    return "counts by simulation under Valgrind (FLOPs by precision and vector width, FMA = 2 "
+           "FLOPs; bytes at L1, L2, LLC and DRAM from a simulated cache hierarchy), times "
+           "from a separate native run";
+  }
+  int rank() const override { return 20; }
+
+  DriverProbe probe() const override {
+    DriverProbe p;
+    std::string why, fix;
+    const std::optional<SimTool> tool = find_sim_tool(&why, &fix);
+    if (!tool) return {false, why, fix, {}};
+    p.works = true;
+    p.why = "counts by simulation under Valgrind (" + tool->valgrind + ", tool in " +
+            tool->libdir + "): FLOPs by precision and width, bytes at every boundary from a "
+            "cache model; slow (10-100x)";
+    return p;
+  }
+
+  std::optional<std::string> auto_refusal(const RunRequest& request) const override {
+    const std::string sanitizer = sanitizer_of(request.program);
+    if (!sanitizer.empty()) {
+      return "the program is built with " + sanitizer + ", which cannot run under Valgrind";
+    }
+    if (kSanitizedBuild) {
+      return std::string("this rprof's runtime is built with sanitizers (RPROF_SANITIZE), "
+                         "which cannot run under Valgrind");
+    }
+    std::string why;
+    return find_sim_tool(&why) ? "" : why;
+  }
+
+  std::string auto_notice(const std::vector<AutoRefusal>& refused) const override {
+    return (refused.empty() ? std::string() : refused.front().reason) +
+           "; counting by simulation (--backend=sim: a native run for times, a Valgrind run "
+           "for counts; --backend=time for timing only)";
+  }
+
+  RunPlan plan(const RunRequest& request) override;
+  void prepare(RunPlan& plan, const std::string& out_dir) override;
+  void before_pass(RunPlan& plan, size_t i, const std::string& out_dir) override;
+  bool keep_going(const RunPlan&, const std::vector<PassResult>& done) override {
+    return !interrupted(done.front().launch);
+  }
+  RunOutcome finish(const RunPlan& plan, std::vector<PassResult> passes) override;
+
+ private:
+  Profile counted_profile(PassResult& counted, const std::string& problem, Profile timed,
+                          const LaunchResult& timed_result);
+
+  RunRequest request_;
+  SimTool tool_;
+  SimCaches caches_;
+  SimRunFiles files_;
+  bool native_ = true;
+};
+
+RunPlan SimDriver::plan(const RunRequest& request) {
+  const std::string sanitizer = sanitizer_of(request.program);
+  if (!sanitizer.empty()) {
+    throw Error("--backend=sim: " + request.program + " is built with " + sanitizer +
+                    ", which cannot run under Valgrind; rebuild without it or use "
+                    "--backend=time",
+                2);
+  }
+  std::string why;
+  const std::optional<SimTool> tool = find_sim_tool(&why);
+  if (!tool) throw Error("--backend=sim: " + why, 2);
+  refuse_hw_options(request);
+  // A bad --sim-cache fails before anything is created, run or measured.
+  caches_ = sim_caches_from_topology(detect_topology());
+  apply_sim_cache_spec(caches_, request.sim_cache);
+  check_sim_caches(caches_);
+  request_ = request;
+  tool_ = *tool;
+  native_ = !request.sim_only;
+  RunPlan plan;
+  plan.backend = "sim";
+  if (native_) plan.passes.push_back({"timed", "time", "raw", {request.app, {}, {}, "", ""}});
+  plan.passes.push_back({"counted", "sim", "raw-sim", {}});  // spec: before_pass
+  return plan;
+}
+
+// The simulated caches take the machine file's effective sizes, so the
+// machine is measured (once, cached) BEFORE the simulated run: the first run
+// and every later one simulate the same geometry and give the same counts.
+void SimDriver::prepare(RunPlan&, const std::string&) {
+  const MachineRef m = request_.machine ? request_.machine() : MachineRef{};
+  caches_ = sim_caches_from_topology(detect_topology());
+  if (m.machine != nullptr) apply_machine_caches(caches_, *m.machine, m.file);
+  apply_sim_cache_spec(caches_, request_.sim_cache);
+  check_sim_caches(caches_);
+}
+
+void SimDriver::before_pass(RunPlan& plan, size_t i, const std::string& out_dir) {
+  if (i + 1 < plan.passes.size()) return BackendDriver::before_pass(plan, i, out_dir);
+  // Keep the second run's output off the terminal: the user saw it once.
+  files_ = sim_run_files(out_dir, native_);
+  plan.passes[i].spec = sim_launch_spec(tool_, caches_, request_.app, files_);
+}
+
+RunOutcome SimDriver::finish(const RunPlan&, std::vector<PassResult> passes) {
+  RunOutcome out;
+  out.native = native_;
+  if (native_) {
+    out.profile = std::move(passes.front().profile);
+    out.result = passes.front().launch;
+    add_signal_note(out.profile, out.result);
+    if (passes.size() == 1) {
+      out.profile.notes.push_back("the timed run was stopped by signal " +
+                                  std::to_string(out.result.signal) +
+                                  ", so the counted (simulated) run was skipped: no counts");
+      return out;
+    }
+  }
+  PassResult& counted = passes.back();
+  add_signal_note(counted.profile, counted.launch);
+  out.problem = diagnose_sim_run(counted.launch, read_sim_logs(files_.dir), request_.app.front());
+  out.profile = counted_profile(counted, out.problem, std::move(out.profile), out.result);
+  if (!native_) out.result = counted.launch;
+  return out;
+}
+
+// The counted run, joined with the timed one (unless --sim-only), with the
+// whole-run totals and the notes on how it was counted.
+Profile SimDriver::counted_profile(PassResult& counted, const std::string& problem,
+                                   Profile timed, const LaunchResult& timed_result) {
+  Profile p;
+  if (native_) {
+    p = join_timed_and_counted(std::move(timed), counted.profile);
+    const LaunchResult& sr = counted.launch;
+    if (sr.exit_code != timed_result.exit_code || sr.signal != timed_result.signal) {
+      p.notes.push_back("the program " + outcome_phrase(timed_result) +
+                        " when timed but " + outcome_phrase(sr) +
+                        " when counted (see sim/valgrind.<pid>.log)");
+    }
+    p.notes.push_back(
+        "times from a native run; counts from a second run under rprof's "
+        "Valgrind tool (its output is in sim/)");
+  } else {
+    p = std::move(counted.profile);
+    p.notes.push_back(
+        "--sim-only: times were measured under the simulator, many times "
+        "slower than native; use them only to compare regions");
+  }
+  set_program_counters(p, read_sim_totals(files_.dir));
+  p.notes.push_back(
+      "counts by simulation: FMA = 2 FLOPs, one per lane, by precision and "
+      "vector width; bytes.l1 = the program's loads and stores; bytes.l2/llc/"
+      "dram = lines moved into (read) and written back out of (write) the "
+      "simulated " + describe_sim_caches(caches_) +
+      "; the markers' own instructions are not counted");
+  if (!problem.empty()) p.notes.push_back("the simulated run failed: " + problem);
+  return p;
+}
+
+}  // namespace
+
+std::unique_ptr<BackendDriver> make_sim_driver() { return std::make_unique<SimDriver>(); }
+
+}  // namespace rprof

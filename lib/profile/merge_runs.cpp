@@ -1,0 +1,134 @@
+#include "profile/merge_runs.h"
+
+#include <map>
+#include <set>
+#include <tuple>
+#include <utility>
+
+namespace rprof {
+namespace {
+
+using Process = std::tuple<std::string, int64_t, int64_t>;  // host, rank, pid
+
+// Each process of a run numbered in (host, rank, pid) order.
+std::map<Process, int> process_ordinals(const Profile& p) {
+  std::set<Process> procs;
+  for (const Region& r : p.regions) {
+    for (const ThreadRow& t : r.threads) procs.insert({t.host, t.rank, t.pid});
+  }
+  std::map<Process, int> ord;
+  for (const Process& pr : procs) ord.emplace(pr, static_cast<int>(ord.size()));
+  return ord;
+}
+
+void add(CounterMap& into, const CounterMap& from) {
+  for (const auto& [k, v] : from) into[k] += v;
+}
+
+using ThreadKey = std::pair<int, uint32_t>;  // process ordinal, thread index
+
+void add_thread_counters(std::vector<ThreadRow>& into, const std::map<Process, int>& into_ord,
+                         const std::vector<ThreadRow>& from,
+                         const std::map<Process, int>& from_ord) {
+  std::map<ThreadKey, const ThreadRow*> by_key;
+  for (const ThreadRow& t : from) by_key[{from_ord.at({t.host, t.rank, t.pid}), t.thread}] = &t;
+  for (ThreadRow& t : into) {
+    auto it = by_key.find({into_ord.at({t.host, t.rank, t.pid}), t.thread});
+    if (it != by_key.end()) add(t.counters, it->second->counters);
+  }
+}
+
+// A region only a later run reached: its counts, without times.
+Region without_times(Region r) {
+  r.time_s = r.exclusive_time_s = r.thread_time_s = r.open_time_s = 0;
+  for (ThreadRow& t : r.threads) t.time_s = t.exclusive_time_s = 0;
+  return r;
+}
+
+// Adds one later run (index run) into base.
+void merge_one(Profile& base, const Profile& p, size_t run, const RunMergeRules& rules,
+               std::vector<RunMismatch>* mismatches) {
+  const auto base_ord = process_ordinals(base);
+  const auto ord = process_ordinals(p);
+  for (Region& r : base.regions) {
+    if (r.is_program()) continue;
+    const Region* o = p.find(r.path);
+    if (o == nullptr) {
+      mismatches->push_back({RunMismatch::Kind::kMissing, path_string(r.path), run, r.calls, 0});
+      continue;
+    }
+    if (o->calls != r.calls) {
+      mismatches->push_back(
+          {RunMismatch::Kind::kCalls, path_string(r.path), run, r.calls, o->calls});
+    }
+    add(r.counters, o->counters);
+    add(r.exclusive_counters, o->exclusive_counters);
+    add_thread_counters(r.threads, base_ord, o->threads, ord);
+  }
+  bool added = false;
+  for (const Region& o : p.regions) {
+    if (o.is_program() || base.find(o.path) != nullptr) continue;
+    mismatches->push_back({RunMismatch::Kind::kExtra, path_string(o.path), run, 0, o.calls});
+    if (rules.keep_unmatched) {
+      base.regions.push_back(without_times(o));
+      added = true;
+    }
+  }
+  if (added) sort_tree(base.regions);
+}
+
+}  // namespace
+
+Profile merge_runs(std::vector<Profile> runs, const RunMergeRules& rules,
+                   std::vector<RunMismatch>* mismatches) {
+  Profile base = std::move(runs.front());
+  std::set<std::string> names(base.counters.begin(), base.counters.end());
+  for (size_t i = 1; i < runs.size(); ++i) {
+    names.insert(runs[i].counters.begin(), runs[i].counters.end());
+    merge_one(base, runs[i], i, rules, mismatches);
+  }
+  base.counters.assign(names.begin(), names.end());
+  return base;
+}
+
+Profile merge_passes(std::vector<Profile> passes) {
+  if (passes.empty()) return Profile{};
+  std::vector<RunMismatch> found;
+  Profile merged = merge_runs(std::move(passes), {}, &found);
+  std::vector<std::string> differ, missing, extra;
+  for (const RunMismatch& m : found) {
+    const std::string run = "run " + std::to_string(m.run + 1);
+    switch (m.kind) {
+      case RunMismatch::Kind::kCalls:
+        differ.push_back("'" + m.path + "' " + std::to_string(m.first_calls) +
+                         " calls in run 1, " + std::to_string(m.run_calls) + " in " + run);
+        break;
+      case RunMismatch::Kind::kMissing:
+        missing.push_back("'" + m.path + "' not reached in " + run);
+        break;
+      case RunMismatch::Kind::kExtra:
+        extra.push_back("'" + m.path + "' reached only in " + run);
+        break;
+    }
+  }
+  if (!found.empty()) {
+    std::string note =
+        "the program is not deterministic: its runs (one per counter group) differ, so the "
+        "counts of these regions describe different executions:";
+    if (!differ.empty()) note += " calls differ for " + short_list(differ) + ".";
+    if (!missing.empty()) note += " " + short_list(missing) + ".";
+    if (!extra.empty()) note += " " + short_list(extra) + " (left out).";
+    merged.notes.push_back(note);
+  }
+  return merged;
+}
+
+std::string short_list(const std::vector<std::string>& items) {
+  std::string s;
+  const size_t shown = std::min<size_t>(items.size(), 5);
+  for (size_t i = 0; i < shown; ++i) s += (i ? "; " : "") + items[i];
+  if (items.size() > shown) s += "; and " + std::to_string(items.size() - shown) + " more";
+  return s;
+}
+
+}  // namespace rprof

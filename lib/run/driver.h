@@ -1,0 +1,126 @@
+// A backend driver: the tool side of one counter source (lib/backends/<name>/),
+// the counterpart of the runtime's Backend (backends/backend.h). It says
+//   - whether it works here, and if not why and what to do (probe),
+//   - which runs of the program it needs (plan): one native run; a native and
+//     a simulated run; one run per hardware event group,
+//   - how the runs it planned become one profile, and the notes and counters
+//     it adds (finish).
+// The registry (run/registry.h) lists every driver; `rprof`, `rprof doctor`
+// and `rprof --help` iterate it. The pipeline (run/pipeline.h) runs a plan.
+//
+// One driver object serves one run of rprof: plan() may keep what finish()
+// needs (the simulated cache geometry, the run's file layout) in members.
+#ifndef RPROF_RUN_DRIVER_H_
+#define RPROF_RUN_DRIVER_H_
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "machine/machine.h"
+#include "profile/profile.h"
+#include "run/launcher.h"
+#include "run/pass.h"
+
+namespace rprof {
+
+struct DriverProbe {
+  bool works = false;
+  std::string why;                   // what works, or why not
+  std::string fix;                   // what to do ("" when it works)
+  std::vector<std::string> details;  // further findings, one line each
+};
+
+// The machine model, loaded (or calibrated) on first use; null when there is
+// none (the run then has no roofline, never fails for it).
+struct MachineRef {
+  const Machine* machine = nullptr;
+  std::string file;
+};
+
+// What the user asked for, as far as backends care.
+struct RunRequest {
+  std::vector<std::string> app;  // the program and its arguments
+  std::string program;           // app[0] resolved (PATH), for inspection
+  // --events: names in the backend's spelling, "a,b;c,d": a group (a,b) is
+  // counted together, each group is one run.
+  std::string events;
+  bool multiplex = false;  // --perf-multiplex
+  bool sim_only = false;   // --sim-only
+  std::string sim_cache;   // --sim-cache
+  std::function<MachineRef()> machine;
+};
+
+// One run of the program.
+struct PassPlan {
+  std::string label;            // its events, for people ("run 2 of 3 (...)")
+  std::string runtime_backend;  // what the runtime is told (RPROF_BACKEND)
+  std::string raw_dir;          // relative to the output directory
+  LaunchSpec spec;              // argv, wrapper, backend-specific environment
+};
+
+struct RunPlan {
+  std::string backend;  // the profile's run.backend
+  std::vector<PassPlan> passes;
+  // Added to the environment of every pass. Launch-environment additions
+  // that are not a backend's (e.g. LD_PRELOAD of a LIKWID/PAPI marker shim
+  // chosen from the binary) go here, between plan() and run_plan().
+  std::map<std::string, std::string> env;
+  bool announce_passes = false;  // say "run i of n (label)" before each
+};
+
+// What a run of rprof ends with.
+struct RunOutcome {
+  Profile profile;
+  LaunchResult result;   // the outcome rprof reports (exit status)
+  std::string problem;   // a failure of rprof's own run (sim), for people
+  bool native = true;    // the program ran natively (not --sim-only)
+};
+
+struct AutoRefusal {
+  std::string backend;
+  std::string reason;
+};
+
+class BackendDriver {
+ public:
+  virtual ~BackendDriver() = default;
+  virtual const char* name() const = 0;
+  // One line for --help: what it counts.
+  virtual const char* summary() const = 0;
+  // Tests-only backends are not listed by --help and doctor.
+  virtual bool listed() const { return true; }
+  // Doctor recommends the working backend with the highest rank.
+  virtual int rank() const = 0;
+  virtual DriverProbe probe() const = 0;
+
+  // --backend=auto: nullopt when auto never picks this backend, "" when it
+  // would count this run, else why not (one phrase, for the notice).
+  virtual std::optional<std::string> auto_refusal(const RunRequest& request) const;
+  // The notice when auto picked this backend after the better ones refused
+  // (best first), or "" for none.
+  virtual std::string auto_notice(const std::vector<AutoRefusal>& refused) const;
+
+  // The runs this backend needs. Throws Error (exit code 2 for bad options,
+  // 1 when it cannot count here) before anything is created or run.
+  virtual RunPlan plan(const RunRequest& request) = 0;
+  // Once the output directory exists, before the first pass.
+  virtual void prepare(RunPlan& plan, const std::string& out_dir);
+  // Before pass i: creates its raw directory; may finish its launch spec.
+  virtual void before_pass(RunPlan& plan, size_t i, const std::string& out_dir);
+  // After pass i: whether the next one runs.
+  virtual bool keep_going(const RunPlan& plan, const std::vector<PassResult>& done);
+  // The passes that ran, as one profile with the backend's notes.
+  virtual RunOutcome finish(const RunPlan& plan, std::vector<PassResult> passes) = 0;
+};
+
+// Creates a pass's raw directory (and its parent, inside the output
+// directory) with mode 0700; throws Error when it cannot.
+void create_raw_dir(const std::string& dir);
+
+}  // namespace rprof
+
+#endif  // RPROF_RUN_DRIVER_H_

@@ -1,0 +1,38 @@
+// One run of the program (a pass of a backend's plan): launch it with the
+// handshake environment, read the raw profiles it left, and aggregate them
+// with what the launcher measured. Every backend's runs go through here.
+#ifndef RPROF_RUN_PASS_H_
+#define RPROF_RUN_PASS_H_
+
+#include <string>
+#include <vector>
+
+#include "profile/profile.h"
+#include "run/launcher.h"
+
+namespace rprof {
+
+struct PassResult {
+  Profile profile;
+  LaunchResult launch;
+  // Some process's runtime counted with another backend than it was told
+  // (it fell back to timing and said why on stderr).
+  bool counters_off = false;
+};
+
+// Launches spec (its environment must hold the handshake: output directory
+// raw_dir, runtime backend), then reads raw_dir. Unreadable raw files become
+// notes ("skipped ..."), and a run without any a "no marker data" note.
+// run_backend is the profile's run.backend.
+PassResult run_pass(const LaunchSpec& spec, const std::string& raw_dir,
+                    const std::string& run_backend, const std::string& runtime_backend);
+
+// Appends the note for an app killed by a signal (none when it exited).
+void add_signal_note(Profile& p, const LaunchResult& r);
+
+// "exited with status N" / "was killed by signal N".
+std::string outcome_phrase(const LaunchResult& r);
+
+}  // namespace rprof
+
+#endif  // RPROF_RUN_PASS_H_

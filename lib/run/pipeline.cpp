@@ -1,0 +1,30 @@
+#include "run/pipeline.h"
+
+#include "runtime/handshake.h"
+
+namespace rprof {
+
+RunOutcome run_plan(BackendDriver& driver, RunPlan& plan, const std::string& out_dir,
+                    const std::function<void(const std::string&)>& progress) {
+  driver.prepare(plan, out_dir);
+  std::vector<PassResult> done;
+  const size_t n = plan.passes.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (i > 0 && !driver.keep_going(plan, done)) break;
+    driver.before_pass(plan, i, out_dir);
+    const PassPlan& pass = plan.passes[i];
+    if (plan.announce_passes && progress) {
+      progress("run " + std::to_string(i + 1) + " of " + std::to_string(n) + " (" +
+               pass.label + ")");
+    }
+    LaunchSpec spec = pass.spec;
+    spec.env.insert(plan.env.begin(), plan.env.end());  // the pass's own settings win
+    const std::string raw_dir = out_dir + "/" + pass.raw_dir;
+    spec.env[RPROF_ENV_OUTPUT_DIR] = raw_dir;
+    spec.env[RPROF_ENV_BACKEND] = pass.runtime_backend;
+    done.push_back(run_pass(spec, raw_dir, plan.backend, pass.runtime_backend));
+  }
+  return driver.finish(plan, std::move(done));
+}
+
+}  // namespace rprof

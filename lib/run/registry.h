@@ -1,0 +1,36 @@
+// The one list of backend drivers (run/driver.h). `rprof` resolves
+// --backend (auto included) here, `rprof doctor` probes every listed driver,
+// and `rprof --help` describes them. A new backend: its folder under
+// lib/backends/, and one line in registry.cpp.
+#ifndef RPROF_RUN_REGISTRY_H_
+#define RPROF_RUN_REGISTRY_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "run/driver.h"
+
+namespace rprof {
+
+// Every driver, in registry order (listed and test-only ones).
+std::vector<std::unique_ptr<BackendDriver>> all_drivers();
+// The drivers --help and doctor show, in registry order.
+std::vector<std::unique_ptr<BackendDriver>> listed_drivers();
+// The driver of that name; throws Error (exit code 2) naming the choices.
+std::unique_ptr<BackendDriver> make_driver(const std::string& name);
+
+struct DriverChoice {
+  std::unique_ptr<BackendDriver> driver;
+  std::string notice;  // for --backend=auto: what was chosen, and why
+};
+
+// --backend=NAME, or auto: the best backend that can count this run.
+DriverChoice choose_driver(const std::string& backend, const RunRequest& request);
+
+// The --backend option's description for --help.
+std::string backend_help();
+
+}  // namespace rprof
+
+#endif  // RPROF_RUN_REGISTRY_H_
