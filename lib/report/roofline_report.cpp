@@ -144,7 +144,7 @@ void write_roofline_text(const Analysis& a, const ReportOptions& opt, std::ostre
                       : fmt::format("{} (ceil. {})", rr.threads, rr.ceiling_threads));
     row.push_back(num(rr.gflops));
     row.push_back(fmt::format("{} ({})", num(rr.roof.gflops), rr.roof.label()));
-    double bound = rr.bound;
+    double fraction = rr.fraction;  // of the region's bound (the analysis')
     if (all) {
       for (Boundary b : measured) {
         const BoundaryRoof* br = rr.at(b);
@@ -157,9 +157,10 @@ void write_roofline_text(const Analysis& a, const ReportOptions& opt, std::ostre
       row.push_back(br ? boundary_name(br->boundary) : "-");
       row.push_back(br ? num(br->intensity) + (br->approximate ? "~" : "") : "-");
       row.push_back(br ? num(br->bound) : num(rr.roof.gflops));
-      if (fixed) bound = br ? br->bound : rr.roof.gflops;
+      // --boundary X: of the bound at X (the compute roof where X has no bytes).
+      if (fixed) fraction = br ? br->fraction : rr.gflops / rr.roof.gflops;
     }
-    row.push_back(fmt::format("{:.1f}", 100 * rr.gflops / bound));
+    row.push_back(fmt::format("{:.1f}", 100 * fraction));
     row.push_back(limited_by_text(rr));
     table.add_row(std::move(row));
     for (const std::string& n : rr.notes) notes.push_back(printable(r->name) + ": " + n);
