@@ -88,7 +88,7 @@ std::map<std::string, RegionCounts> measure(const std::string& rprof, const std:
     std::string path;
     for (const auto& part : r["path"]) path += (path.empty() ? "" : "/") + part.get<std::string>();
     RegionCounts rc;
-    rc.m = rprof::metrics_from_counters(c);
+    rc.m = rprof::metrics_from_counters(c, rprof::hardware_translation);
     if (r.contains("declared_work")) {
       rc.declared_flops = r["declared_work"]["flops"].get<double>();
       rc.declared_bytes = r["declared_work"]["bytes"].get<double>();
@@ -110,7 +110,6 @@ std::string ratio(double a, double b) {
 int main(int argc, char** argv) {
   const std::string rprof = argc > 1 ? argv[1] : RPROF_BIN;
   const std::string samples = argc > 2 ? argv[2] : RPROF_SAMPLES_DIR;
-  rprof::register_hardware_translations();
   const std::string work = fs::temp_directory_path() / ("rprof-hw-validate-" + std::to_string(getpid()));
   fs::create_directories(work);
   if (run({rprof, "doctor", "--json"}, work + "/doctor.json") != 0) {

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "backends/perf/hw_metrics.h"
+
 namespace rprof {
 namespace {
 
@@ -16,6 +18,10 @@ double clock_resolution_s() {
 }
 
 }  // namespace
+
+Metrics region_metrics(const CounterMap& counters) {
+  return metrics_from_counters(counters, hardware_translation);
+}
 
 const RegionRoofline* RegionAnalysis::valid_roofline() const {
   return roofline && roofline->valid ? &*roofline : nullptr;
@@ -33,7 +39,7 @@ Analysis measured_only(const Profile& p) {
   for (const Region& r : p.regions) {
     RegionAnalysis ra;
     ra.region = &r;
-    ra.metrics = metrics_from_counters(r.counters);
+    ra.metrics = region_metrics(r.counters);
     a.any_flops |= ra.metrics.has_flops;
     a.regions.push_back(std::move(ra));
   }

@@ -54,6 +54,10 @@ struct Analysis {
   const Profile& prof() const { return *profile; }
 };
 
+// What a region's counters mean: canonical counter names, then the hardware
+// backends' event formulas (hw.g* counters: lib/backends/perf/hw_metrics).
+Metrics region_metrics(const CounterMap& counters);
+
 // The analysis of `p` (which must outlive it) against `machine`.
 Analysis analyze(const Profile& p, const MachineSource& machine,
                  const VerdictThresholds& thresholds = {});

@@ -5,11 +5,6 @@
 namespace rprof {
 namespace {
 
-std::vector<MetricTranslation>& translations() {
-  static std::vector<MetricTranslation> t;
-  return t;
-}
-
 const char* kPrecisionKeys[] = {"sp", "dp"};
 
 }  // namespace
@@ -58,7 +53,7 @@ std::optional<Precision> Metrics::dominant_precision() const {
   return dp >= sp ? Precision::kDP : Precision::kSP;
 }
 
-Metrics metrics_from_counters(const CounterMap& c) {
+Metrics metrics_from_counters(const CounterMap& c, const MetricTranslation& events) {
   Metrics m;
   auto get = [&](const std::string& k) -> std::optional<double> {
     auto it = c.find(k);
@@ -97,12 +92,8 @@ Metrics metrics_from_counters(const CounterMap& c) {
   }
   m.cycles = get("cycles");
   m.instructions = get("instructions");
-  for (const MetricTranslation& t : translations()) t(c, m);
+  if (events) events(c, m);
   return m;
-}
-
-void register_metric_translation(MetricTranslation t) {
-  translations().push_back(std::move(t));
 }
 
 }  // namespace rprof

@@ -10,7 +10,7 @@
 // program's loads and stores), L2 = L1<->L2, LLC = L2<->LLC, DRAM = LLC<->DRAM.
 // "read" moves toward the core (fills), "write" away from it (stores at L1,
 // write-backs below). Backends that cannot count canonically (hardware events)
-// register a translation, see register_metric_translation().
+// pass a translation, see MetricTranslation.
 #ifndef RPROF_PROFILE_METRICS_H_
 #define RPROF_PROFILE_METRICS_H_
 
@@ -61,14 +61,15 @@ struct Metrics {
   std::optional<Precision> dominant_precision() const;
 };
 
-// Builds metrics from a region's counters (canonical names, then registered
-// translations for backend-specific event names).
-Metrics metrics_from_counters(const CounterMap& counters);
-
-// A translation from backend event counts to metrics; returns true when it
-// recognised the counters. Hardware backends register theirs at start-up.
+// A translation from backend event counts to metrics (the hardware
+// backends' formulas, lib/backends/perf/hw_metrics); returns true when it
+// recognised the counters. It only adds what the canonical counters lack.
 using MetricTranslation = std::function<bool(const CounterMap&, Metrics&)>;
-void register_metric_translation(MetricTranslation t);
+
+// Builds metrics from a region's counters: canonical names, then `events`
+// for backend-specific event names (the analysis passes the hardware one:
+// analysis/analysis.h region_metrics()).
+Metrics metrics_from_counters(const CounterMap& counters, const MetricTranslation& events = {});
 
 }  // namespace rprof
 

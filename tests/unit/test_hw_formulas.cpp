@@ -1,5 +1,5 @@
 // Hardware counter values, scripted, through the real translation code
-// (metrics_from_counters with the registered hardware translation): FLOPs by
+// (metrics_from_counters with the hardware translation): FLOPs by
 // precision and width, Zen's precision-agnostic FLOPs, bytes per boundary,
 // DRAM from uncore or its labelled stand-ins, and multiplex scaling.
 #include <catch2/catch.hpp>
@@ -13,8 +13,7 @@ using namespace rprof;
 namespace {
 
 Metrics metrics(const CounterMap& c) {
-  register_hardware_translations();
-  return metrics_from_counters(c);
+  return metrics_from_counters(c, hardware_translation);
 }
 
 // One never-multiplexed group: enabled == running.

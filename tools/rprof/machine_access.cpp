@@ -9,7 +9,7 @@
 #include "machine/calibrate.h"
 #include "machine/machine_file.h"
 #include "machine/thread_team.h"
-#include "profile/metrics.h"
+#include "analysis/analysis.h"
 #include "tools/rprof/cli.h"
 #include "runtime/handshake.h"
 
@@ -70,7 +70,7 @@ MachineChoice find_machine(const std::string& explicit_file, bool may_calibrate)
 
 bool profile_has_roofline_data(const Profile& p) {
   for (const Region& r : p.regions) {
-    if (metrics_from_counters(r.counters).has_flops) return true;
+    if (region_metrics(r.counters).has_flops) return true;
   }
   return false;
 }

@@ -4,7 +4,6 @@
 #include <exception>
 #include <iostream>
 
-#include "backends/perf/hw_metrics.h"
 #include "common/error.h"
 #include "tools/rprof/cli.h"
 #include "tools/rprof/commands.h"
@@ -55,7 +54,6 @@ const std::vector<Command>& commands() { return kCommands; }
 
 int main(int argc, char** argv) {
   using rprof::Args;
-  rprof::register_hardware_translations();  // hw.* counters -> FLOPs and bytes
   try {
     if (argc < 2) {
       rprof::cmd_help({"rprof help"});

@@ -166,9 +166,4 @@ bool hardware_translation(const CounterMap& counters, Metrics& m) {
   return true;
 }
 
-void register_hardware_translations() {
-  static std::once_flag once;
-  std::call_once(once, [] { register_metric_translation(hardware_translation); });
-}
-
 }  // namespace rprof

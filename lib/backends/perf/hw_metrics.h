@@ -37,9 +37,6 @@ ScaledCounts scale_hw_counters(const CounterMap& counters);
 // counters already in `m` are kept (this only adds what they lack).
 bool hardware_translation(const CounterMap& counters, Metrics& m);
 
-// Registers hardware_translation() with metrics_from_counters() (once).
-void register_hardware_translations();
-
 }  // namespace rprof
 
 #endif  // RPROF_BACKENDS_PERF_HW_METRICS_H_
