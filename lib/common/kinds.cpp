@@ -1,5 +1,7 @@
 #include "common/kinds.h"
 
+#include <utility>
+
 namespace rprof {
 
 const char* boundary_name(Boundary b) {
@@ -52,6 +54,20 @@ const char* flag_key(Flag f) {
     case Flag::kTooShort: return "too-short";
   }
   return "unknown";
+}
+
+std::optional<MarkerErrorKind> parse_marker_error_kind(const std::string& s) {
+  static const std::pair<const char*, MarkerErrorKind> kinds[] = {
+      {"mismatched_end", MarkerErrorKind::kMismatchedEnd},
+      {"end_without_begin", MarkerErrorKind::kEndWithoutBegin},
+      {"empty_name", MarkerErrorKind::kEmptyName},
+      {"too_deep", MarkerErrorKind::kTooDeep},
+      {"too_many_regions", MarkerErrorKind::kTooManyRegions},
+      {"work_outside_region", MarkerErrorKind::kWorkOutsideRegion}};
+  for (const auto& [key, kind] : kinds) {
+    if (s == key) return kind;
+  }
+  return std::nullopt;
 }
 
 }  // namespace rprof

@@ -46,6 +46,19 @@ enum class Flag {
 };
 const char* flag_key(Flag f);  // "latency-bound", "low-vectorization", ...
 
+// Marker misuse the runtime records (lib/runtime/thread_state.h ErrorKind,
+// spelled as in the raw profile). A kind this rprof does not know (a newer
+// runtime's) is kept as its text.
+enum class MarkerErrorKind {
+  kMismatchedEnd,
+  kEndWithoutBegin,
+  kEmptyName,
+  kTooDeep,
+  kTooManyRegions,
+  kWorkOutsideRegion,
+};
+std::optional<MarkerErrorKind> parse_marker_error_kind(const std::string& s);
+
 }  // namespace rprof
 
 #endif  // RPROF_COMMON_KINDS_H_

@@ -21,22 +21,30 @@ std::string command_line(const std::vector<std::string>& cmd) {
 
 std::string error_line(const MarkerError& e) {
   const std::string got = "\"" + printable(e.got) + "\"";
-  std::string what;
-  if (e.kind == "mismatched_end") {
-    what = "end " + got + " while \"" + printable(e.expected) +
-           "\" was the innermost open region (end ignored)";
-  } else if (e.kind == "end_without_begin") {
-    what = "end " + got + " with no region open (ignored)";
-  } else if (e.kind == "empty_name") {
-    what = "a marker with a null or empty name (ignored)";
-  } else if (e.kind == "too_deep") {
-    what = "begin " + got + " nested deeper than 256 regions (ignored)";
-  } else if (e.kind == "too_many_regions") {
-    what = "more distinct regions than the runtime holds (ignored)";
-  } else if (e.kind == "work_outside_region") {
-    what = "rprof_work() with no region open (ignored)";
-  } else {
-    what = e.kind;
+  std::string what = e.kind;  // a kind this rprof does not know
+  const std::optional<MarkerErrorKind> kind = parse_marker_error_kind(e.kind);
+  if (kind) {
+    switch (*kind) {
+      case MarkerErrorKind::kMismatchedEnd:
+        what = "end " + got + " while \"" + printable(e.expected) +
+               "\" was the innermost open region (end ignored)";
+        break;
+      case MarkerErrorKind::kEndWithoutBegin:
+        what = "end " + got + " with no region open (ignored)";
+        break;
+      case MarkerErrorKind::kEmptyName:
+        what = "a marker with a null or empty name (ignored)";
+        break;
+      case MarkerErrorKind::kTooDeep:
+        what = "begin " + got + " nested deeper than 256 regions (ignored)";
+        break;
+      case MarkerErrorKind::kTooManyRegions:
+        what = "more distinct regions than the runtime holds (ignored)";
+        break;
+      case MarkerErrorKind::kWorkOutsideRegion:
+        what = "rprof_work() with no region open (ignored)";
+        break;
+    }
   }
   return fmt::format("  {}: {} time{} (process {}, thread {})", what, e.count,
                      e.count == 1 ? "" : "s", e.pid, e.thread);
