@@ -39,6 +39,67 @@ std::string ratio(double fraction) {
   return fmt::format("{:.3g} % of peak, 1/{:.4g}", 100 * fraction, 1 / fraction);
 }
 
+// The compute ceiling and bandwidth the lab uses, and where each came from.
+struct LabCeilings {
+  double peak = kLabPeak, bandwidth = 0;
+  std::string peak_source = "the lab's fixed compute ceiling";
+  std::string bandwidth_source = "given";
+};
+
+// This machine's ceilings (--machine): the widest peak of a precision and the
+// bandwidth roof at a boundary, for the nearest thread count.
+LabCeilings machine_ceilings(const std::string& machine_file, int threads,
+                             const std::string& precision, const std::string& boundary) {
+  MachineChoice mc = find_machine(machine_file, /*may_calibrate=*/true);
+  const Machine& m = *mc.machine;
+  const CeilingSet* set = m.nearest(threads);
+  const Precision prec = precision == "sp" ? Precision::kSP : Precision::kDP;
+  const PeakCeiling* pk = set ? set->top_peak(prec) : nullptr;
+  const BandwidthCeiling* bw = set ? set->roof_bandwidth(*parse_boundary(boundary)) : nullptr;
+  if (!pk || !bw) throw Error(mc.file + ": no " + precision + " peak or no " + boundary +
+                              " bandwidth in it; recalibrate with: rprof machine");
+  LabCeilings c;
+  c.peak = pk->gflops;
+  c.bandwidth = bw->boundary_gbs();
+  c.peak_source = fmt::format("this machine, {} {}-bit {}, {} thread{} ({})",
+                              precision_name(prec), width_name(pk->width), mix_key(pk->mix),
+                              set->threads, set->threads == 1 ? "" : "s", mc.file);
+  c.bandwidth_source = fmt::format("this machine at {}, {} kernel, {} thread{}",
+                                   boundary_name(bw->boundary), stream_key(bw->mix),
+                                   set->threads, set->threads == 1 ? "" : "s");
+  return c;
+}
+
+void print_lab_json(const LabPoint& r, const LabCeilings& c) {
+  nlohmann::json j = {
+      {"conventions", "FMA = 2 FLOPs; GFLOP/s = 1e9 FLOP/s; GB = 1e9 bytes"},
+      {"peak_gflops", r.peak_gflops},       {"bandwidth_gbs", r.bandwidth_gbs},
+      {"intensity", r.intensity},           {"bandwidth_roof_gflops", r.bandwidth_roof},
+      {"bound_gflops", r.bound},            {"ridge", r.ridge},
+      {"limited_by", r.memory_limited ? "memory" : "compute"},
+      {"fraction_of_peak", r.fraction_of_peak},
+      {"peak_source", c.peak_source},       {"bandwidth_source", c.bandwidth_source}};
+  std::cout << j.dump(2) << "\n";
+}
+
+void print_lab_text(const LabPoint& r, const LabCeilings& c) {
+  const char* limit = r.memory_limited ? "memory bandwidth (I < I*)" : "compute (I >= I*)";
+  std::cout << fmt::format(
+      "Roofline lab (FMA = 2 FLOPs; GFLOP/s = 1e9 FLOP/s; GB = 1e9 bytes)\n"
+      "  compute ceiling P      {:.6g} GFLOP/s ({})\n"
+      "  bandwidth B            {:.6g} GB/s ({})\n"
+      "  intensity I            {:.6g} FLOP/byte\n"
+      "  bandwidth roof B*I     {:.6g} GFLOP/s\n"
+      "  ridge I* = P/B         {:.6g} FLOP/byte\n"
+      "  bound min(P, B*I)      {:.6g} GFLOP/s ({})\n"
+      "  limited by             {}\n"
+      "  what if                2*P -> {:.6g} GFLOP/s; 2*B -> {:.6g} GFLOP/s\n",
+      r.peak_gflops, c.peak_source, r.bandwidth_gbs, c.bandwidth_source, r.intensity,
+      r.bandwidth_roof, r.ridge, r.bound, ratio(r.fraction_of_peak), limit,
+      attainable_gflops(2 * c.peak, c.bandwidth, r.intensity),
+      attainable_gflops(c.peak, 2 * c.bandwidth, r.intensity));
+}
+
 }  // namespace
 
 int cmd_lab(const Args& args) {
@@ -67,63 +128,27 @@ int cmd_lab(const Args& args) {
   if (!parse_cli(app, args)) return 0;
 
   const double i = number(intensity, "--intensity", "FLOP/byte");
-  double p = kLabPeak, b = 0;
-  std::string source = "the lab's fixed compute ceiling";
-  std::string bw_source = "given";
+  LabCeilings c;
   if (use_machine || !machine_file.empty()) {
-    MachineChoice mc = find_machine(machine_file, /*may_calibrate=*/true);
-    const Machine& m = *mc.machine;
-    const CeilingSet* set = m.nearest(threads);
-    const Precision prec = precision == "sp" ? Precision::kSP : Precision::kDP;
-    const PeakCeiling* pk = set ? set->top_peak(prec) : nullptr;
-    const BandwidthCeiling* bw = set ? set->roof_bandwidth(*parse_boundary(boundary)) : nullptr;
-    if (!pk || !bw) throw Error(mc.file + ": no " + precision + " peak or no " + boundary +
-                                " bandwidth in it; recalibrate with: rprof machine");
-    p = pk->gflops;
-    b = bw->boundary_gbs();
-    source = fmt::format("this machine, {} {}-bit {}, {} thread{} ({})", precision_name(prec),
-                         width_name(pk->width), mix_key(pk->mix), set->threads,
-                         set->threads == 1 ? "" : "s", mc.file);
-    bw_source = fmt::format("this machine at {}, {} kernel, {} thread{}",
-                            boundary_name(bw->boundary), stream_key(bw->mix), set->threads,
-                            set->threads == 1 ? "" : "s");
+    c = machine_ceilings(machine_file, threads, precision, boundary);
   }
   if (!peak.empty()) {
-    p = number(peak, "--peak", "GFLOP/s");
-    source = "given";
+    c.peak = number(peak, "--peak", "GFLOP/s");
+    c.peak_source = "given";
   }
   if (!bandwidth.empty()) {
-    b = number(bandwidth, "--bandwidth", "GB/s");
-    bw_source = "given";
+    c.bandwidth = number(bandwidth, "--bandwidth", "GB/s");
+    c.bandwidth_source = "given";
   }
-  if (b == 0) throw Error("--bandwidth is required (or --machine to use this machine's)", 2);
-  const LabPoint r = lab_point(p, b, i);
-  const char* limit = r.memory_limited ? "memory bandwidth (I < I*)" : "compute (I >= I*)";
+  if (c.bandwidth == 0) {
+    throw Error("--bandwidth is required (or --machine to use this machine's)", 2);
+  }
+  const LabPoint r = lab_point(c.peak, c.bandwidth, i);
   if (json) {
-    nlohmann::json j = {
-        {"conventions", "FMA = 2 FLOPs; GFLOP/s = 1e9 FLOP/s; GB = 1e9 bytes"},
-        {"peak_gflops", r.peak_gflops},       {"bandwidth_gbs", r.bandwidth_gbs},
-        {"intensity", r.intensity},           {"bandwidth_roof_gflops", r.bandwidth_roof},
-        {"bound_gflops", r.bound},            {"ridge", r.ridge},
-        {"limited_by", r.memory_limited ? "memory" : "compute"},
-        {"fraction_of_peak", r.fraction_of_peak},
-        {"peak_source", source},              {"bandwidth_source", bw_source}};
-    std::cout << j.dump(2) << "\n";
-    return 0;
+    print_lab_json(r, c);
+  } else {
+    print_lab_text(r, c);
   }
-  std::cout << fmt::format(
-      "Roofline lab (FMA = 2 FLOPs; GFLOP/s = 1e9 FLOP/s; GB = 1e9 bytes)\n"
-      "  compute ceiling P      {:.6g} GFLOP/s ({})\n"
-      "  bandwidth B            {:.6g} GB/s ({})\n"
-      "  intensity I            {:.6g} FLOP/byte\n"
-      "  bandwidth roof B*I     {:.6g} GFLOP/s\n"
-      "  ridge I* = P/B         {:.6g} FLOP/byte\n"
-      "  bound min(P, B*I)      {:.6g} GFLOP/s ({})\n"
-      "  limited by             {}\n"
-      "  what if                2*P -> {:.6g} GFLOP/s; 2*B -> {:.6g} GFLOP/s\n",
-      r.peak_gflops, source, r.bandwidth_gbs, bw_source, r.intensity, r.bandwidth_roof,
-      r.ridge, r.bound, ratio(r.fraction_of_peak), limit,
-      attainable_gflops(2 * p, b, i), attainable_gflops(p, 2 * b, i));
   return 0;
 }
 

@@ -45,9 +45,7 @@ namespace {
 
 std::string spread(double s) { return fmt::format("±{:.0f}%", 100 * s); }
 
-}  // namespace
-
-void print_machine(const Machine& m, const std::string& file, std::ostream& out) {
+void print_identity(const Machine& m, const std::string& file, std::ostream& out) {
   char when[64] = "?";
   const std::time_t t = static_cast<std::time_t>(m.created_unix_s);
   if (std::tm tm{}; gmtime_r(&t, &tm) != nullptr) {
@@ -69,6 +67,9 @@ void print_machine(const Machine& m, const std::string& file, std::ostream& out)
     out << fmt::format("Core clock while measuring: {:.2f} GHz (dependent integer adds)\n",
                        m.clock_ghz);
   }
+}
+
+void print_caches(const Machine& m, std::ostream& out) {
   out << "\nCaches (per instance; effective = largest working set before load "
          "bandwidth drops in the sweep):\n";
   TextTable caches({"Level", "Reported", "Effective", "Ways", "Line [B]", "Shared by [CPUs]"});
@@ -79,7 +80,9 @@ void print_machine(const Machine& m, const std::string& file, std::ostream& out)
                     fmt::format("{}", k.shared_cpus)});
   }
   out << caches.render();
+}
 
+void print_peaks(const Machine& m, std::ostream& out) {
   out << "\nPeak [GFLOP/s; FMA = 2 FLOPs; best of the repetitions, ± = spread]:\n";
   TextTable peaks({"Threads", "Precision", "Width [bit]", "ISA", "FMA", "add/mul",
                    "FMA + add"});
@@ -98,7 +101,9 @@ void print_machine(const Machine& m, const std::string& file, std::ostream& out)
     }
   }
   out << peaks.render();
+}
 
+void print_bandwidth(const Machine& m, std::ostream& out) {
   out << "\nBandwidth [GB/s, GB = 1e9 bytes; the kernel's loads + stores, no "
          "write-allocate read; (in brackets) with it]:\n";
   TextTable bw({"Threads", "Boundary", "Working set", "load", "copy", "triad"});
@@ -125,22 +130,25 @@ void print_machine(const Machine& m, const std::string& file, std::ostream& out)
   out << bw.render();
   out << "Boundaries: L1 = core<->L1 (working set in L1), L2 = L1<->L2, LLC = L2<->LLC, "
          "DRAM = LLC<->DRAM.\n";
+}
 
+void print_latency(const Machine& m, std::ostream& out) {
   bool any_latency = false;
   for (const CeilingSet& s : m.ceilings) any_latency |= !s.latency.empty();
-  if (any_latency) {
-    out << "\nLoad-to-use latency [ns (core cycles)], random pointer chase:\n";
-    TextTable lat({"Threads", "Level", "Working set", "Latency"});
-    for (const CeilingSet& s : m.ceilings) {
-      for (const LatencyCeiling& l : s.latency) {
-        lat.add_row({fmt::format("{}", s.threads), l.level,
-                     binary_size(l.how.working_set_bytes),
-                     l.cycles > 0 ? fmt::format("{:.2f} ns ({:.0f} cycles)", l.ns, l.cycles)
-                                  : fmt::format("{:.2f} ns", l.ns)});
-      }
+  if (!any_latency) return;
+  out << "\nLoad-to-use latency [ns (core cycles)], random pointer chase:\n";
+  TextTable lat({"Threads", "Level", "Working set", "Latency"});
+  for (const CeilingSet& s : m.ceilings) {
+    for (const LatencyCeiling& l : s.latency) {
+      lat.add_row({fmt::format("{}", s.threads), l.level, binary_size(l.how.working_set_bytes),
+                   l.cycles > 0 ? fmt::format("{:.2f} ns ({:.0f} cycles)", l.ns, l.cycles)
+                                : fmt::format("{:.2f} ns", l.ns)});
     }
-    out << lat.render();
   }
+  out << lat.render();
+}
+
+void print_sweeps(const Machine& m, std::ostream& out) {
   for (const Sweep& sw : m.sweeps) {
     if (sw.points.empty()) continue;
     out << fmt::format("\n{}: {} bandwidth by total working set, {} thread{} [GB/s]:\n",
@@ -156,6 +164,17 @@ void print_machine(const Machine& m, const std::string& file, std::ostream& out)
     }
     if (!line.empty()) out << line << "\n";
   }
+}
+
+}  // namespace
+
+void print_machine(const Machine& m, const std::string& file, std::ostream& out) {
+  print_identity(m, file, out);
+  print_caches(m, out);
+  print_peaks(m, out);
+  print_bandwidth(m, out);
+  print_latency(m, out);
+  print_sweeps(m, out);
   if (!m.notes.empty()) {
     out << "\nNotes:\n";
     for (const std::string& n : m.notes) out << "  " << n << "\n";
