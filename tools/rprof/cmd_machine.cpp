@@ -54,6 +54,30 @@ std::vector<int> parse_int_list(const std::string& text, const char* what) {
   return out;
 }
 
+// --show: the saved file, as a table or (--json) the file itself.
+int show_machine(const std::string& file, bool json) {
+  const Machine m = load_machine_file(file);
+  if (json) {
+    std::cout << read_file(file);
+  } else {
+    print_machine(m, file, std::cout);
+  }
+  return 0;
+}
+
+// --sizes 32kB,1MB,...: bytes per item (kB/MB/GB = 1000s, KiB/MiB/GiB = 1024s).
+std::vector<uint64_t> parse_sizes(const std::string& text) {
+  std::vector<uint64_t> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    const uint64_t v = parse_size(item);
+    if (v == 0) throw Error("--sizes: '" + item + "' is not a size (e.g. 32kB, 1MiB)", 2);
+    out.push_back(v);
+  }
+  return out;
+}
+
 }  // namespace
 
 int cmd_machine(const Args& args) {
@@ -88,17 +112,8 @@ int cmd_machine(const Args& args) {
     throw Error("choose one of --quick, --full and --tiny", 2);
   }
 
-  if (show) {
-    const std::string file =
-        machine_file_path(!machine_file.empty() ? machine_file : output);
-    const Machine m = load_machine_file(file);
-    if (json) {
-      std::cout << read_file(file);
-    } else {
-      print_machine(m, file, std::cout);
-    }
-    return 0;
-  }
+  if (show) return show_machine(machine_file_path(!machine_file.empty() ? machine_file : output),
+                                json);
 
   CalibrationOptions opt;
   opt.mode = full ? CalibrationMode::kFull : tiny ? CalibrationMode::kTiny
@@ -106,15 +121,7 @@ int cmd_machine(const Args& args) {
   opt.rprof_version = kVersion;
   opt.huge_pages = huge;
   if (!threads.empty()) opt.threads = parse_int_list(threads, "--threads");
-  if (!sizes.empty()) {
-    std::stringstream in(sizes);
-    std::string item;
-    while (std::getline(in, item, ',')) {
-      const uint64_t v = parse_size(item);
-      if (v == 0) throw Error("--sizes: '" + item + "' is not a size (e.g. 32kB, 1MiB)", 2);
-      opt.sizes.push_back(v);
-    }
-  }
+  if (!sizes.empty()) opt.sizes = parse_sizes(sizes);
   ProgressBar bar;
   opt.progress = [&](double f, const std::string& what) { bar.update(f, what); };
   const std::string file = output.empty() ? machine_file_path("") : output;
