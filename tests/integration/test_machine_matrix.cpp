@@ -86,6 +86,9 @@ double counter(const json& region, const std::string& name) {
 std::string n_of(uint64_t n) { return std::to_string(n); }
 
 void check_machine(const std::string& machine) {
+#if defined(RPROF_TEST_SANITIZED)
+  skip_test("samples built with sanitizers cannot run under Valgrind (the sim backend)");
+#endif
   // The triads are the AVX2+FMA build: scalar code at L2 is bound by its
   // instruction rate on these cores, not by the L2 (the first seed's point).
   if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) {
