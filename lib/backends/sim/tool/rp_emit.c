@@ -58,82 +58,13 @@ void rp_emit_call(Out* o, void* fn, const HChar* name, IRExpr* addr, UWord size,
    addStmtToIRSB(o->sb, IRStmt_Dirty(di));
 }
 
-static IRExpr* tmp_of(IRSB* sb, IRExpr* e)
-{
-   IRTemp t = newIRTemp(sb->tyenv, Ity_I64);
-   addStmtToIRSB(sb, IRStmt_WrTmp(t, e));
-   return IRExpr_RdTmp(t);
-}
-
-static IRExpr* c64(ULong v) { return IRExpr_Const(IRConst_U64(v)); }
-static IRExpr* c8(UInt v) { return IRExpr_Const(IRConst_U8((UChar)v)); }
-
-static Int log2_exact(ULong v)
-{
-   Int k = 0;
-   if (v == 0 || (v & (v - 1)) != 0) return -1;
-   while ((1ULL << k) < v) k++;
-   return k;
-}
-
-/* The L1 hit filter, inline in the generated code: the guard "the access may
- * change the cache state", under which the helper is called. It is false
- * when the access lies in one line that is already the most recent way of its
- * L1 set (dirty already, for a write): the helper would change nothing (the
- * L1 bytes are added statically), so skipping it changes no count. Streaming
- * code hits so 7 of 8 scalar accesses cost a load and a compare instead of a
- * helper call. NULL (call always) when the geometry is not a power of two. */
-static IRExpr* l1_may_change(Out* o, IRExpr* addr, UWord size, Bool write)
-{
-   IRSB* sb = o->sb;
-   const ULong sets = rp_geom_l1.size / ((ULong)rp_geom_l1.assoc * rp_geom_l1.line);
-   const Int set_bytes_log2 = log2_exact((ULong)rp_geom_l1.assoc * sizeof(UWord));
-   IRExpr *ln, *tag, *want, *diff;
-   if (log2_exact(sets) < 0 || set_bytes_log2 < 0) return NULL;
-   ln = tmp_of(sb, IRExpr_Binop(Iop_Shr64, addr, c8(rp_line_shift)));
-   tag = tmp_of(sb, IRExpr_Binop(
-                        Iop_Add64,
-                        tmp_of(sb, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)&rp_l1.tags))),
-                        tmp_of(sb, IRExpr_Binop(Iop_Shl64,
-                                                tmp_of(sb, IRExpr_Binop(Iop_And64, ln, c64(sets - 1))),
-                                                c8((UInt)set_bytes_log2)))));
-   tag = tmp_of(sb, IRExpr_Load(Iend_LE, Ity_I64, tag));
-   want = tmp_of(sb, IRExpr_Binop(Iop_Shl64, ln, c8(1)));
-   if (write) {
-      want = tmp_of(sb, IRExpr_Binop(Iop_Or64, want, c64(1)));
-   } else {
-      tag = tmp_of(sb, IRExpr_Binop(Iop_And64, tag, c64(~1ULL)));
-   }
-   diff = tmp_of(sb, IRExpr_Binop(Iop_Xor64, tag, want));
-   if (size > 1) { /* and the last byte in the same line */
-      IRExpr* last = tmp_of(sb, IRExpr_Binop(Iop_Add64, addr, c64(size - 1)));
-      last = tmp_of(sb, IRExpr_Binop(Iop_Shr64, last, c8(rp_line_shift)));
-      diff = tmp_of(sb, IRExpr_Binop(Iop_Or64, diff,
-                                     tmp_of(sb, IRExpr_Binop(Iop_Xor64, last, ln))));
-   }
-   {
-      IRTemp g = newIRTemp(sb->tyenv, Ity_I1);
-      addStmtToIRSB(sb, IRStmt_WrTmp(g, IRExpr_Binop(Iop_CmpNE64, diff, c64(0))));
-      return IRExpr_RdTmp(g);
-   }
-}
-
 void rp_emit_flush_access(Out* o)
 {
    Access* a = &o->acc;
    switch (a->kind) {
-   case ACC_READ:
-      rp_emit_call(o, rp_read, "rp_read", a->addr, a->size,
-                   l1_may_change(o, a->addr, a->size, False));
-      break;
-   case ACC_WRITE:
-      rp_emit_call(o, rp_write, "rp_write", a->addr, a->size,
-                   l1_may_change(o, a->addr, a->size, True));
-      break;
-   case ACC_MODIFY:
-      rp_emit_call(o, rp_modify, "rp_modify", a->addr, a->size,
-                   l1_may_change(o, a->addr, a->size, True));
-      break;
+   case ACC_READ: rp_emit_call(o, rp_read, "rp_read", a->addr, a->size, NULL); break;
+   case ACC_WRITE: rp_emit_call(o, rp_write, "rp_write", a->addr, a->size, NULL); break;
+   case ACC_MODIFY: rp_emit_call(o, rp_modify, "rp_modify", a->addr, a->size, NULL); break;
    default: break;
    }
    a->kind = ACC_NONE;
