@@ -24,7 +24,7 @@
 namespace rprof::runtime {
 
 struct ClockInfo {
-  bool tsc = false;                     // ticks are TSC cycles, else ns
+  bool tsc = false;                      // ticks are TSC cycles, else ns
   uint64_t ticks_per_s = 1000000000ull;  // exact for CLOCK_MONOTONIC
 };
 
