@@ -3,7 +3,6 @@
 #include <optional>
 
 #include "run/progress_line.h"
-
 #include "runtime/handshake.h"
 
 namespace rprof {
