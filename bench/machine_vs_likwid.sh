@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Compares `rprof machine` with likwid-bench in the same run (not a test).
 # Prints rprof/likwid-bench ratios for peak DP FMA at the widest ISA (1 thread
-# and all CPUs) and for load and triad bandwidth at 32 kB, 1 MB, 64 MB and
+# and all CPUs) and for load, copy and triad bandwidth at 32 kB, 1 MB, 64 MB and
 # 2 GB (1 thread; 2 GB also with all CPUs). Target: every ratio >= 0.95.
 #
 # Usage: bench/machine_vs_likwid.sh [path/to/rprof]   (default build/bin/rprof)
@@ -40,6 +40,7 @@ else isa=sse; width=128; fi
 peak_kernel=peakflops_${isa}_fma
 [[ $isa == sse ]] && peak_kernel=peakflops_sse
 load_kernel=load_${isa}
+copy_kernel=copy_${isa}
 triad_kernel=triad_${isa}_fma
 [[ $isa == sse ]] && triad_kernel=triad_sse
 
@@ -68,6 +69,7 @@ L[peak1]=$(likwid_best "$peak_kernel" N:16kB:1 MFlops/s)
 L[peakN]=$(likwid_best "$peak_kernel" "N:$((16 * cpus))kB:$cpus" MFlops/s)
 for s in "${sizes[@]}"; do
   L[load_$s]=$(likwid_best "$load_kernel" "N:$s:1" MByte/s)
+  L[copy_$s]=$(likwid_best "$copy_kernel" "N:$s:1" MByte/s)
   L[triad_$s]=$(likwid_best "$triad_kernel" "N:$s:1" MByte/s)
 done
 L[loadN_2GB]=$(likwid_best "$load_kernel" "N:2GB:$cpus" MByte/s)
@@ -93,6 +95,8 @@ rows = [("peak DP FMA %s-bit, 1 thread" % width, "GFLOP/s", peak(1), likwid["pea
         ("peak DP FMA %s-bit, %d threads" % (width, cpus), "GFLOP/s", peak(cpus), likwid["peakN"] / 1e3)]
 for i, s in enumerate(sizes):
     rows.append(("load %s, 1 thread" % s, "GB/s", sweep("load", 1, i), likwid["load_" + s] / 1e3))
+for i, s in enumerate(sizes):
+    rows.append(("copy %s, 1 thread" % s, "GB/s", sweep("copy", 1, i), likwid["copy_" + s] / 1e3))
 for i, s in enumerate(sizes):
     rows.append(("triad %s, 1 thread" % s, "GB/s", sweep("triad", 1, i), likwid["triad_" + s] / 1e3))
 if cpus > 1:

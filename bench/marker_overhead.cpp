@@ -1,6 +1,8 @@
 // Cost of one begin/end pair with the `time` backend, beside the cost of the
-// two clock reads a pair must make, measured in the same run.
-// Target (issue 2): a pair costs at most 2x two clock reads.
+// two clock_gettime(CLOCK_MONOTONIC) reads, measured in the same run.
+// Target (issue 17): a pair costs at most 0.75x two clock reads (the runtime
+// reads the invariant TSC where the CPU has one; RPROF_CLOCK=monotonic in the
+// environment measures the clock_gettime fallback instead).
 //
 // The runtime activates from the environment before main(), so this program
 // re-executes itself with RPROF_OUTPUT_DIR set to a private temporary
@@ -65,6 +67,8 @@ void BM_nested_macro_pair(benchmark::State& state) {
 BENCHMARK(BM_nested_macro_pair);
 
 // Collects ns/iteration per benchmark to print the ratio at the end.
+constexpr double kTarget = 0.75;
+
 class RatioReporter : public benchmark::ConsoleReporter {
  public:
   void ReportRuns(const std::vector<Run>& runs) override {
@@ -78,14 +82,18 @@ class RatioReporter : public benchmark::ConsoleReporter {
                               ? ns_.at("BM_two_clock_reads/threads:1")
                               : 0;
     if (clocks <= 0) return;
-    std::printf("\nPer begin/end pair, 1 thread, time backend (ns, CPU time):\n");
+    const char* clock = getenv("RPROF_CLOCK");
+    std::printf("\nPer begin/end pair, 1 thread, time backend (ns, CPU time), runtime clock: %s\n",
+                clock != nullptr && std::string(clock) == "monotonic"
+                    ? "clock_gettime (RPROF_CLOCK=monotonic)"
+                    : "TSC where invariant, else clock_gettime");
     std::printf("  two clock reads (CLOCK_MONOTONIC): %.1f ns\n", clocks);
     for (const char* name : {"BM_c_function_pair/threads:1", "BM_macro_pair/threads:1",
                              "BM_scoped_guard/threads:1", "BM_nested_macro_pair"}) {
       if (!ns_.count(name)) continue;
       const double ns = ns_.at(name);
-      std::printf("  %-30s %6.1f ns = %.2fx two clock reads (target <= 2.00x) %s\n",
-                  name, ns, ns / clocks, ns / clocks <= 2.0 ? "OK" : "OVER");
+      std::printf("  %-30s %6.1f ns = %.2fx two clock reads (target <= 0.75x) %s\n",
+                  name, ns, ns / clocks, ns / clocks <= kTarget ? "OK" : "OVER");
     }
   }
 

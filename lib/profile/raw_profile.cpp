@@ -41,6 +41,15 @@ RawProfile parse_raw_profile(const std::string& text, const std::string& file) {
   p.backend = r.str(doc, "backend", "profile");
   p.start_unix_s = r.i64(doc, "start_unix_s", "profile");
   p.duration_ns = r.u64(doc, "duration_ns", "profile");
+  if (doc.contains("clock")) {
+    const json& clock = r.field(doc, "clock", "profile");
+    p.clock_source = r.str(clock, "source", "clock");
+    p.clock_ticks_per_s = r.u64(clock, "ticks_per_s", "clock");
+    if (p.clock_source != "tsc" && p.clock_source != "monotonic") {
+      r.fail("clock.source '" + p.clock_source + "' is neither tsc nor monotonic");
+    }
+    if (p.clock_ticks_per_s == 0) r.fail("clock.ticks_per_s is 0");
+  }
   p.reason = r.str(doc, "reason", "profile");
   p.signal = static_cast<int>(r.i64(doc, "signal", "profile"));
   for (const json& c : r.array(doc, "counters", "profile")) {

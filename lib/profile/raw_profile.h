@@ -56,6 +56,11 @@ struct RawProfile {
   std::string backend;
   int64_t start_unix_s = 0;
   uint64_t duration_ns = 0;
+  // The clock the runtime timed regions with ("tsc" or "monotonic") and its
+  // rate; every *_ns field is already converted to ns with that rate.
+  // Profiles written before the field existed used CLOCK_MONOTONIC.
+  std::string clock_source = "monotonic";
+  uint64_t clock_ticks_per_s = 1000000000ull;
   std::string reason;  // exit, signal, explicit
   int signal = 0;
   std::vector<std::string> counters;

@@ -13,6 +13,7 @@
 #ifndef RPROF_RUN_DRIVER_H_
 #define RPROF_RUN_DRIVER_H_
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -70,6 +71,15 @@ struct RunPlan {
   // chosen from the binary) go here, between plan() and run_plan().
   std::map<std::string, std::string> env;
   bool announce_passes = false;  // say "run i of n (label)" before each
+  // A pass slow enough for a progress line (run/progress_line.h), e.g. the
+  // simulated one: its index (none: SIZE_MAX), what it does ("simulating"),
+  // and its expected wall time as a multiple of the first pass's (0: no
+  // estimate). The line shows only where progress_line is set (the caller:
+  // a terminal, not -q).
+  size_t progress_pass = SIZE_MAX;
+  std::string progress_what;
+  double progress_slowdown = 0;
+  bool progress_line = false;
 };
 
 // What a run of rprof ends with.

@@ -1,5 +1,8 @@
 #include "run/pipeline.h"
 
+#include <optional>
+
+#include "run/progress_line.h"
 #include "runtime/handshake.h"
 
 namespace rprof {
@@ -22,6 +25,12 @@ RunOutcome run_plan(BackendDriver& driver, RunPlan& plan, const std::string& out
     const std::string raw_dir = out_dir + "/" + pass.raw_dir;
     spec.env[RPROF_ENV_OUTPUT_DIR] = raw_dir;
     spec.env[RPROF_ENV_BACKEND] = pass.runtime_backend;
+    std::optional<ProgressLine> line;
+    if (plan.progress_line && i == plan.progress_pass) {
+      const double estimate =
+          i > 0 ? done.front().launch.wall_time_s * plan.progress_slowdown : 0;
+      line.emplace(true, plan.progress_what, estimate);
+    }
     done.push_back(run_pass(spec, raw_dir, plan.backend, pass.runtime_backend));
   }
   return driver.finish(plan, std::move(done));

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "rprof/rprof.h"
+#include "runtime/clock.h"
 #include "runtime/region_table.h"
 #include "runtime/session.h"
 
@@ -114,7 +115,9 @@ RPROF_API int rprof_region_read(const char* name, uint64_t* calls, double* secon
   if (id == 0) return RPROF_OK;  // never opened anywhere: zeros
   const rprof::runtime::RegionTotals r = t->totals(id);
   if (calls != nullptr) *calls = r.calls;
-  if (seconds != nullptr) *seconds = static_cast<double>(r.incl_ns) * 1e-9;
+  if (seconds != nullptr) {
+    *seconds = static_cast<double>(rprof::runtime::ticks_to_ns(r.incl_ticks)) * 1e-9;
+  }
   const int n = capacity < t->num_counters() ? capacity : t->num_counters();
   for (int k = 0; k < n; ++k) counters[k] = r.incl[k];
   if (num_counters != nullptr) *num_counters = n > 0 ? n : 0;

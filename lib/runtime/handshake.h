@@ -41,6 +41,9 @@
 #define RPROF_ENV_PRELOAD_PROGRAM "RPROF_PRELOAD_PROGRAM"
 
 /* --- Read by the runtime, set by the user or the job launcher ------------ */
+/* The region clock: "monotonic" forces clock_gettime(CLOCK_MONOTONIC);
+ * unset or anything else takes the invariant TSC where the CPU has one. */
+#define RPROF_ENV_CLOCK "RPROF_CLOCK"
 /* Say on stderr why markers are inactive. */
 #define RPROF_ENV_VERBOSE "RPROF_VERBOSE"
 /* The MPI rank and world size, from whichever launcher started the job: the
@@ -55,5 +58,8 @@
 #define RPROF_ENV_SIM_LIBDIR "RPROF_SIM_LIBDIR"
 #define RPROF_ENV_MACHINE_FILE "RPROF_MACHINE_FILE"
 #define RPROF_ENV_SYSROOT "RPROF_SYSROOT"
+/* The progress line while the simulated run goes: 1 forces it on, 0 off;
+ * unset: on when stderr is a terminal (run/progress_line.h). */
+#define RPROF_ENV_PROGRESS "RPROF_PROGRESS"
 
 #endif /* RPROF_RUNTIME_HANDSHAKE_H_ */

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "runtime/clock.h"
 #include "runtime/region_table.h"
 #include "runtime/thread_state.h"
 
@@ -148,7 +149,7 @@ void write_thread(Out& o, const ThreadState& t, int nc, uint64_t now) {
     o.i64(f.node.load(std::memory_order_relaxed));
     o.put(",\"elapsed_ns\":");
     const uint64_t t0 = f.t0.load(std::memory_order_relaxed);
-    o.u64(now > t0 ? now - t0 : 0);
+    o.u64(ticks_to_ns(now > t0 ? now - t0 : 0));
     o.put('}');
   }
   o.put("],\"nodes\":[");
@@ -165,9 +166,9 @@ void write_thread(Out& o, const ThreadState& t, int nc, uint64_t now) {
     o.put(",\"calls\":");
     o.u64(get(n.calls));
     o.put(",\"incl_ns\":");
-    o.u64(get(n.incl_ns));
+    o.u64(ticks_to_ns(get(n.incl_ticks)));
     o.put(",\"excl_ns\":");
-    o.u64(get(n.excl_ns));
+    o.u64(ticks_to_ns(get(n.excl_ticks)));
     if (get(n.work_calls) > 0) {
       o.put(",\"work_calls\":");
       o.u64(get(n.work_calls));
@@ -272,7 +273,14 @@ int write_raw_profile(const RawRunInfo& info, const ThreadState* threads) {
     o.put(",\"start_unix_s\":");
     o.i64(info.start_unix_s);
     o.put(",\"duration_ns\":");
-    o.u64(info.end_ns - info.start_ns);
+    o.u64(ticks_to_ns(info.end_ticks - info.start_ticks));
+    // Times above are ns converted from this clock's ticks; its rate says how
+    // (and how exactly) they were measured.
+    o.put(",\"clock\":{\"source\":");
+    o.str(clock_source_name());
+    o.put(",\"ticks_per_s\":");
+    o.u64(g_clock.ticks_per_s);
+    o.put('}');
     o.put(",\"reason\":");
     o.str(info.reason);
     o.put(",\"signal\":");
@@ -298,7 +306,7 @@ int write_raw_profile(const RawRunInfo& info, const ThreadState* threads) {
       if (!first) o.put(',');
       first = false;
       o.put('\n');
-      write_thread(o, *t, info.num_counters, info.end_ns);
+      write_thread(o, *t, info.num_counters, info.end_ticks);
     }
     o.put("]}\n");
     o.flush();

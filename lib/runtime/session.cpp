@@ -38,7 +38,7 @@ struct Session {
   int parent_pid = 0;
   int rank = -1;
   int world_size = -1;
-  uint64_t start_ns = 0;
+  uint64_t start_ticks = 0;
   int64_t start_unix_s = 0;
   std::atomic<ThreadState*> threads{nullptr};
   std::atomic<uint32_t> thread_count{0};
@@ -122,8 +122,8 @@ void after_fork_in_child() {
   Session& s = *g_session;
   s.parent_pid = s.pid;
   s.pid = static_cast<int>(getpid());
-  const uint64_t now = now_ns();
-  s.start_ns = now;
+  const uint64_t now = now_ticks();
+  s.start_ticks = now;
   s.flushing.store(false);
   for (ThreadState* t = s.threads.load(); t != nullptr; t = t->next) {
     t->reset_after_fork(now);
@@ -195,7 +195,8 @@ void init() {
   s->pid = static_cast<int>(getpid());
   s->rank = detect_rank();
   s->world_size = detect_world_size();
-  s->start_ns = now_ns();
+  init_clock(std::getenv(RPROF_ENV_CLOCK));
+  s->start_ticks = now_ticks();
   s->start_unix_s = static_cast<int64_t>(std::time(nullptr));
   g_session = s;
   std::atexit(at_exit);
@@ -252,8 +253,8 @@ int flush_profile(const char* reason, int signal) {
   info.parent_pid = s.parent_pid;
   info.rank = s.rank;
   info.world_size = s.world_size;
-  info.start_ns = s.start_ns;
-  info.end_ns = now_ns();
+  info.start_ticks = s.start_ticks;
+  info.end_ticks = now_ticks();
   info.start_unix_s = s.start_unix_s;
   info.reason = reason;
   info.signal = signal;

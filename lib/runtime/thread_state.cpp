@@ -115,19 +115,19 @@ int ThreadState::begin(uint32_t region) {
   f.node.store(n, std::memory_order_relaxed);
   f.region = region;
   f.recursive = recursive;
-  f.child_ns = 0;
+  f.child_ticks = 0;
   if (counting_) {
     uint64_t* cc = child_counters(d);
     for (int k = 0; k < nc_; ++k) cc[k] = 0;
     backend_->read(start_counters(d));
   }
-  f.t0.store(now_ns(), std::memory_order_relaxed);
+  f.t0.store(now_ticks(), std::memory_order_relaxed);
   depth_.store(d + 1, std::memory_order_release);
   return RPROF_OK;
 }
 
 int ThreadState::end(uint32_t region) {
-  const uint64_t t1 = now_ns();
+  const uint64_t t1 = now_ticks();
   uint64_t c1[kMaxCounters];
   if (counting_) backend_->read(c1);
   const int d = depth_.load(std::memory_order_relaxed);
@@ -143,9 +143,9 @@ int ThreadState::end(uint32_t region) {
     Node& n = node(f.node.load(std::memory_order_relaxed));
     const uint64_t elapsed = t1 - f.t0.load(std::memory_order_relaxed);
     add_relaxed(n.calls, 1);
-    if (!f.recursive) add_relaxed(n.incl_ns, elapsed);
-    add_relaxed(n.excl_ns, elapsed - f.child_ns);
-    if (d >= 2) frames_[d - 2].child_ns += elapsed;
+    if (!f.recursive) add_relaxed(n.incl_ticks, elapsed);
+    add_relaxed(n.excl_ticks, elapsed - f.child_ticks);
+    if (d >= 2) frames_[d - 2].child_ticks += elapsed;
     if (counting_) {
       const uint64_t* c0 = start_counters(d - 1);
       const uint64_t* cc = child_counters(d - 1);
@@ -184,7 +184,7 @@ RegionTotals ThreadState::totals(uint32_t region) const {
     const Node& n = node(i);
     if (n.region != region) continue;
     t.calls += get(n.calls);
-    t.incl_ns += get(n.incl_ns);
+    t.incl_ticks += get(n.incl_ticks);
     for (int k = 0; k < nc_; ++k) t.incl[k] += get(n.incl[k]);
   }
   return t;
@@ -216,7 +216,7 @@ void ThreadState::reset_after_fork(uint64_t now) {
   const int32_t count = nodes_.load(std::memory_order_relaxed);
   for (int32_t i = 0; i < count; ++i) {
     Node& n = node(i);
-    for (Counter* c : {&n.calls, &n.incl_ns, &n.excl_ns, &n.work_calls}) {
+    for (Counter* c : {&n.calls, &n.incl_ticks, &n.excl_ticks, &n.work_calls}) {
       c->store(0, std::memory_order_relaxed);
     }
     n.work_flops.store(0, std::memory_order_relaxed);
@@ -229,7 +229,7 @@ void ThreadState::reset_after_fork(uint64_t now) {
   const int d = depth_.load(std::memory_order_relaxed);
   for (int i = 0; i < d; ++i) {
     frames_[i].t0.store(now, std::memory_order_relaxed);
-    frames_[i].child_ns = 0;
+    frames_[i].child_ticks = 0;
     if (counting_) {
       backend_->read(start_counters(i));
       uint64_t* cc = child_counters(i);

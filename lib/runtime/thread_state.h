@@ -41,8 +41,8 @@ struct Node {
   std::atomic<int32_t> next_sibling{-1};
   int32_t last_child = -1;  // owner-only lookup hint
   Counter calls{0};
-  Counter incl_ns{0};
-  Counter excl_ns{0};
+  Counter incl_ticks{0};  // runtime clock ticks (runtime/clock.h)
+  Counter excl_ticks{0};
   Counter work_calls{0};
   std::atomic<double> work_flops{0};
   std::atomic<double> work_bytes{0};
@@ -69,16 +69,16 @@ struct ErrorRecord {
 
 struct Frame {
   std::atomic<int32_t> node{-1};
-  std::atomic<uint64_t> t0{0};
+  std::atomic<uint64_t> t0{0};  // ticks
   uint32_t region = 0;
   bool recursive = false;
-  uint64_t child_ns = 0;
+  uint64_t child_ticks = 0;
 };
 
 // One region's sums over the nodes of one thread (rprof_region_read).
 struct RegionTotals {
   uint64_t calls = 0;
-  uint64_t incl_ns = 0;
+  uint64_t incl_ticks = 0;
   uint64_t incl[kMaxCounters] = {};
 };
 

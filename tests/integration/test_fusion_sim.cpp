@@ -73,3 +73,31 @@ TEST_CASE("sim: rprof diff shows fusion's byte reduction at the same FLOPs") {
   CHECK(text.out.find("Bytes DRAM [GB]") != std::string::npos);
   CHECK(text.out.find("backend sim") != std::string::npos);
 }
+
+// The progress line of the simulated run (run/progress_line.h): forced on
+// with RPROF_PROGRESS=1 it shows, with an estimate from the native run, and
+// is erased; a stderr that is no terminal (here: a pipe) and -q get nothing.
+TEST_CASE("sim: a progress line only on a terminal and never with -q") {
+  require_sim();
+  const std::vector<std::string> args = {"--backend=sim", sample("daxpy"), "1000", "1"};
+  const RunResult forced = run_rprof(args, {"RPROF_PROGRESS=1"});
+  INFO(forced.err);
+  REQUIRE(forced.status == 0);
+  CHECK(forced.err.find("\rrprof: simulating... 0 s of ~") != std::string::npos);
+  // Erased at the end: the last carriage return is followed by blanks only.
+  const size_t cr = forced.err.rfind('\r');
+  REQUIRE(cr != std::string::npos);
+  CHECK(forced.err.find_first_not_of(' ', forced.err.rfind('\r', cr - 1) + 1) == cr);
+
+  const RunResult piped = run_rprof(args);
+  INFO(piped.err);
+  REQUIRE(piped.status == 0);
+  CHECK(piped.err.find("simulating") == std::string::npos);
+  CHECK(piped.err.find('\r') == std::string::npos);
+
+  std::vector<std::string> quiet = args;
+  quiet.insert(quiet.begin(), "-q");
+  const RunResult q = run_rprof(quiet, {"RPROF_PROGRESS=1"});
+  REQUIRE(q.status == 0);
+  CHECK(q.err.find("simulating") == std::string::npos);
+}

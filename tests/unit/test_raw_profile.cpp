@@ -40,3 +40,18 @@ TEST_CASE("defects are named with the file") {
   badparent.replace(badparent.find("\"parent\":-1"), 11, "\"parent\":5");
   CHECK_THAT(msg(badparent), Catch::Contains("parent"));
 }
+
+TEST_CASE("the raw profile's clock is read, and monotonic without one") {
+  CHECK(parse_raw_profile(kMinimal, "f.json").clock_source == "monotonic");
+  CHECK(parse_raw_profile(kMinimal, "f.json").clock_ticks_per_s == 1000000000ull);
+  std::string tsc = kMinimal;
+  tsc.replace(tsc.find("\"reason\""), 8,
+              R"("clock":{"source":"tsc","ticks_per_s":2596122000},"reason")");
+  const auto p = parse_raw_profile(tsc, "f.json");
+  CHECK(p.clock_source == "tsc");
+  CHECK(p.clock_ticks_per_s == 2596122000ull);
+  CHECK(p.threads[0].nodes[0].incl_ns == 30);  // already ns: not rescaled
+  std::string zero = tsc;
+  zero.replace(zero.find("2596122000"), 10, "0");
+  CHECK_THROWS_WITH(parse_raw_profile(zero, "f.json"), Catch::Contains("ticks_per_s"));
+}

@@ -39,7 +39,7 @@ struct Fixture {
     info.rank = -1;
     info.world_size = -1;
     info.reason = "explicit";
-    info.end_ns = now_ns();
+    info.end_ticks = now_ticks();
     REQUIRE(write_raw_profile(info, &t) == 0);
     auto raw = rprof::read_raw_profile(dir + "/rprof-raw.testhost.42.json");
     fs::remove_all(dir);

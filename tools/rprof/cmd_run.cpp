@@ -15,6 +15,7 @@
 #include "report/reporter.h"
 #include "run/launcher.h"
 #include "run/pipeline.h"
+#include "run/progress_line.h"
 #include "run/registry.h"
 #include "tools/rprof/cli.h"
 #include "tools/rprof/commands.h"
@@ -174,6 +175,7 @@ int cmd_run(const Args& args) {
   const std::vector<MarkerApiUse> marker_apis = detect_marker_apis(program, o.app);
   preload_marker_shims(marker_apis, plan.env);
   const std::string out_dir = make_output_dir(o.output, o.app.front());
+  plan.progress_line = !o.quiet && progress_line_wanted();
   if (!backend.notice.empty()) std::cerr << "rprof: " << backend.notice << "\n";
   RunOutcome run = run_plan(*backend.driver, plan, out_dir, [](const std::string& m) {
     std::cerr << "rprof: " << m << "\n";

@@ -15,6 +15,10 @@
 namespace rprof {
 namespace {
 
+// The simulated run's wall time over the native run's on dense kernels
+// (bench/RESULTS-sim.md: gemm, daxpy), for the progress line's estimate only.
+constexpr double kExpectedSlowdown = 20;
+
 #if defined(RPROF_SANITIZED_BUILD)
 constexpr bool kSanitizedBuild = true;
 #else
@@ -111,6 +115,9 @@ RunPlan SimDriver::plan(const RunRequest& request) {
   plan.backend = "sim";
   if (native_) plan.passes.push_back({"timed", "time", "raw", {request.app, {}, {}, "", ""}});
   plan.passes.push_back({"counted", "sim", "raw-sim", {}});  // spec: before_pass
+  plan.progress_pass = plan.passes.size() - 1;
+  plan.progress_what = "simulating";
+  plan.progress_slowdown = kExpectedSlowdown;
   return plan;
 }
 
