@@ -57,25 +57,25 @@ int main(int argc, char** argv) {
   for (int c = 0; c < chains; ++c) p[c] = &nodes[order[(size_t)c * (n / (size_t)chains)]];
   const long per_chain = steps / chains;
   uint64_t sum = 0;
-  const char* name = chains == 1 ? "chase_int" : "chains";
-  RPROF_BEGIN(name);
   if (chains == 1) {
     struct node* q = p[0];
+    RPROF_BEGIN("chase_int");
     for (long s = 0; s < per_chain; ++s) {
       sum += q->value;
       q = q->next;
     }
-    p[0] = q;
+    RPROF_END("chase_int");
   } else {
+    RPROF_BEGIN("chains");
     for (long s = 0; s < per_chain; ++s) {
       for (int c = 0; c < chains; ++c) { /* independent loads: misses overlap */
         sum += p[c]->value;
         p[c] = p[c]->next;
       }
     }
+    RPROF_END("chains");
   }
-  RPROF_END(name);
-  printf("%s: %zu nodes, %d chain%s, %ld steps, sum %llu\n", name, n, chains,
+  printf("chase_int: %zu nodes, %d chain%s, %ld steps, sum %llu\n", n, chains,
          chains == 1 ? "" : "s", per_chain * chains, (unsigned long long)sum);
   free(order);
   free(nodes);

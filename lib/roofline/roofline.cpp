@@ -115,8 +115,11 @@ RegionRoofline region_roofline(const Metrics& m, double time_s, int threads,
   }
   // The operation mix follows the instructions executed: code without FMA
   // cannot reach the FMA roof, code of FMAs alone not the FMA + add one.
+  // The share is read at the widest width the region used; the mix's peak
+  // at the roof's width (the same one when the machine measured it).
   const Width own_width = own->width;
-  r.fma_share = fma_share(m, prec, own_width);
+  const Width used_width = m.widest_width().value_or(own_width);
+  r.fma_share = fma_share(m, prec, used_width);
   const PeakCeiling* mixed = nullptr;
   std::string why;
   if (r.fma_share && *r.fma_share <= kFmaShareTolerance) {
@@ -131,12 +134,11 @@ RegionRoofline region_roofline(const Metrics& m, double time_s, int threads,
   }
   if (mixed != nullptr) own = mixed;
   r.roof = roof_of(*own);
-  const std::string w_text =
-      own_width == Width::kScalar ? "scalar" : std::string(width_name(own_width)) + "-bit";
   if (r.fma_share) {
     r.roof_why = fmt::format(
         "{}: {} (FLOPs = {:.2f} x lanes x FP instructions at {} {}; FMA = 2 FLOPs per lane)",
-        r.roof.label(), why, 1 + *r.fma_share, precision_name(prec), w_text);
+        r.roof.label(), why, 1 + *r.fma_share, precision_name(prec),
+        used_width == Width::kScalar ? "scalar" : std::string(width_name(used_width)) + "-bit");
   } else {
     r.roof_why = fmt::format(
         "{}: the best measured mix at the widest width used (no FP instruction counts "
