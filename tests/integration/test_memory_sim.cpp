@@ -45,7 +45,7 @@ json region_of(const std::vector<std::string>& app, const std::string& name) {
   REQUIRE(reg.contains("verdict"));
   REQUIRE(reg.contains("memory"));
   REQUIRE(reg["memory"]["available"] == true);
-  CHECK_FALSE(reg.contains("roofline") && reg["roofline"]["available"] == true);
+  CHECK_FALSE((reg.contains("roofline") && reg["roofline"]["available"] == true));
   return reg;
 }
 
