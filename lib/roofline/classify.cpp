@@ -9,6 +9,10 @@ namespace rprof {
 namespace {
 
 std::string pct(double f) { return fmt::format("{:.0f}%", 100 * f); }
+// A fraction of a bandwidth roof: small ones (a chase's 0.1%) keep two digits.
+std::string pct_small(double f) {
+  return f < 0.01 ? fmt::format("{:.2g}%", 100 * f) : pct(f);
+}
 std::string g(double v) { return fmt::format("{:.3g}", v); }
 
 // The widest vector width this CPU executes (what "narrower than the CPU
@@ -149,7 +153,7 @@ void memory_verdict(const MemoryView& mv, const VerdictThresholds& t, Verdict& v
   v.summary = fmt::format(
       "memory-bound at {} (no FLOP roofline: bandwidth view): {} GB/s of the {} GB/s "
       "bandwidth roof ({}, {}; GB = 1e9 bytes)",
-      boundary_name(b.boundary), g(b.gbs), g(b.roof_gbs), pct(mv.fraction), threads);
+      boundary_name(b.boundary), g(b.gbs), g(b.roof_gbs), pct_small(mv.fraction), threads);
   v.direction =
       v.at_roof ? fmt::format("at the {} bandwidth roof: move fewer bytes across it: "
                               "blocking for the cache, smaller types, a layout that "
@@ -165,7 +169,7 @@ void memory_verdict(const MemoryView& mv, const VerdictThresholds& t, Verdict& v
   v.summary = fmt::format(
       "latency-bound at {}: {:.2g} line misses in flight per thread; {} GB/s is {} of "
       "the {} GB/s {} bandwidth roof ({})",
-      boundary_name(lb.boundary), *lb.in_flight, g(lb.gbs), pct(lb.fraction),
+      boundary_name(lb.boundary), *lb.in_flight, g(lb.gbs), pct_small(lb.fraction),
       g(lb.roof_gbs), boundary_name(lb.boundary), threads);
   v.direction =
       "bandwidth is not the limit, the wait for each miss is: interleave independent "
@@ -176,7 +180,7 @@ void memory_verdict(const MemoryView& mv, const VerdictThresholds& t, Verdict& v
        fmt::format("{} of the {} bandwidth roof with {:.2g} line misses in flight per "
                    "thread (Little's law: {:.3g} misses x {:.3g} ns / {:.3g} s / {} "
                    "thread{}): waiting on one miss at a time",
-                   pct(lb.fraction), boundary_name(lb.boundary), *lb.in_flight,
+                   pct_small(lb.fraction), boundary_name(lb.boundary), *lb.in_flight,
                    lb.line_misses, *lb.latency_ns, mv.time_s, mv.threads,
                    mv.threads == 1 ? "" : "s"),
        "get more independent misses in flight: interleave independent chains, prefetch, "
