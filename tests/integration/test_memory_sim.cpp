@@ -33,12 +33,14 @@ uint64_t llc_bytes() {
   return llc;
 }
 
-json region_of(const std::vector<std::string>& app, const std::string& name) {
+json region_of(const std::vector<std::string>& app, const std::string& name,
+               std::string* dir = nullptr) {
   std::vector<std::string> args = {"--backend=sim", "-q"};
   args.insert(args.end(), app.begin(), app.end());
   const RunResult r = run_rprof(args);
   INFO(r.err);
   REQUIRE(r.status == 0);
+  if (dir != nullptr) *dir = r.dir;
   const json reg = find_region(load_json(r.dir + "/profile.json"), name);
   REQUIRE(reg.is_object());
   INFO(reg.dump(2));
@@ -107,7 +109,8 @@ TEST_CASE("integer pointer chase: latency-bound at DRAM, 8 independent chains ke
 
 TEST_CASE("integer streaming sum: memory-bound at DRAM, not latency-bound") {
   const uint64_t n = 3 * llc_bytes() / 8;
-  const json s = region_of({sample("stream_int"), n_of(n), "2"}, "stream_int");
+  std::string dir;
+  const json s = region_of({sample("stream_int"), n_of(n), "2"}, "stream_int", &dir);
   const json& v = s["verdict"];
   CHECK(v["bound"] == "memory");
   CHECK(v["boundary"] == "dram");
@@ -118,6 +121,17 @@ TEST_CASE("integer streaming sum: memory-bound at DRAM, not latency-bound") {
   CHECK(counter(s, "bytes.l1.read") == 2 * 8 * double(n));
   CHECK(counter(s, "bytes.dram.read") == 2 * 8 * double(n));
   CHECK(boundary(s, "dram")["misses_in_flight_per_thread"].get<double>() > 2.5);
+
+  // Text, CSV and the bandwidth chart carry the view too.
+  const std::string text = read_text(dir + "/report.txt");
+  CHECK_THAT(text, Catch::Contains("Memory (GB/s with GB = 1e9 bytes"));
+  CHECK_THAT(text, Catch::Contains("stream_int: memory-bound at DRAM"));
+  const RunResult csv = run_command({RPROF_BIN, "report", "--format", "csv", dir});
+  REQUIRE(csv.status == 0);
+  CHECK_THAT(csv.out, Catch::Contains(",bw_l1_gbs,bw_l1_fraction_of_roof,"));
+  CHECK_THAT(csv.out, Catch::Contains(",memory_limiting_boundary,misses_in_flight_per_thread\n"));
+  CHECK_THAT(read_text(dir + "/bandwidth.svg"),
+             Catch::Contains("data-region=\"stream_int\" data-boundary=\"dram\""));
 }
 
 TEST_CASE("memcpy: memory-bound at DRAM, not latency-bound") {
