@@ -27,6 +27,10 @@ const RegionRoofline* RegionAnalysis::valid_roofline() const {
   return roofline && roofline->valid ? &*roofline : nullptr;
 }
 
+const MemoryView* RegionAnalysis::valid_memory() const {
+  return memory && memory->valid ? &*memory : nullptr;
+}
+
 const Verdict* RegionAnalysis::shown_verdict() const {
   if (!verdict || (verdict->bound == Bound::kUnknown && verdict->flags.empty())) return nullptr;
   return &*verdict;
@@ -56,15 +60,20 @@ Analysis analyze(const Profile& p, const MachineSource& machine,
   const Machine* m = machine.machine;
   for (RegionAnalysis& ra : a.regions) {
     const Region& r = *ra.region;
+    const int threads = std::max<int>(1, static_cast<int>(r.threads.size()));
     if (m != nullptr && ra.metrics.has_flops) {
-      const int threads = std::max<int>(1, static_cast<int>(r.threads.size()));
       ra.roofline = region_roofline(ra.metrics, r.time_s, threads, *m);
+    }
+    if (m != nullptr && ra.metrics.any_traffic()) {
+      ra.memory = memory_view(ra.metrics, r.time_s, threads, *m);
+      a.any_memory |= ra.memory->valid;
     }
     if (r.is_program()) continue;
     VerdictInput in;
     in.region = &r;
     in.metrics = &ra.metrics;
     in.roofline = ra.roofline ? &*ra.roofline : nullptr;
+    in.memory = ra.memory ? &*ra.memory : nullptr;
     in.machine = m;
     in.clock_resolution_s = resolution;
     ra.verdict = classify(in, thresholds);

@@ -17,6 +17,7 @@
 #include "profile/metrics.h"
 #include "profile/profile.h"
 #include "roofline/classify.h"
+#include "roofline/memory_view.h"
 #include "roofline/roofline.h"
 
 namespace rprof {
@@ -34,11 +35,16 @@ struct RegionAnalysis {
   Metrics metrics;
   // Regions with FLOP counts when there are ceilings: valid, or why not.
   std::optional<RegionRoofline> roofline;
+  // Regions with traffic counts when there are ceilings, FLOPs or not: the
+  // bandwidth at each boundary against its roof and Little's law.
+  std::optional<MemoryView> memory;
   // Every region but [program]; bound "unknown" with no flags says nothing.
   std::optional<Verdict> verdict;
 
   // The roofline when it is valid, else null.
   const RegionRoofline* valid_roofline() const;
+  // The memory view when it is valid, else null.
+  const MemoryView* valid_memory() const;
   // The verdict when it says something (a bound or a flag), else null.
   const Verdict* shown_verdict() const;
 };
@@ -50,6 +56,7 @@ struct Analysis {
   bool verdicts = false;             // the classifier ran
   std::vector<RegionAnalysis> regions;  // one per profile->regions, same order
   bool any_flops = false;            // some region has FLOP counts
+  bool any_memory = false;           // some region has a valid memory view
 
   const Profile& prof() const { return *profile; }
 };

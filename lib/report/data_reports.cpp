@@ -5,6 +5,7 @@
 #include "common/error.h"
 #include "profile/profile_json.h"
 #include "report/html_report.h"
+#include "report/memory_report.h"
 #include "report/roofline_report.h"
 #include "report/svg_chart.h"
 #include "report/verdict_report.h"
@@ -25,6 +26,7 @@ std::string csv_field(const std::string& s) {
 void JsonReporter::write(const Analysis& a, const ReportOptions&, std::ostream& out) const {
   nlohmann::json doc = profile_to_json(a.prof());
   add_roofline_json(doc, a);
+  add_memory_json(doc, a);
   add_verdict_json(doc, a);
   // Invalid UTF-8 in names is replaced (U+FFFD) rather than failing the dump.
   out << doc.dump(2, ' ', false,
@@ -38,8 +40,11 @@ void CsvReporter::write(const Analysis& a, const ReportOptions&, std::ostream& o
          "percent_of_run,threads,complete,open_calls,declared_flops,"
          "declared_bytes";
   for (const std::string& c : p.counters) out << "," << csv_field(c);
+  // The memory view after the counters: existing columns keep their places.
+  if (a.any_memory) out << memory_csv_header();
   out << "\n";
-  for (const Region& r : p.regions) {
+  for (size_t i = 0; i < p.regions.size(); ++i) {
+    const Region& r = p.regions[i];
     const double pct = p.run.wall_time_s > 0 ? 100.0 * r.time_s / p.run.wall_time_s : 0;
     out << csv_field(path_string(r.path)) << "," << csv_field(r.name) << ","
         << r.depth() << "," << r.calls << ","
@@ -53,6 +58,7 @@ void CsvReporter::write(const Analysis& a, const ReportOptions&, std::ostream& o
       auto it = r.counters.find(c);
       out << "," << (it == r.counters.end() ? std::string() : std::to_string(it->second));
     }
+    if (a.any_memory && i < a.regions.size()) out << memory_csv_cells(a.regions[i]);
     out << "\n";
   }
 }

@@ -8,6 +8,7 @@
 #include "machine/machine.h"
 #include "report/markup.h"
 #include "report/report_assets.h"
+#include "report/bandwidth_chart.h"
 #include "report/roofline_report.h"
 #include "report/svg_chart.h"
 #include "report/verdict_report.h"
@@ -78,11 +79,28 @@ json region_data(const RegionAnalysis& ra, const Profile& p, int number) {
                        {"fraction_of_bound", rr->fraction},
                        {"limiting", rr->limiting ? json(boundary_key(*rr->limiting)) : json(nullptr)},
                        {"limited_by", rr->compute_limited ? "compute" : "memory"},
+                       {"roof_why", rr->roof_why},
                        {"boundaries", bs}};
     } else {
       j["notes"].push_back("no roofline: " + rr->why_not);
     }
     for (const std::string& n : rr->notes) j["notes"].push_back(n);
+  }
+  // The memory view: GB/s and fraction of the roof per boundary.
+  j["memory"] = nullptr;
+  if (const MemoryView* mv = ra.valid_memory()) {
+    json bs = json::object();
+    for (const BoundaryBandwidth& b : mv->boundaries) {
+      bs[boundary_key(b.boundary)] = {{"gbs", b.gbs},
+                                      {"roof_gbs", b.roof_gbs},
+                                      {"fraction_of_roof", b.fraction},
+                                      {"misses_in_flight_per_thread",
+                                       b.in_flight ? json(*b.in_flight) : json(nullptr)}};
+    }
+    j["memory"] = {{"limiting", boundary_key(*mv->limiting)},
+                   {"fraction_of_roof", mv->fraction},
+                   {"ceiling_threads", mv->ceiling_threads},
+                   {"boundaries", bs}};
   }
   // Summary, direction, flags with reasons.
   const Verdict* v = ra.shown_verdict();
@@ -179,6 +197,20 @@ json html_report_data(const Analysis& a, const ChartModel& chart) {
   return d;
 }
 
+namespace {
+
+// The bandwidth chart's section, beside the roofline; none without views.
+std::string bandwidth_section(const Analysis& a) {
+  const std::string svg = render_bandwidth_svg(a, /*standalone=*/false);
+  if (svg.empty()) return "";
+  return "<section id=\"bandwidth\" class=\"card\" aria-label=\"Bandwidth chart\">\n"
+         "  <h2>Bandwidth per boundary</h2>\n"
+         "  <div class=\"chart-wrap\" data-testid=\"bandwidth-chart\">" +
+         svg + "</div>\n</section>\n";
+}
+
+}  // namespace
+
 void HtmlReporter::write(const Analysis& a, const ReportOptions&, std::ostream& out) const {
   const ChartModel chart = build_chart_model(a);
   const json data = html_report_data(a, chart);
@@ -187,6 +219,7 @@ void HtmlReporter::write(const Analysis& a, const ReportOptions&, std::ostream& 
   out << fill(assets::kReportHtml, {{"TITLE", xml_escape(chart.title)},
                                     {"CSS", assets::kReportCss},
                                     {"CHART", render_svg(chart, /*standalone=*/false)},
+                                    {"BANDWIDTH", bandwidth_section(a)},
                                     {"DATA", script_safe_json(text)},
                                     {"JS", assets::kReportJs},
                                     {"LABJS", assets::kLabJs}});

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "common/fs.h"
+#include "report/bandwidth_chart.h"
 #include "report/reporter.h"
 
 namespace rprof {
@@ -22,6 +23,11 @@ void write_output_files(const std::string& dir, const Analysis& a, bool with_csv
   // ceilings they say what is missing instead of drawing it.
   write("svg", "roofline.svg");
   write("html", "report.html");
+  // The bandwidth chart beside the roofline, when some region has a memory
+  // view (FLOPs or not).
+  if (a.any_memory) {
+    write_file_atomic(dir + "/bandwidth.svg", render_bandwidth_svg(a, /*standalone=*/true));
+  }
   if (with_csv) write("csv", "profile.csv");
 }
 

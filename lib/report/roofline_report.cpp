@@ -69,6 +69,8 @@ void add_roofline_json(json& doc, const Analysis& a) {
     j["ceiling_threads"] = rr.ceiling_threads;
     j["compute_roof"] = roof_json(rr.roof);
     j["full_compute_roof"] = roof_json(rr.full_roof);
+    j["compute_roof_why"] = rr.roof_why;
+    j["fma_share"] = rr.fma_share ? json(*rr.fma_share) : json(nullptr);
     json bs = json::array();
     for (const BoundaryRoof& b : rr.boundaries) {
       bs.push_back({{"boundary", boundary_key(b.boundary)},
@@ -163,6 +165,7 @@ void write_roofline_text(const Analysis& a, const ReportOptions& opt, std::ostre
     row.push_back(fmt::format("{:.1f}", 100 * fraction));
     row.push_back(limited_by_text(rr));
     table.add_row(std::move(row));
+    notes.push_back(printable(r->name) + ": roof " + rr.roof_why);
     for (const std::string& n : rr.notes) notes.push_back(printable(r->name) + ": " + n);
   }
   out << table.render();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "report/memory_report.h"
 #include "report/roofline_report.h"
 #include "report/verdict_report.h"
 #include "report/table.h"
@@ -153,6 +154,7 @@ void TextReporter::write(const Analysis& a, const ReportOptions& opt,
     out << "Declared work is what rprof_work() stated (FMA = 2 FLOPs; GB = 1e9 bytes).\n";
   }
   write_roofline_text(a, opt, out);
+  write_memory_text(a, out);
   write_verdict_text(a, out);
   if (!p.errors.empty()) {
     out << "\nMarker errors (other regions are unaffected):\n";

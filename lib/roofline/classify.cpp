@@ -9,38 +9,11 @@ namespace rprof {
 namespace {
 
 std::string pct(double f) { return fmt::format("{:.0f}%", 100 * f); }
+// A fraction of a bandwidth roof: small ones (a chase's 0.1%) keep two digits.
+std::string pct_small(double f) {
+  return f < 0.01 ? fmt::format("{:.2g}%", 100 * f) : pct(f);
+}
 std::string g(double v) { return fmt::format("{:.3g}", v); }
-
-// The latency level behind a boundary: misses across DRAM wait for DRAM, etc.
-const char* latency_level(Boundary b) {
-  switch (b) {
-    case Boundary::kL1: return "L1";
-    case Boundary::kL2: return "L2";
-    case Boundary::kLLC: return "L3";
-    case Boundary::kDRAM: return "DRAM";
-  }
-  return "DRAM";
-}
-
-std::optional<double> latency_ns(const Machine& m, Boundary b, int threads) {
-  for (int t : {threads, 1}) {
-    const CeilingSet* set = m.nearest(t);
-    if (set == nullptr) continue;
-    for (const LatencyCeiling& l : set->latency) {
-      if (l.level == latency_level(b) || (b == Boundary::kLLC && l.level == "LLC")) {
-        if (l.ns > 0) return l.ns;
-      }
-    }
-  }
-  return std::nullopt;
-}
-
-int line_bytes(const Machine* m) {
-  if (m != nullptr && !m->caches.empty() && m->caches.front().line_bytes > 0) {
-    return m->caches.front().line_bytes;
-  }
-  return 64;
-}
 
 // The widest vector width this CPU executes (what "narrower than the CPU
 // offers" compares with).
@@ -94,9 +67,9 @@ void latency_flag(const VerdictInput& in, const VerdictThresholds& t, Verdict& v
   // At L1 the bytes are load and store instructions, not line misses:
   // Little's law on misses applies below it only.
   if (b == Boundary::kL1) return;
-  const std::optional<double> lat = latency_ns(*in.machine, b, rr.threads);
+  const std::optional<double> lat = latency_behind(*in.machine, b, rr.threads);
   if (!lat) return;
-  const double lines = in.metrics->at(b).read_bytes / line_bytes(in.machine);
+  const double lines = in.metrics->at(b).read_bytes / line_bytes_of(in.machine);
   const std::optional<double> mlp =
       misses_in_flight(lines, *lat, in.region->time_s, rr.threads);
   if (!mlp || *mlp > t.latency_max_in_flight) return;
@@ -161,17 +134,64 @@ void traffic_flag(const VerdictInput& in, const VerdictThresholds& t, Verdict& v
   }
 }
 
+// A region without a FLOP roofline (no FLOPs, or no FLOP counts) that moved
+// bytes: the bandwidth view is its verdict. Memory-bound at the boundary
+// with the highest fraction of its roof; latency-bound when, below L1, few
+// line misses are in flight (Little's law) while bandwidth is far from its
+// roof; underutilized (added in classify) when neither explains a low fraction.
+void memory_verdict(const MemoryView& mv, const VerdictThresholds& t, Verdict& v) {
+  const BoundaryBandwidth& b = *mv.at(*mv.limiting);
+  v.bound = Bound::kMemory;
+  v.boundary = b.boundary;
+  v.fraction = mv.fraction;
+  v.at_roof = mv.fraction >= t.at_roof;
+  const std::string threads =
+      fmt::format("{} thread{}{}", mv.threads, mv.threads == 1 ? "" : "s",
+                  mv.ceiling_threads == mv.threads
+                      ? ""
+                      : fmt::format(", ceiling of {}", mv.ceiling_threads));
+  v.summary = fmt::format(
+      "memory-bound at {} (no FLOP roofline: bandwidth view): {} GB/s of the {} GB/s "
+      "bandwidth roof ({}, {}; GB = 1e9 bytes)",
+      boundary_name(b.boundary), g(b.gbs), g(b.roof_gbs), pct_small(mv.fraction), threads);
+  v.direction =
+      v.at_roof ? fmt::format("at the {} bandwidth roof: move fewer bytes across it: "
+                              "blocking for the cache, smaller types, a layout that "
+                              "uses every byte of each line",
+                              boundary_name(b.boundary))
+                : fmt::format("below the {} bandwidth roof: keep more bytes in flight "
+                              "(prefetch, independent streams, more threads) or move "
+                              "fewer (blocking, layout)",
+                              boundary_name(b.boundary));
+  if (!mv.latency_boundary || mv.fraction >= t.latency_max_fraction) return;
+  const BoundaryBandwidth& lb = *mv.at(*mv.latency_boundary);
+  if (!lb.in_flight || *lb.in_flight > t.latency_max_in_flight) return;
+  v.summary = fmt::format(
+      "latency-bound at {}: {:.2g} line misses in flight per thread; {} GB/s is {} of "
+      "the {} GB/s {} bandwidth roof ({})",
+      boundary_name(lb.boundary), *lb.in_flight, g(lb.gbs), pct_small(lb.fraction),
+      g(lb.roof_gbs), boundary_name(lb.boundary), threads);
+  v.direction =
+      "bandwidth is not the limit, the wait for each miss is: interleave independent "
+      "chains, prefetch ahead, or a layout with sequential access (arrays, not linked "
+      "nodes)";
+  v.flags.push_back(
+      {Flag::kLatencyBound,
+       fmt::format("{} of the {} bandwidth roof with {:.2g} line misses in flight per "
+                   "thread (Little's law: {:.3g} misses x {:.3g} ns / {:.3g} s / {} "
+                   "thread{}): waiting on one miss at a time",
+                   pct_small(lb.fraction), boundary_name(lb.boundary), *lb.in_flight,
+                   lb.line_misses, *lb.latency_ns, mv.time_s, mv.threads,
+                   mv.threads == 1 ? "" : "s"),
+       "get more independent misses in flight: interleave independent chains, prefetch, "
+       "a layout with sequential access"});
+}
+
 }  // namespace
 
 bool Verdict::has(Flag flag) const {
   return std::any_of(flags.begin(), flags.end(),
                      [&](const VerdictFlag& f) { return f.flag == flag; });
-}
-
-std::optional<double> misses_in_flight(double line_misses, double latency_ns,
-                                       double time_s, int threads) {
-  if (!(latency_ns > 0) || !(time_s > 0) || threads < 1) return std::nullopt;
-  return line_misses * latency_ns * 1e-9 / time_s / threads;
 }
 
 Verdict classify(const VerdictInput& in, const VerdictThresholds& t) {
@@ -190,6 +210,8 @@ Verdict classify(const VerdictInput& in, const VerdictThresholds& t) {
            "width) apply to this region"});
     }
     latency_flag(in, t, v);
+  } else if (in.memory != nullptr && in.memory->valid) {
+    memory_verdict(*in.memory, t, v);
   } else {
     v.summary = rr != nullptr && !rr->why_not.empty()
                     ? "no roofline: " + rr->why_not
@@ -223,11 +245,13 @@ Verdict classify(const VerdictInput& in, const VerdictThresholds& t) {
   const bool specific = v.has(Flag::kLatencyBound) || v.has(Flag::kLowVectorization) ||
                         v.has(Flag::kLoadImbalance) || v.has(Flag::kAboveRoof) ||
                         v.has(Flag::kTooShort);
-  if (rr != nullptr && rr->valid && rr->fraction < t.underutilized && !specific) {
+  const bool judged =
+      (rr != nullptr && rr->valid) || (in.memory != nullptr && in.memory->valid);
+  if (judged && v.fraction < t.underutilized && !specific) {
     v.flags.push_back(
         {Flag::kUnderutilized,
          fmt::format("{} of the applicable roof with no more specific cause found",
-                     pct(rr->fraction)),
+                     pct(v.fraction)),
          "profile inside the region: dependency chains, branches, synchronization, "
          "problem size"});
   }

@@ -15,6 +15,7 @@
 #include "machine/machine.h"
 #include "profile/metrics.h"
 #include "profile/profile.h"
+#include "roofline/memory_view.h"
 #include "roofline/roofline.h"
 
 namespace rprof {
@@ -66,16 +67,13 @@ struct VerdictInput {
   const Region* region = nullptr;
   const Metrics* metrics = nullptr;
   const RegionRoofline* roofline = nullptr;  // null or invalid: no roofline
+  // The bandwidth view; the verdict of a region without a FLOP roofline.
+  const MemoryView* memory = nullptr;        // null or invalid: none
   const Machine* machine = nullptr;          // for latencies and the ISA
   double clock_resolution_s = 1e-9;
 };
 
 Verdict classify(const VerdictInput& in, const VerdictThresholds& t = {});
-
-// Average line misses in flight per thread by Little's law: misses * latency
-// / (time * threads). nullopt when the latency is unknown.
-std::optional<double> misses_in_flight(double line_misses, double latency_ns,
-                                       double time_s, int threads);
 
 }  // namespace rprof
 

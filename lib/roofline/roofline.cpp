@@ -45,6 +45,14 @@ LabPoint lab_point(double peak_gflops, double bandwidth_gbs, double intensity) {
   return p;
 }
 
+std::optional<double> fma_share(const Metrics& m, Precision p, Width w) {
+  const int pi = static_cast<int>(p), wi = static_cast<int>(w);
+  const double ins = m.fp_instructions[pi][wi];
+  if (!m.has_fp_instructions || !(ins > 0)) return std::nullopt;
+  const double ratio = m.flops[pi][wi] / (ins * lanes(p, w));
+  return std::clamp(ratio - 1, 0.0, 1.0);
+}
+
 std::string ComputeRoof::label() const {
   const std::string w = width == Width::kScalar ? "scalar" : std::string(width_name(width)) + "-bit";
   return fmt::format("{} {} {}", precision_name(precision), w, mix_key(mix));
@@ -105,7 +113,38 @@ RegionRoofline region_roofline(const Metrics& m, double time_s, int threads,
   if (std::optional<Width> w = m.widest_width()) {
     if (const PeakCeiling* p = set->peak(prec, *w)) own = p;
   }
+  // The operation mix follows the instructions executed: code without FMA
+  // cannot reach the FMA roof, code of FMAs alone not the FMA + add one.
+  // The share is read at the widest width the region used; the mix's peak
+  // at the roof's width (the same one when the machine measured it).
+  const Width own_width = own->width;
+  const Width used_width = m.widest_width().value_or(own_width);
+  r.fma_share = fma_share(m, prec, used_width);
+  const PeakCeiling* mixed = nullptr;
+  std::string why;
+  if (r.fma_share && *r.fma_share <= kFmaShareTolerance) {
+    mixed = set->peak(prec, own_width, FlopMix::kAddMul);
+    why = "no FMA executed";
+  } else if (r.fma_share && *r.fma_share >= 1 - kFmaShareTolerance) {
+    mixed = set->peak(prec, own_width, FlopMix::kFma);
+    why = "FMA only";
+  } else if (r.fma_share) {
+    why = fmt::format("{:.0f}% of FP instructions are FMA: the best measured mix",
+                      100 * *r.fma_share);
+  }
+  if (mixed != nullptr) own = mixed;
   r.roof = roof_of(*own);
+  if (r.fma_share) {
+    r.roof_why = fmt::format(
+        "{}: {} (FLOPs = {:.2f} x lanes x FP instructions at {} {}; FMA = 2 FLOPs per lane)",
+        r.roof.label(), why, 1 + *r.fma_share, precision_name(prec),
+        used_width == Width::kScalar ? "scalar" : std::string(width_name(used_width)) + "-bit");
+  } else {
+    r.roof_why = fmt::format(
+        "{}: the best measured mix at the widest width used (no FP instruction counts "
+        "to tell FMA from add/mul)",
+        r.roof.label());
+  }
   if (r.roof.gflops < r.full_roof.gflops && r.roof.width != r.full_roof.width) {
     r.notes.push_back(fmt::format(
         "held against the {} roof ({:.4g} GFLOP/s), the widest instructions it used; "

@@ -66,6 +66,11 @@ struct RegionRoofline {
   int ceiling_threads = 1;  // thread count of the ceilings used
   ComputeRoof roof;         // follows the region's precision and width
   ComputeRoof full_roof;    // the widest, best roof of that precision
+  // The FMA share of the FP instructions at the roof's precision and width
+  // (FLOPs / (FP instructions x lanes) - 1: FMA = 2 FLOPs per lane), when
+  // instruction counts exist; and why the roof's operation mix was chosen.
+  std::optional<double> fma_share;
+  std::string roof_why;
   std::vector<BoundaryRoof> boundaries;  // measured traffic with a ceiling
   std::optional<Boundary> limiting;      // lowest bandwidth bound
   bool compute_limited = false;          // roof <= every bandwidth bound
@@ -75,6 +80,16 @@ struct RegionRoofline {
 
   const BoundaryRoof* at(Boundary b) const;
 };
+
+// At or below this FMA share a region is held against the add/mul roof (it
+// executed no FMA), at or above 1 - this against the FMA-only roof; between,
+// against the best measured mix. Rounding room for a few stray instructions.
+inline constexpr double kFmaShareTolerance = 0.02;
+
+// The FMA share of a region's FP instructions of precision p and width w:
+// FLOPs / (instructions x lanes) - 1, clamped to [0, 1]; nullopt without
+// instruction counts.
+std::optional<double> fma_share(const Metrics& m, Precision p, Width w);
 
 // The roofline of a region: metrics from its counters, its elapsed time
 // (seconds, slowest thread) and how many threads ran it.

@@ -97,6 +97,19 @@ test('the page opens offline: no request leaves the file, no script error', asyn
   assert.ok(await page.locator('svg[data-role="roofline-chart"]').count() === 1);
 });
 
+test('the bandwidth chart sits beside the roofline: GB/s per boundary against the roofs', async () => {
+  const chart = page.locator('#bandwidth svg[data-role="bandwidth-chart"]');
+  assert.equal(await chart.count(), 1);
+  // daxpy: 24e9 bytes across DRAM in 1.5 s = 16 GB/s (GB = 1e9 bytes).
+  const bar = chart.locator('rect[data-role="bandwidth-bar"][data-region="daxpy"][data-boundary="dram"]');
+  assert.equal(await bar.count(), 1);
+  assert.ok(Math.abs(Number(await bar.getAttribute('data-gbs')) - 16) < 1e-6);
+  const roof = Number(await bar.getAttribute('data-roof-gbs'));
+  const fraction = Number(await bar.getAttribute('data-fraction'));
+  assert.ok(roof > 0);
+  assert.ok(Math.abs(fraction - 16 / roof) < 1e-5 * Math.max(1, fraction));
+});
+
 test('the table lists every region, with units in the headings', async () => {
   const rows = await page.locator('#regions-body tr').evaluateAll((trs) => trs.map((t) => t.dataset.region));
   for (const name of ['[program]', 'init', ...Object.keys(REGIONS)]) assert.ok(rows.includes(name), name + ' missing from ' + rows);

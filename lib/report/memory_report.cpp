@@ -1,0 +1,135 @@
+#include "report/memory_report.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "report/table.h"
+
+namespace rprof {
+namespace {
+
+using nlohmann::json;
+
+const char* kMemoryConventions =
+    "GB = 1e9 bytes; bandwidth = bytes crossing the boundary (all threads) / the "
+    "region's time (slowest thread); fraction = bandwidth / the boundary's measured "
+    "roof for the nearest measured thread count; in flight = read line misses x "
+    "measured latency behind the boundary / time / threads (Little's law, below L1)";
+
+std::string num(double v) { return fmt::format("{:.4g}", v); }
+
+}  // namespace
+
+void add_memory_json(json& doc, const Analysis& a) {
+  json& regions = doc["regions"];
+  for (size_t i = 0; i < a.regions.size() && i < regions.size(); ++i) {
+    if (!a.regions[i].memory) continue;
+    const MemoryView& mv = *a.regions[i].memory;
+    json j;
+    j["conventions"] = kMemoryConventions;
+    j["available"] = mv.valid;
+    if (!mv.valid) {
+      j["why"] = mv.why_not;
+      regions[i]["memory"] = std::move(j);
+      continue;
+    }
+    j["time_s"] = mv.time_s;
+    j["threads"] = mv.threads;
+    j["ceiling_threads"] = mv.ceiling_threads;
+    j["line_bytes"] = mv.line_bytes;
+    json bs = json::array();
+    for (const BoundaryBandwidth& b : mv.boundaries) {
+      json x = {{"boundary", boundary_key(b.boundary)},
+                {"bytes", b.bytes},
+                {"approximate", b.approximate},
+                {"gbs", b.gbs},
+                {"roof_gbs", b.roof_gbs},
+                {"roof_kernel", stream_key(b.kernel)},
+                {"fraction_of_roof", b.fraction}};
+      if (b.boundary != Boundary::kL1) {
+        x["line_misses"] = b.line_misses;
+        x["latency_ns"] = b.latency_ns ? json(*b.latency_ns) : json(nullptr);
+        x["misses_in_flight_per_thread"] = b.in_flight ? json(*b.in_flight) : json(nullptr);
+      }
+      bs.push_back(std::move(x));
+    }
+    j["boundaries"] = std::move(bs);
+    j["limiting_boundary"] = boundary_key(*mv.limiting);
+    j["fraction_of_roof"] = mv.fraction;
+    j["latency_boundary"] =
+        mv.latency_boundary ? json(boundary_key(*mv.latency_boundary)) : json(nullptr);
+    regions[i]["memory"] = std::move(j);
+  }
+}
+
+void write_memory_text(const Analysis& a, std::ostream& out) {
+  if (!a.any_memory) return;
+  std::set<Boundary> measured;
+  for (const RegionAnalysis& ra : a.regions) {
+    if (const MemoryView* mv = ra.valid_memory()) {
+      for (const BoundaryBandwidth& b : mv->boundaries) measured.insert(b.boundary);
+    }
+  }
+  out << "\nMemory (GB/s with GB = 1e9 bytes, all threads / region time; % of the "
+         "boundary's measured bandwidth roof; in flight = line misses x latency / "
+         "time / threads, Little's law):\n";
+  std::vector<std::string> headers = {"Region", "Threads"};
+  for (Boundary b : measured) {
+    headers.push_back(fmt::format("{} [GB/s]", boundary_name(b)));
+    headers.push_back(fmt::format("{} [% roof]", boundary_name(b)));
+  }
+  headers.insert(headers.end(), {"Limiting", "In flight [lines/thread]"});
+  TextTable table(headers);
+  for (const RegionAnalysis& ra : a.regions) {
+    const MemoryView* mv = ra.valid_memory();
+    if (mv == nullptr) continue;
+    const Region& r = *ra.region;
+    std::vector<std::string> row = {std::string(2 * r.depth(), ' ') + printable(r.name)};
+    row.push_back(mv->ceiling_threads == mv->threads
+                      ? fmt::format("{}", mv->threads)
+                      : fmt::format("{} (ceil. {})", mv->threads, mv->ceiling_threads));
+    for (Boundary b : measured) {
+      const BoundaryBandwidth* x = mv->at(b);
+      row.push_back(x ? num(x->gbs) + (x->approximate ? "~" : "") : "-");
+      row.push_back(x && x->roof_gbs > 0 ? fmt::format("{:.1f}", 100 * x->fraction) : "-");
+    }
+    row.push_back(boundary_name(*mv->limiting));
+    const BoundaryBandwidth* lb = mv->latency_boundary ? mv->at(*mv->latency_boundary) : nullptr;
+    row.push_back(lb && lb->in_flight
+                      ? fmt::format("{:.3g} at {} ({:.3g} ns)", *lb->in_flight,
+                                    boundary_name(lb->boundary), *lb->latency_ns)
+                      : "-");
+    table.add_row(std::move(row));
+  }
+  out << table.render();
+  out << "Roof: the best measured stream kernel at each boundary (write-allocate "
+         "counted below L1); ~ = approximate traffic.\n";
+}
+
+std::string memory_csv_header() {
+  std::string h;
+  for (Boundary b : kBoundaries) {
+    h += fmt::format(",bw_{0}_gbs,bw_{0}_fraction_of_roof", boundary_key(b));
+  }
+  return h + ",memory_limiting_boundary,misses_in_flight_per_thread";
+}
+
+std::string memory_csv_cells(const RegionAnalysis& ra) {
+  const MemoryView* mv = ra.valid_memory();
+  std::string c;
+  for (Boundary b : kBoundaries) {
+    const BoundaryBandwidth* x = mv ? mv->at(b) : nullptr;
+    c += x ? fmt::format(",{:.9g},", x->gbs) : ",,";
+    if (x && x->roof_gbs > 0) c += fmt::format("{:.6g}", x->fraction);
+  }
+  c += ",";
+  if (mv) c += boundary_key(*mv->limiting);
+  c += ",";
+  const BoundaryBandwidth* lb =
+      mv && mv->latency_boundary ? mv->at(*mv->latency_boundary) : nullptr;
+  if (lb && lb->in_flight) c += fmt::format("{:.6g}", *lb->in_flight);
+  return c;
+}
+
+}  // namespace rprof

@@ -1,0 +1,30 @@
+// The memory view in reports: a "memory" object per region in profile.json
+// (derived data, recomputed whenever a profile is rendered, never parsed
+// back), a bandwidth table in the text report, and per-boundary bandwidth and
+// fraction columns in the CSV. Writers render the analysis' MemoryView only.
+#ifndef RPROF_REPORT_MEMORY_REPORT_H_
+#define RPROF_REPORT_MEMORY_REPORT_H_
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+
+#include "analysis/analysis.h"
+
+namespace rprof {
+
+// Adds doc["regions"][i]["memory"] for regions with a memory view; doc must
+// be profile_to_json(a.prof()).
+void add_memory_json(nlohmann::json& doc, const Analysis& a);
+
+// The bandwidth table; writes nothing when no region has a valid view.
+void write_memory_text(const Analysis& a, std::ostream& out);
+
+// CSV: the header cells (",bw_l1_gbs,bw_l1_fraction,...,memory_limiting") and
+// one region's cells, empty where it has no view or no bytes at a boundary.
+std::string memory_csv_header();
+std::string memory_csv_cells(const RegionAnalysis& ra);
+
+}  // namespace rprof
+
+#endif  // RPROF_REPORT_MEMORY_REPORT_H_

@@ -1,0 +1,80 @@
+// The memory view of a region: the bandwidth it achieved at each boundary
+// against that boundary's measured bandwidth roof, and the misses it kept in
+// flight (Little's law). Every region that moves bytes gets one, with or
+// without FLOPs; for a region without FLOPs it is the whole verdict.
+//
+// Units and conventions: GB/s with GB = 1e9 bytes, bytes of all threads over
+// the region's time (slowest thread); a boundary is named after the level it
+// leads into (L1 = core<->L1, L2 = L1<->L2, LLC = L2<->LLC, DRAM = LLC<->DRAM);
+// the roof is the machine's ceiling for the region's thread count (the nearest
+// measured set, as the FLOP roofline picks it), counting the bytes that cross
+// that boundary (write-allocate included below L1).
+//
+//   achieved bandwidth   B_b = bytes_b / time / 1e9
+//   fraction of the roof f_b = B_b / roof_b   (also the share of the region's
+//                              time the boundary's bytes need at its roof)
+//   limiting boundary    the b with the highest f_b
+//   lines in flight      n_b = (read_bytes_b / line) x latency_b / time / threads
+#ifndef RPROF_ROOFLINE_MEMORY_VIEW_H_
+#define RPROF_ROOFLINE_MEMORY_VIEW_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "machine/machine.h"
+#include "profile/metrics.h"
+
+namespace rprof {
+
+struct BoundaryBandwidth {
+  Boundary boundary = Boundary::kDRAM;
+  double bytes = 0;  // crossing the boundary, all threads
+  bool approximate = false;
+  double gbs = 0;       // achieved, GB/s
+  double roof_gbs = 0;  // the measured ceiling, GB/s (0 = none)
+  StreamMix kernel = StreamMix::kLoad;
+  double fraction = 0;  // gbs / roof_gbs (0 without a roof)
+  // Little's law, below L1 only (at L1 the bytes are load and store
+  // instructions, not line misses).
+  double line_misses = 0;           // read bytes / line size
+  std::optional<double> latency_ns;  // the measured load latency behind it
+  std::optional<double> in_flight;   // line misses in flight per thread
+};
+
+struct MemoryView {
+  bool valid = false;
+  std::string why_not;  // when !valid
+  double time_s = 0;
+  int threads = 1;
+  int ceiling_threads = 1;
+  int line_bytes = 64;
+  std::vector<BoundaryBandwidth> boundaries;  // measured bytes > 0, L1 first
+  std::optional<Boundary> limiting;           // highest fraction of its roof
+  double fraction = 0;                        // at the limiting boundary
+  // The boundary below L1 with the highest fraction: where Little's law is
+  // read (the limiting one unless that is L1).
+  std::optional<Boundary> latency_boundary;
+
+  const BoundaryBandwidth* at(Boundary b) const;
+};
+
+// The view of a region: its metrics, elapsed time (s, slowest thread) and
+// thread count, against the machine's ceilings.
+MemoryView memory_view(const Metrics& m, double time_s, int threads, const Machine& machine);
+
+// The measured load latency (ns) behind boundary b: misses across DRAM wait
+// for DRAM, across LLC for L3, ... From the set for `threads`, else 1 thread.
+std::optional<double> latency_behind(const Machine& m, Boundary b, int threads);
+
+// The machine's cache line (bytes), 64 when unknown.
+int line_bytes_of(const Machine* m);
+
+// Average line misses in flight per thread by Little's law: misses * latency
+// / (time * threads). nullopt when the latency is unknown.
+std::optional<double> misses_in_flight(double line_misses, double latency_ns,
+                                       double time_s, int threads);
+
+}  // namespace rprof
+
+#endif  // RPROF_ROOFLINE_MEMORY_VIEW_H_
