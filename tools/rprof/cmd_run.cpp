@@ -122,9 +122,9 @@ int write_reports(RunOptions& o, const std::string& out_dir, const Profile& p,
                   const std::function<void()>& load_machine,
                   std::optional<MachineChoice>& machine_choice, const std::string& sim_problem,
                   bool native, const LaunchResult& result) {
-  // The roofline needs ceilings only when some region has FLOP counts; a
-  // broken machine file costs the roofline, never the profile of the run.
-  if (profile_has_roofline_data(p)) load_machine();
+  // Ceilings only when some region has FLOP or byte counts (the roofline, the
+  // memory view); a broken machine file costs them, never the profile of the run.
+  if (profile_needs_machine(p)) load_machine();
   const Analysis analysis =
       analyze(p, machine_choice ? machine_source(*machine_choice) : MachineSource{});
   write_output_files(out_dir, analysis, o.format == "csv");

@@ -75,4 +75,12 @@ bool profile_has_roofline_data(const Profile& p) {
   return false;
 }
 
+bool profile_needs_machine(const Profile& p) {
+  for (const Region& r : p.regions) {
+    const Metrics m = region_metrics(r.counters);
+    if (m.has_flops || m.any_traffic()) return true;
+  }
+  return false;
+}
+
 }  // namespace rprof

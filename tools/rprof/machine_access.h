@@ -31,6 +31,10 @@ MachineChoice find_machine(const std::string& explicit_file, bool may_calibrate)
 // True when some region has counters a roofline can use (FLOPs).
 bool profile_has_roofline_data(const Profile& p);
 
+// True when some region has counters the analysis holds against the
+// machine: FLOPs (the roofline) or bytes (the memory view).
+bool profile_needs_machine(const Profile& p);
+
 }  // namespace rprof
 
 #endif  // RPROF_TOOLS_RPROF_MACHINE_ACCESS_H_

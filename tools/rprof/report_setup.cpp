@@ -5,7 +5,7 @@ namespace rprof {
 MachineChoice load_report_machine(const std::vector<const Profile*>& profiles,
                                   const std::string& machine_file) {
   bool needed = false;
-  for (const Profile* p : profiles) needed |= profile_has_roofline_data(*p);
+  for (const Profile* p : profiles) needed |= profile_needs_machine(*p);
   if (!needed) return {};
   return find_machine(machine_file, /*may_calibrate=*/false);
 }

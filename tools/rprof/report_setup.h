@@ -11,7 +11,7 @@
 
 namespace rprof {
 
-// When some profile has FLOP counts, the machine (--machine FILE, then
+// When some profile has FLOP or byte counts, the machine (--machine FILE, then
 // $RPROF_MACHINE_FILE, then the cache; never calibrates); with no machine
 // file at all, a note instead. A corrupt or foreign file throws Error with
 // the fix.
