@@ -1,5 +1,7 @@
 #include "machine/machine_file.h"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -23,9 +25,21 @@ JsonReader machine_reader(const std::string& file) {
   return JsonReader(file, "rprof machine file", "; recalibrate with: " + recalibrate_command(file));
 }
 
-double positive(const JsonReader& r, const json& obj, const char* key) {
+// Plausible ceilings for one machine: a figure beyond these comes from a
+// corrupt or hand-edited file and is refused before any arithmetic (a chart
+// axis up to 1e308 GFLOP/s would never end).
+constexpr double kMaxGflops = 1e7;     // 10 PFLOP/s
+constexpr double kMaxGbs = 1e6;        // 1 PB/s
+constexpr double kMaxLatencyNs = 1e6;  // 1 ms
+
+double positive(const JsonReader& r, const json& obj, const char* key, double max,
+                const char* unit) {
   const double v = r.get<double>(obj, key);
   if (!std::isfinite(v) || v <= 0) r.fail(std::string("'") + key + "' must be > 0");
+  if (v > max) {
+    r.fail(fmt::format("'{}' = {:g} {} is beyond any machine (at most {:g} {})", key, v, unit,
+                       max, unit));
+  }
   return v;
 }
 
@@ -255,7 +269,7 @@ Machine machine_from_json(const json& doc, const std::string& file) {
                                    parse_width);
       pc.mix = parse_enum<FlopMix>(r.get<std::string>(p, "mix"), "mix", r, parse_mix);
       pc.isa = r.get<std::string>(p, "isa");
-      pc.gflops = positive(r, p, "gflops");
+      pc.gflops = positive(r, p, "gflops", kMaxGflops, "GFLOP/s");
       pc.how = provenance_from(r.get<json>(p, "provenance"), r);
       set.peaks.push_back(pc);
     }
@@ -266,15 +280,15 @@ Machine machine_from_json(const json& doc, const std::string& file) {
                                          r, parse_boundary_key);
       bc.mix = parse_enum<StreamMix>(r.get<std::string>(b, "kernel"), "kernel", r,
                                      parse_stream_mix);
-      bc.gbs = positive(r, b, "gbs");
-      bc.traffic_gbs = positive(r, b, "traffic_gbs");
+      bc.gbs = positive(r, b, "gbs", kMaxGbs, "GB/s");
+      bc.traffic_gbs = positive(r, b, "traffic_gbs", kMaxGbs, "GB/s");
       bc.how = provenance_from(r.get<json>(b, "provenance"), r);
       set.bandwidth.push_back(bc);
     }
     for (const json& l : r.get_or<json>(s, "latency", json::array())) {
       LatencyCeiling lc;
       lc.level = r.get<std::string>(l, "level");
-      lc.ns = positive(r, l, "ns");
+      lc.ns = positive(r, l, "ns", kMaxLatencyNs, "ns");
       lc.cycles = r.get_or<double>(l, "cycles", 0);
       lc.how = provenance_from(r.get<json>(l, "provenance"), r);
       set.latency.push_back(lc);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 namespace rprof {
 
@@ -18,10 +19,19 @@ double LogAxis::from_px(double px) const {
   return std::pow(10.0, std::log10(lo) + t * (std::log10(hi) - std::log10(lo)));
 }
 
+// The decade exponents an axis spans, clamped to doubles' range: an axis
+// that reaches infinity (an absurd ceiling) must not loop forever.
+static std::pair<int, int> decade_range(double lo, double hi) {
+  const double a = std::log10(lo), b = std::log10(hi);
+  if (!std::isfinite(a) || !std::isfinite(b) || a > b) return {1, 0};  // empty
+  return {static_cast<int>(std::floor(std::max(a, -320.0))),
+          static_cast<int>(std::ceil(std::min(b, 310.0)))};
+}
+
 std::vector<double> LogAxis::decades() const {
   std::vector<double> out;
-  for (int k = static_cast<int>(std::floor(std::log10(lo))); k <= std::ceil(std::log10(hi));
-       ++k) {
+  const auto [k_lo, k_hi] = decade_range(lo, hi);
+  for (int k = k_lo; k <= k_hi; ++k) {
     const double v = std::pow(10.0, k);
     if (contains(v)) out.push_back(v);
   }
@@ -30,8 +40,8 @@ std::vector<double> LogAxis::decades() const {
 
 std::vector<double> LogAxis::minor_ticks() const {
   std::vector<double> out;
-  for (int k = static_cast<int>(std::floor(std::log10(lo))); k <= std::ceil(std::log10(hi));
-       ++k) {
+  const auto [k_lo, k_hi] = decade_range(lo, hi);
+  for (int k = k_lo; k <= k_hi; ++k) {
     for (int m = 2; m <= 9; ++m) {
       const double v = m * std::pow(10.0, k);
       if (contains(v)) out.push_back(v);
@@ -49,8 +59,10 @@ LogAxis fit_log_axis(double min_v, double max_v, double pad, double min_decades)
     return a;
   }
   if (min_v > max_v) std::swap(min_v, max_v);
-  double lo = std::log10(min_v / pad);
-  double hi = std::log10(max_v * pad);
+  // Within doubles' range whatever the data: 1e308 GFLOP/s times the padding
+  // would be infinite.
+  double lo = std::max(std::log10(min_v) - std::log10(pad), -300.0);
+  double hi = std::min(std::log10(max_v) + std::log10(pad), 300.0);
   if (hi - lo < min_decades) {
     const double grow = (min_decades - (hi - lo)) / 2;
     lo -= grow;

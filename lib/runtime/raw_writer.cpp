@@ -251,7 +251,13 @@ int write_raw_profile(const RawRunInfo& info, const ThreadState* threads) {
          append(tmp, sizeof(tmp), &tlen, ".tmp");
   if (!fits) return -ENAMETOOLONG;
 
-  const int fd = ::open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  // A new file, never through a link: a symlink (or anything else) planted at
+  // the temporary name is removed (unlink removes the link, not its target)
+  // and the file created afresh; rename() then replaces, never follows, what
+  // is at the final name.
+  constexpr int kCreate = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+  int fd = ::open(tmp, kCreate, 0600);
+  if (fd < 0 && errno == EEXIST && ::unlink(tmp) == 0) fd = ::open(tmp, kCreate, 0600);
   if (fd < 0) return -errno;
   int err = 0;
   {

@@ -93,6 +93,7 @@ TEST_CASE("lab: nonsense values give one line and a non-zero exit") {
       {"--intensity", "abc", "--bandwidth", "80"},
       {"--intensity", "4", "--bandwidth", "inf"},
       {"--intensity", "4", "--bandwidth", "80", "--peak", "-1000"},
+      {"--intensity", "4", "--bandwidth", "80", "--threads", "-3"},
       {"--intensity", "4"},
       {"--bandwidth", "80"},
   };

@@ -79,6 +79,16 @@ TEST_CASE("log axis: pixels, inverse, decades and minor ticks") {
   const LogAxis c = fit_log_axis(0, NAN, 3, 3);
   CHECK(c.lo == 1);
   CHECK(c.hi == Approx(1000));
+  // Absurd data (a ceiling of 1e308 GFLOP/s): a finite axis and a bounded
+  // list of decades, never an endless loop.
+  const LogAxis huge = fit_log_axis(1, 1e308, 2, 3);
+  CHECK(std::isfinite(huge.hi));
+  CHECK(huge.decades().size() <= 302);
+  CHECK(huge.minor_ticks().size() <= 8 * 302);
+  LogAxis inf_axis;
+  inf_axis.lo = 1;
+  inf_axis.hi = INFINITY;
+  CHECK(inf_axis.decades().empty());
   // y axis growing upwards: px_hi above px_lo.
   LogAxis y = fit_log_axis(1, 1000, 1, 3);
   y.px_lo = 400;

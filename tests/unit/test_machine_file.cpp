@@ -96,6 +96,10 @@ TEST_CASE("corrupt, truncated and foreign machine files are named and the fix gi
   no_ceilings["ceilings"] = nlohmann::json::array();
   nlohmann::json negative = machine_to_json(m);
   negative["ceilings"][0]["peaks"][0]["gflops"] = -3;
+  nlohmann::json absurd = machine_to_json(m);
+  absurd["ceilings"][0]["peaks"][0]["gflops"] = 1e308;
+  nlohmann::json absurd_bw = machine_to_json(m);
+  absurd_bw["ceilings"][0]["bandwidth"][0]["gbs"] = 5e6;
   nlohmann::json wrong_type = machine_to_json(m);
   wrong_type["ceilings"][0]["threads"] = "two";
   nlohmann::json bad_width = machine_to_json(m);
@@ -113,6 +117,8 @@ TEST_CASE("corrupt, truncated and foreign machine files are named and the fix gi
       {"version.json", wrong_version.dump(), "schema_version 99"},
       {"noceil.json", no_ceilings.dump(), "no ceilings"},
       {"negative.json", negative.dump(), "'gflops' must be > 0"},
+      {"absurd.json", absurd.dump(), "'gflops' = 1e+308 GFLOP/s is beyond any machine (at most 1e+07 GFLOP/s)"},
+      {"absurd_bw.json", absurd_bw.dump(), "'gbs' = 5e+06 GB/s is beyond any machine (at most 1e+06 GB/s)"},
       {"type.json", wrong_type.dump(), "'threads' has the wrong type"},
       {"width.json", bad_width.dump(), "unknown width '1024'"},
       {"nocpu.json", no_cpu.dump(), "missing 'cpu'"},

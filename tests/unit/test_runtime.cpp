@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
 
 #include "backends/fake/fake_backend.h"
 #include "profile/raw_profile.h"
@@ -177,4 +178,35 @@ TEST_CASE("long names are truncated to kMaxNameBytes and compared truncated") {
   const uint32_t ia = intern_region(a.c_str());
   CHECK(ia == intern_region(b.c_str()));
   CHECK(std::string(region_name(ia)).size() == kMaxNameBytes);
+}
+
+TEST_CASE_METHOD(Fixture, "a link planted at the temporary name is never written through") {
+  const std::string dir = std::string(RPROF_TEST_BIN_DIR) + "/rt-link-" + std::to_string(getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string victim = dir + "/victim.txt";
+  { std::ofstream(victim) << "precious"; }
+  fs::create_symlink(victim, dir + "/rprof-raw.testhost.42.json.tmp");
+  const char* names[] = {"fake_a", "fake_b"};
+  RawRunInfo info{};
+  info.dir = dir.c_str();
+  info.host = "testhost";
+  info.backend = "fake";
+  info.counter_names = names;
+  info.num_counters = 2;
+  info.pid = 42;
+  info.rank = -1;
+  info.world_size = -1;
+  info.reason = "explicit";
+  info.end_ticks = now_ticks();
+  const uint32_t id = intern_region("rt_link");
+  REQUIRE(t.begin(id) == RPROF_OK);
+  REQUIRE(t.end(id) == RPROF_OK);
+  REQUIRE(write_raw_profile(info, &t) == 0);
+  std::string text;
+  { std::ifstream in(victim); std::getline(in, text); }
+  CHECK(text == "precious");  // the link's target is untouched
+  CHECK_FALSE(fs::exists(dir + "/rprof-raw.testhost.42.json.tmp"));
+  CHECK(rprof::read_raw_profile(dir + "/rprof-raw.testhost.42.json").threads.size() == 1);
+  fs::remove_all(dir);
 }

@@ -128,6 +128,7 @@ int cmd_lab(const Args& args) {
   if (!parse_cli(app, args)) return 0;
 
   const double i = number(intensity, "--intensity", "FLOP/byte");
+  if (threads < 1) throw Error("--threads must be at least 1, got " + std::to_string(threads), 2);
   LabCeilings c;
   if (use_machine || !machine_file.empty()) {
     c = machine_ceilings(machine_file, threads, precision, boundary);
