@@ -8,6 +8,18 @@ void JsonReader::fail(const std::string& what) const {
   throw Error(file_ + ": not a valid " + kind_ + ": " + what + advice_);
 }
 
+void JsonReader::check_integer(const json& v, const char* key, int64_t lo, uint64_t hi) const {
+  if (!v.is_number_integer()) fail(std::string("'") + key + "' has the wrong type");
+  const bool fits = v.is_number_unsigned()
+                        ? v.get<uint64_t>() <= hi
+                        : v.get<int64_t>() >= lo &&
+                              (v.get<int64_t>() < 0 || static_cast<uint64_t>(v.get<int64_t>()) <= hi);
+  if (!fits) {
+    fail(std::string("'") + key + "' = " + v.dump() + " is out of range (" + std::to_string(lo) +
+         " to " + std::to_string(hi) + ")");
+  }
+}
+
 const JsonReader::json& JsonReader::field(const json& obj, const char* key,
                                           const char* where) const {
   if (!obj.is_object()) fail(std::string(where) + " is not an object");

@@ -10,6 +10,8 @@
 #define RPROF_COMMON_JSON_READER_H_
 
 #include <cstdint>
+#include <limits>
+#include <type_traits>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -27,12 +29,17 @@ class JsonReader {
   const std::string& file() const { return file_; }
   [[noreturn]] void fail(const std::string& what) const;
 
-  // The member `key` of obj converted to T.
+  // The member `key` of obj converted to T. Integers must be integers and
+  // fit T: -5 is no count, 1e30 no call count, 4294967297 no schema version.
   template <class T>
   T get(const json& obj, const char* key) const {
     if (!obj.is_object()) fail(std::string("expected an object holding '") + key + "'");
     auto it = obj.find(key);
     if (it == obj.end()) fail(std::string("missing '") + key + "'");
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      check_integer(*it, key, static_cast<int64_t>(std::numeric_limits<T>::min()),
+                    static_cast<uint64_t>(std::numeric_limits<T>::max()));
+    }
     try {
       return it->get<T>();
     } catch (const json::exception&) {
@@ -55,6 +62,9 @@ class JsonReader {
                                const char* where) const;
 
  private:
+  // Fails unless v is an integer in [lo, hi].
+  void check_integer(const json& v, const char* key, int64_t lo, uint64_t hi) const;
+
   std::string file_, kind_, advice_;
 };
 
