@@ -8,7 +8,8 @@
 
 namespace rprof {
 
-void write_output_files(const std::string& dir, const Analysis& a, bool with_csv) {
+std::string write_output_files(const std::string& dir, const Analysis& a, bool with_csv) {
+  std::string written;
   // The files hold every boundary and no per-thread rows (those are options
   // of what is printed).
   const ReportOptions opt;
@@ -16,6 +17,7 @@ void write_output_files(const std::string& dir, const Analysis& a, bool with_csv
     std::ostringstream out;
     make_reporter(format)->write(a, opt, out);
     write_file_atomic(dir + "/" + name, out.str());
+    written += (written.empty() ? "" : ", ") + std::string(name);
   };
   write("json", "profile.json");
   write("text", "report.txt");
@@ -27,8 +29,10 @@ void write_output_files(const std::string& dir, const Analysis& a, bool with_csv
   // view (FLOPs or not).
   if (a.any_memory) {
     write_file_atomic(dir + "/bandwidth.svg", render_bandwidth_svg(a, /*standalone=*/true));
+    written += ", bandwidth.svg";
   }
   if (with_csv) write("csv", "profile.csv");
+  return written;
 }
 
 }  // namespace rprof

@@ -24,12 +24,9 @@ struct Fixture {
   rprof::FakeBackend backend{1};
   ThreadState t{&backend, 2, 0, 1};
 
-  // Writes the raw profile and parses it back (the real round trip).
-  rprof::RawProfile snapshot() {
-    const std::string dir = std::string(RPROF_TEST_BIN_DIR) + "/rt-" +
-                            std::to_string(getpid()) + "-" + std::to_string(n_++);
-    fs::create_directories(dir);
-    const char* names[] = {"fake_a", "fake_b"};
+  // The run info of a raw profile of host "testhost", pid 42, written to dir.
+  RawRunInfo run_info(const std::string& dir) {
+    static const char* names[] = {"fake_a", "fake_b"};
     RawRunInfo info{};
     info.dir = dir.c_str();
     info.host = "testhost";
@@ -41,7 +38,15 @@ struct Fixture {
     info.world_size = -1;
     info.reason = "explicit";
     info.end_ticks = now_ticks();
-    REQUIRE(write_raw_profile(info, &t) == 0);
+    return info;
+  }
+
+  // Writes the raw profile and parses it back (the real round trip).
+  rprof::RawProfile snapshot() {
+    const std::string dir = std::string(RPROF_TEST_BIN_DIR) + "/rt-" +
+                            std::to_string(getpid()) + "-" + std::to_string(n_++);
+    fs::create_directories(dir);
+    REQUIRE(write_raw_profile(run_info(dir), &t) == 0);
     auto raw = rprof::read_raw_profile(dir + "/rprof-raw.testhost.42.json");
     fs::remove_all(dir);
     return raw;
@@ -187,22 +192,10 @@ TEST_CASE_METHOD(Fixture, "a link planted at the temporary name is never written
   const std::string victim = dir + "/victim.txt";
   { std::ofstream(victim) << "precious"; }
   fs::create_symlink(victim, dir + "/rprof-raw.testhost.42.json.tmp");
-  const char* names[] = {"fake_a", "fake_b"};
-  RawRunInfo info{};
-  info.dir = dir.c_str();
-  info.host = "testhost";
-  info.backend = "fake";
-  info.counter_names = names;
-  info.num_counters = 2;
-  info.pid = 42;
-  info.rank = -1;
-  info.world_size = -1;
-  info.reason = "explicit";
-  info.end_ticks = now_ticks();
   const uint32_t id = intern_region("rt_link");
   REQUIRE(t.begin(id) == RPROF_OK);
   REQUIRE(t.end(id) == RPROF_OK);
-  REQUIRE(write_raw_profile(info, &t) == 0);
+  REQUIRE(write_raw_profile(run_info(dir), &t) == 0);
   std::string text;
   { std::ifstream in(victim); std::getline(in, text); }
   CHECK(text == "precious");  // the link's target is untouched

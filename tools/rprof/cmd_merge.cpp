@@ -81,10 +81,9 @@ int cmd_merge(const Args& args) {
   const Analysis a = analyze(p, machine_source(machine));
   if (!output.empty()) {
     const std::string dir = make_output_dir(output, "merge");
-    write_output_files(dir, a, format == "csv");
+    const std::string written = write_output_files(dir, a, format == "csv");
     std::cerr << "rprof: merged profile of " << raws.size() << " processes written to "
-              << dir << " (profile.json, report.txt, roofline.svg; open " << dir
-              << "/report.html)\n";
+              << dir << " (" << written << "; open " << dir << "/report.html)\n";
   }
   make_reporter(format)->write(a, {}, std::cout);
   return 0;

@@ -127,15 +127,14 @@ int write_reports(RunOptions& o, const std::string& out_dir, const Profile& p,
   if (profile_needs_machine(p)) load_machine();
   const Analysis analysis =
       analyze(p, machine_choice ? machine_source(*machine_choice) : MachineSource{});
-  write_output_files(out_dir, analysis, o.format == "csv");
+  const std::string files = write_output_files(out_dir, analysis, o.format == "csv");
   if (!o.quiet) {
     std::cout.flush();
     make_reporter(o.format)->write(analysis, o.report, std::cout);
     std::cout.flush();
   }
-  std::cerr << "rprof: profile written to " << out_dir
-            << " (profile.json, report.txt, roofline.svg; open " << out_dir
-            << "/report.html)\n";
+  std::cerr << "rprof: profile written to " << out_dir << " (" << files << "; open "
+            << out_dir << "/report.html)\n";
   if (!sim_problem.empty()) {
     std::cerr << "rprof: " << sim_problem << "\n";
     return native && result.shell_status() != 0 ? result.shell_status() : 1;
