@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "sampling/function_times.h"
+
 namespace rprof {
 
 struct LaunchSpec {
@@ -15,6 +17,10 @@ struct LaunchSpec {
   std::vector<std::string> wrapper;        // e.g. valgrind and its options
   std::string stdout_path;                 // when set, the app's stdout goes there
   std::string stderr_path;                 // when set, the app's stderr goes there
+  // Sample the app (all its threads and children) with the cpu-clock
+  // software event and attribute the samples to functions
+  // (LaunchResult::functions).
+  bool sample_functions = false;
 };
 
 struct LaunchResult {
@@ -23,6 +29,7 @@ struct LaunchResult {
   double wall_time_s = 0;
   double user_time_s = 0;
   double system_time_s = 0;
+  FunctionTimes functions;  // when spec.sample_functions
   // rprof's own exit code for this outcome: the app's code, or 128 + signal.
   int shell_status() const { return signal != 0 ? 128 + signal : exit_code; }
 };
