@@ -13,8 +13,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 
 #include "common/error.h"
+#include "sampling/cpu_clock_sampler.h"
 
 extern char** environ;
 
@@ -120,7 +122,69 @@ namespace {
 // The child after fork(): redirections, the handshake environment, exec.
 // What fails is sent to the parent through err_fd (errno), exit code 127.
 [[noreturn]] void exec_child(const LaunchSpec& spec, const std::string& program,
-                             const std::vector<std::string>& args, int err_fd) {
+                             const std::vector<std::string>& args, int err_fd,
+                             int gate_fd = -1);
+
+// --- sampling (LaunchSpec::sample_functions) ---------------------------------
+// The child waits at a gate (a pipe) before exec until the parent has opened
+// the cpu-clock event on it; the event starts counting at the exec.
+struct SamplingGate {
+  int read_fd = -1;   // the child's end
+  int write_fd = -1;  // the parent's end: closing it lets the child go
+  int error = 0;      // pipe2's errno when there is no gate
+};
+
+SamplingGate open_sampling_gate(const LaunchSpec& spec) {
+  SamplingGate g;
+  int fds[2];
+  if (!spec.sample_functions) return g;
+  if (pipe2(fds, O_CLOEXEC) == 0) {
+    g.read_fd = fds[0];
+    g.write_fd = fds[1];
+  } else {
+    g.error = errno;
+  }
+  return g;
+}
+
+// In the child: blocks until the parent closes its end.
+void wait_at_gate(int read_fd) {
+  char c;
+  while (read(read_fd, &c, 1) < 0 && errno == EINTR) {
+  }
+  close(read_fd);
+}
+
+// In the parent: opens the event on the waiting child, starts reading
+// samples, and lets the child go. Null when not asked for.
+std::unique_ptr<CpuClockSampler> start_sampling(const LaunchSpec& spec, pid_t child,
+                                                SamplingGate& gate) {
+  if (!spec.sample_functions) return nullptr;
+  if (gate.read_fd >= 0) close(gate.read_fd);
+  std::unique_ptr<CpuClockSampler> sampler;
+  if (gate.write_fd >= 0) sampler = std::make_unique<CpuClockSampler>(child);
+  if (sampler) sampler->start();
+  if (gate.write_fd >= 0) close(gate.write_fd);
+  return sampler;
+}
+
+// After the app has ended: the times per function, or why there are none.
+FunctionTimes finish_sampling(std::unique_ptr<CpuClockSampler>& sampler,
+                              const SamplingGate& gate) {
+  if (sampler) return sampler->finish();
+  FunctionTimes t;
+  t.why = std::string("cpu-clock sampling failed: cannot create a pipe (") +
+          std::strerror(gate.error) + "); raise the limit on open files (ulimit -n)";
+  return t;
+}
+
+void close_gate(const SamplingGate& gate) {
+  if (gate.read_fd >= 0) close(gate.read_fd);
+  if (gate.write_fd >= 0) close(gate.write_fd);
+}
+
+[[noreturn]] void exec_child(const LaunchSpec& spec, const std::string& program,
+                             const std::vector<std::string>& args, int err_fd, int gate_fd) {
   for (const auto& [path, fd] : {std::pair{&spec.stdout_path, 1}, {&spec.stderr_path, 2}}) {
     if (path->empty()) continue;
     const int f = open(path->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -135,6 +199,7 @@ namespace {
   std::vector<char*> cargv;
   for (const std::string& a : args) cargv.push_back(const_cast<char*>(a.c_str()));
   cargv.push_back(nullptr);
+  if (gate_fd >= 0) wait_at_gate(gate_fd);
   execv(program.c_str(), cargv.data());
   const int err = errno;
   (void)!write(err_fd, &err, sizeof(err));
@@ -180,14 +245,21 @@ LaunchResult launch(const LaunchSpec& spec) {
   if (pipe2(pipefd, O_CLOEXEC) != 0) {
     throw Error(std::string("cannot create a pipe: ") + std::strerror(errno));
   }
+  SamplingGate gate = open_sampling_gate(spec);
   const auto t0 = std::chrono::steady_clock::now();
   const pid_t pid = fork();
-  if (pid < 0) throw Error(std::string("cannot fork: ") + std::strerror(errno));
+  if (pid < 0) {
+    const int err = errno;
+    close_gate(gate);
+    throw Error(std::string("cannot fork: ") + std::strerror(err));
+  }
   if (pid == 0) {
     close(pipefd[0]);
-    exec_child(spec, program, args, pipefd[1]);
+    if (gate.write_fd >= 0) close(gate.write_fd);
+    exec_child(spec, program, args, pipefd[1], gate.read_fd);
   }
   close(pipefd[1]);
+  std::unique_ptr<CpuClockSampler> sampler = start_sampling(spec, pid, gate);
   int exec_errno = 0;
   ssize_t n;
   int status = 0;
@@ -215,6 +287,7 @@ LaunchResult launch(const LaunchSpec& spec) {
   r.system_time_s = tv_seconds(ru.ru_stime);
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+  if (spec.sample_functions) r.functions = finish_sampling(sampler, gate);
   return r;
 }
 
