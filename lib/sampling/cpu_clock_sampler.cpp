@@ -207,11 +207,12 @@ CpuClockSampler::CpuClockSampler(pid_t pid, uint64_t period_ns) : period_ns_(per
   attr.sample_id_all = 1;  // every record has a time: one order over all CPUs
   attr.use_clockid = 1;
   attr.clockid = CLOCK_MONOTONIC;
-  attr.watermark = 1;  // wake the reader every 16 KiB of records
-  attr.wakeup_watermark = 16 * 1024;
-
   const PerfHost host = detect_perf_host();
   const int cpus = std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_CONF)));
+  const size_t pages = data_pages_per_cpu(static_cast<size_t>(cpus), host.privileged);
+  attr.watermark = 1;  // wake the reader when a buffer is a quarter full
+  attr.wakeup_watermark =
+      static_cast<uint32_t>(pages * static_cast<size_t>(sysconf(_SC_PAGESIZE)) / 4);
   int err = injected_errno();
   for (int cpu = 0; err == 0 && cpu < cpus; ++cpu) {
     int fd = static_cast<int>(
@@ -236,7 +237,6 @@ CpuClockSampler::CpuClockSampler(pid_t pid, uint64_t period_ns) : period_ns_(per
     return;
   }
   // The buffers; smaller ones when the locked-memory allowance is used up.
-  const size_t pages = data_pages_per_cpu(fds_.size(), host.privileged);
   for (const int fd : fds_) {
     for (size_t p = pages; p >= 1; p /= 2) {
       PerfRing ring(fd, p);
