@@ -75,11 +75,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: sampling_overhead [REPS] [-- PROGRAM ARGS...]\n");
     return 2;
   }
-  std::printf("cpu-clock sampling overhead: median of %d runs each, alternating; "
-              "seconds wall (CPU = user + system of the app)\n",
-              reps);
-  std::printf("%-34s %-18s %-18s %-16s %9s %6s\n", "program (args)", "plain s",
-              "sampled s", "sampled/plain", "samples", "lost");
+  std::printf(
+      "cpu-clock sampling overhead: median of %d runs each, alternating; "
+      "seconds wall (CPU = user + system of the app)\n",
+      reps);
+  std::printf("%-34s %-18s %-18s %-16s %9s %6s\n", "program (args)", "plain s", "sampled s",
+              "sampled/plain", "samples", "lost");
   try {
     for (const std::vector<std::string>& p : programs) {
       Runs plain, sampled;

@@ -79,8 +79,7 @@ size_t data_pages_per_cpu(size_t cpus, bool privileged) {
 }  // namespace
 
 std::string sampling_refused_why(int err, int paranoid, bool privileged) {
-  const std::string tag =
-      "(perf_event_open: " + errno_name(err) + ", " + std::strerror(err) + ")";
+  const std::string tag = "(perf_event_open: " + errno_name(err) + ", " + std::strerror(err) + ")";
   switch (err) {
     case EACCES:
     case EPERM:
@@ -101,8 +100,8 @@ std::string sampling_refused_why(int err, int paranoid, bool privileged) {
     case ENOENT:
     case ENODEV:
     case EOPNOTSUPP:
-      return "cpu-clock sampling unavailable: the kernel has no cpu-clock software event " +
-             tag + "; use a kernel with CONFIG_PERF_EVENTS";
+      return "cpu-clock sampling unavailable: the kernel has no cpu-clock software event " + tag +
+             "; use a kernel with CONFIG_PERF_EVENTS";
     case EMFILE:
     case ENFILE:
       return "cpu-clock sampling failed: out of file descriptors " + tag +
@@ -203,7 +202,7 @@ CpuClockSampler::CpuClockSampler(pid_t pid, uint64_t period_ns) : period_ns_(per
   attr.mmap2 = 1;
   attr.comm = 1;  // with comm_exec: exec drops a process's old mappings
   attr.comm_exec = 1;
-  attr.task = 1;  // fork: a child process starts with its parent's mappings
+  attr.task = 1;           // fork: a child process starts with its parent's mappings
   attr.sample_id_all = 1;  // every record has a time: one order over all CPUs
   attr.use_clockid = 1;
   attr.clockid = CLOCK_MONOTONIC;
@@ -215,13 +214,13 @@ CpuClockSampler::CpuClockSampler(pid_t pid, uint64_t period_ns) : period_ns_(per
       static_cast<uint32_t>(pages * static_cast<size_t>(sysconf(_SC_PAGESIZE)) / 4);
   int err = injected_errno();
   for (int cpu = 0; err == 0 && cpu < cpus; ++cpu) {
-    int fd = static_cast<int>(
-        syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
+    int fd =
+        static_cast<int>(syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
     if (fd < 0 && errno == EINVAL && attr.use_clockid) {  // kernels before 4.1
       attr.use_clockid = 0;
       monotonic_ = false;
-      fd = static_cast<int>(
-          syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
+      fd =
+          static_cast<int>(syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
     }
     if (fd >= 0) {
       fds_.push_back(fd);
@@ -305,7 +304,6 @@ void CpuClockSampler::drain(uint64_t horizon) {
     ring.drain([this](const char* rec, size_t size) {
       SamplerRecord r;
       if (!decode_sampler_record(rec, size, &r, &lost_)) return;
-      r.seq = seq_++;
       pending_.push_back(std::move(r));
     });
   }
@@ -323,10 +321,17 @@ void CpuClockSampler::drain(uint64_t horizon) {
           attribution_.on_sample(r.pid, r.tid, UINT64_MAX, nullptr, 0, r.period);
         }
         break;
-      case PERF_RECORD_MMAP: attribution_.on_mmap(r.pid, r.addr, r.len, r.pgoff, r.name); break;
-      case PERF_RECORD_COMM: attribution_.on_exec(r.pid); break;
-      case PERF_RECORD_FORK: attribution_.on_fork(r.pid, r.tid); break;
-      default: break;
+      case PERF_RECORD_MMAP:
+        attribution_.on_mmap(r.pid, r.addr, r.len, r.pgoff, r.name);
+        break;
+      case PERF_RECORD_COMM:
+        attribution_.on_exec(r.pid);
+        break;
+      case PERF_RECORD_FORK:
+        attribution_.on_fork(r.pid, r.tid);
+        break;
+      default:
+        break;
     }
   }
   pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(n));

@@ -2,12 +2,12 @@
 // software event (perf_event_open; no PMU needed) and turns the samples into
 // times per function (FunctionTimes).
 //
-// Use: fork the app so that it waits (on a pipe) before exec; open() the
-// sampler on it; let it exec; start(); wait for the app; finish(). The event
+// Use: fork the app so that it waits (on a pipe) before exec; construct the
+// sampler on it; start(); let it exec; wait for the app; finish(). The event
 // is enabled by the exec (enable_on_exec), so nothing of rprof is sampled.
 //
 // For tests only: RPROF_TEST_SAMPLING_ERRNO=<EACCES|EPERM|ENOSYS|ENOENT|n> in
-// rprof's environment makes open() fail as if perf_event_open had returned
+// rprof's environment makes the sampler fail as if perf_event_open returned
 // that errno (the refusal path, without changing the machine).
 #ifndef RPROF_SAMPLING_CPU_CLOCK_SAMPLER_H_
 #define RPROF_SAMPLING_CPU_CLOCK_SAMPLER_H_
@@ -31,10 +31,10 @@ inline constexpr const char* kSamplingErrnoEnv = "RPROF_TEST_SAMPLING_ERRNO";
 
 // The period: 1 ms of CPU time per sample and thread. cpu-clock is an
 // hrtimer, so each sample costs an interrupt; at 1 kHz per busy thread that
-// is well under 1 % of the app's time, far below the kernel's default sample
-// rate limit (kernel.perf_event_max_sample_rate, 100 kHz, lowered under load),
-// so samples are not throttled, and a one-second function still gets about
-// 1000 samples (a 3 % statistical error).
+// is a small fraction of the app's time (bench/RESULTS-sampling.md), far
+// below the kernel's sample rate limit (kernel.perf_event_max_sample_rate,
+// 100 kHz by default, lowered under load), so samples are not throttled, and
+// a one-second function still gets about 1000 samples (3 % statistical error).
 inline constexpr uint64_t kSamplingPeriodNs = 1000000;
 
 // Why perf_event_open failed with `err`, and the fix: one line.
@@ -42,14 +42,13 @@ std::string sampling_refused_why(int err, int paranoid, bool privileged);
 
 // A record of the ring buffers, decoded, waiting to be put in time order.
 struct SamplerRecord {
-  uint64_t time = 0;  // CLOCK_MONOTONIC ns
-  uint64_t seq = 0;   // reading order: ties keep it
-  uint32_t type = 0;  // PERF_RECORD_*
-  uint32_t pid = 0, tid = 0;  // FORK: tid is the parent's pid
+  uint64_t time = 0;                      // CLOCK_MONOTONIC ns
+  uint32_t type = 0;                      // PERF_RECORD_*
+  uint32_t pid = 0, tid = 0;              // FORK: tid is the parent's pid
   uint64_t addr = 0, len = 0, pgoff = 0;  // MMAP; SAMPLE: addr is the ip
   uint64_t period = 0;
-  bool user = true;  // SAMPLE: taken in user space
-  std::string name;  // MMAP: the file
+  bool user = true;             // SAMPLE: taken in user space
+  std::string name;             // MMAP: the file
   std::vector<uint64_t> chain;  // SAMPLE: user call chain, innermost first
 };
 
@@ -89,11 +88,10 @@ class CpuClockSampler {
 
   std::vector<int> fds_;  // one per CPU
   std::vector<PerfRing> rings_;
-  int wake_fd_ = -1;      // eventfd: finish() wakes the reader
+  int wake_fd_ = -1;  // eventfd: finish() wakes the reader
   uint64_t period_ns_;
   bool monotonic_ = true;  // timestamps are CLOCK_MONOTONIC (else order at the end)
   std::vector<SamplerRecord> pending_;
-  uint64_t seq_ = 0;
   uint64_t lost_ = 0;
   std::string why_;
   std::thread reader_;

@@ -20,7 +20,7 @@ class FileBytes {
       error_ = std::strerror(errno);
       return;
     }
-    struct stat st{};
+    struct stat st {};
     if (fstat(fd_, &st) == 0 && S_ISREG(st.st_mode)) {
       size_ = static_cast<uint64_t>(st.st_size);
       return;
@@ -76,15 +76,18 @@ bool read_entry(const std::vector<char>& table, uint64_t entsize, uint64_t i, T*
 
 int binding_rank(unsigned char info) {
   switch (ELF64_ST_BIND(info)) {
-    case STB_GLOBAL: return 0;
-    case STB_WEAK: return 1;
-    default: return 2;
+    case STB_GLOBAL:
+      return 0;
+    case STB_WEAK:
+      return 1;
+    default:
+      return 2;
   }
 }
 
 struct Candidate {
   ElfSymbol sym;
-  int rank = 0;            // binding: global before weak before local
+  int rank = 0;              // binding: global before weak before local
   uint64_t section_end = 0;  // end address of its section (0: unknown)
 };
 
@@ -123,14 +126,11 @@ std::optional<ElfSymbols> ElfSymbols::load(const std::string& path, std::string*
       f.read(eh.e_shoff, sizeof(sh0), &sh0)) {
     shnum = sh0.sh_size;  // more than SHN_LORESERVE sections
   }
-  if (eh.e_shoff == 0 || shnum == 0 ||
-      shnum > f.size() / std::max<uint64_t>(eh.e_shentsize, 1) ||
+  if (eh.e_shoff == 0 || shnum == 0 || shnum > f.size() / std::max<uint64_t>(eh.e_shentsize, 1) ||
       !f.read(eh.e_shoff, shnum * eh.e_shentsize, &shdrs)) {
     return out;  // no sections (or unreadable ones): no symbols, still usable
   }
-  auto section = [&](uint64_t i, Elf64_Shdr* s) {
-    return read_entry(shdrs, eh.e_shentsize, i, s);
-  };
+  auto section = [&](uint64_t i, Elf64_Shdr* s) { return read_entry(shdrs, eh.e_shentsize, i, s); };
   Elf64_Shdr symtab{};
   bool found = false;
   for (const unsigned type : {SHT_SYMTAB, SHT_DYNSYM}) {

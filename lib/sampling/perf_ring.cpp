@@ -46,8 +46,7 @@ PerfRing::PerfRing(int fd, size_t data_pages) {
   bytes_ = bytes;
 }
 
-PerfRing::PerfRing(PerfRing&& o) noexcept
-    : base_(o.base_), bytes_(o.bytes_), error_(o.error_) {
+PerfRing::PerfRing(PerfRing&& o) noexcept : base_(o.base_), bytes_(o.bytes_), error_(o.error_) {
   o.base_ = nullptr;
   o.bytes_ = 0;
 }

@@ -87,8 +87,8 @@ void SampleAttribution::on_sample(uint32_t pid, uint32_t tid, uint64_t ip, const
                                   size_t chain_len, uint64_t period) {
   ++samples_;
   period_sum_ += period;
-  const auto [ti, added] = thread_index_.try_emplace(
-      std::make_pair(pid, tid), static_cast<uint32_t>(thread_index_.size()));
+  const auto [ti, added] = thread_index_.try_emplace(std::make_pair(pid, tid),
+                                                     static_cast<uint32_t>(thread_index_.size()));
   std::vector<uint32_t> key{ti->second, location(pid, ip)};
   if (chain_len > 1) multi_frame_ = true;
   // chain[0] is the sample's own address; the others are return addresses:

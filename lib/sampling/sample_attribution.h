@@ -29,8 +29,8 @@ class SampleAttribution {
   void on_exec(uint32_t pid);
   // One sample: the interrupted user-space address and the user part of the
   // call chain, innermost first (chain[0] is normally ip itself).
-  void on_sample(uint32_t pid, uint32_t tid, uint64_t ip, const uint64_t* chain,
-                 size_t chain_len, uint64_t period);
+  void on_sample(uint32_t pid, uint32_t tid, uint64_t ip, const uint64_t* chain, size_t chain_len,
+                 uint64_t period);
   void on_lost(uint64_t n) { lost_ += n; }
 
   // Times per function; `period_ns` is the configured period, used when no

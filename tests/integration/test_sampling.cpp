@@ -109,7 +109,8 @@ TEST_CASE("sampling: a program that spins in one function has nearly all samples
   CHECK(caller->inclusive_samples >= spin->self_samples * 9 / 10);
   CHECK(caller->self_samples < spin->self_samples / 10);
   CHECK(main_fn->inclusive_samples >= caller->inclusive_samples);
-  CHECK(main_fn->inclusive_s == Approx(static_cast<double>(main_fn->inclusive_samples) * t.period_s));
+  CHECK(main_fn->inclusive_s ==
+        Approx(static_cast<double>(main_fn->inclusive_samples) * t.period_s));
 }
 
 TEST_CASE("sampling: samples of a second thread are attributed to its function") {

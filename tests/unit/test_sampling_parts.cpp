@@ -1,6 +1,7 @@
 // lib/sampling without the kernel: the ELF64 symbol reader (on real binaries,
 // on a synthetic file and on truncated or corrupted ones), the attribution of
 // scripted records, the ring buffer's wrap-around and the record decoder.
+#include <elf.h>
 #include <linux/perf_event.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,7 +10,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <elf.h>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -25,9 +25,7 @@
 namespace fs = std::filesystem;
 using rprof::ElfSymbols;
 
-extern "C" __attribute__((noinline, used)) int rprof_sampling_probe_fn(int x) {
-  return x * 3 + 1;
-}
+extern "C" __attribute__((noinline, used)) int rprof_sampling_probe_fn(int x) { return x * 3 + 1; }
 
 namespace rprof_probe {
 __attribute__((noinline, used)) int cxx_probe(int x) { return x + 7; }
@@ -202,9 +200,9 @@ TEST_CASE("elf: synthetic file: sizes, size-0 symbols, IFUNC, aliases, gaps") {
 TEST_CASE("elf: truncated files and files that are not ELF are refused or read in part") {
   const std::string dir = scratch_dir();
   const std::vector<char> whole = synthetic_elf();
-  for (const size_t n : {size_t{0}, size_t{1}, size_t{16}, size_t{63}, size_t{64}, size_t{100},
-                         size_t{0x250}, size_t{0x320}, size_t{0x600}, size_t{0x6a0},
-                         whole.size() - 1}) {
+  for (const size_t n :
+       {size_t{0}, size_t{1}, size_t{16}, size_t{63}, size_t{64}, size_t{100}, size_t{0x250},
+        size_t{0x320}, size_t{0x600}, size_t{0x6a0}, whole.size() - 1}) {
     INFO(n);
     write_file(dir + "/t.elf", std::vector<char>(whole.begin(), whole.begin() + n));
     std::string err;
@@ -288,10 +286,10 @@ TEST_CASE("attribution: scripted records: self, inclusive once per sample, threa
   const uint64_t chain[] = {in_zero, in_sized + 1, in_sized + 1, in_ifunc + 1};
   for (int i = 0; i < 5; ++i) a.on_sample(10, 10, in_zero, chain, 4, 1000000);
   for (int i = 0; i < 3; ++i) a.on_sample(10, 11, in_zero, chain, 4, 1000000);  // a second thread
-  a.on_sample(10, 10, map + 0x1012, nullptr, 0, 1000000);  // no symbol: a range
-  a.on_sample(10, 10, 0x7fff0010, nullptr, 0, 1000000);    // [vdso]
-  a.on_sample(10, 10, 0x60000100, nullptr, 0, 1000000);    // JIT code
-  a.on_sample(10, 10, 0x1234, nullptr, 0, 1000000);        // nothing mapped there
+  a.on_sample(10, 10, map + 0x1012, nullptr, 0, 1000000);        // no symbol: a range
+  a.on_sample(10, 10, 0x7fff0010, nullptr, 0, 1000000);          // [vdso]
+  a.on_sample(10, 10, 0x60000100, nullptr, 0, 1000000);          // JIT code
+  a.on_sample(10, 10, 0x1234, nullptr, 0, 1000000);              // nothing mapped there
   a.on_sample(10, 10, 0xffffffff81000000, nullptr, 0, 1000000);  // the kernel
   a.on_fork(20, 10);  // a forked child has its parent's mappings
   a.on_sample(20, 20, in_sized, nullptr, 0, 1000000);
@@ -318,8 +316,8 @@ TEST_CASE("attribution: scripted records: self, inclusive once per sample, threa
   CHECK(zero.threads == 2u);
   CHECK(zero.self_s == Approx(8e-3));
   const rprof::FunctionTime sized = get(path, "f_sized");
-  CHECK(sized.self_samples == 1);         // the forked child, before its exec
-  CHECK(sized.inclusive_samples == 9);    // recursion counted once per sample
+  CHECK(sized.self_samples == 1);       // the forked child, before its exec
+  CHECK(sized.inclusive_samples == 9);  // recursion counted once per sample
   CHECK(get(path, "f_ifunc").inclusive_samples == 8);
   CHECK(get(path, "f_ifunc").self_samples == 0);
   const rprof::FunctionTime range = get(path, "");
@@ -396,10 +394,10 @@ TEST_CASE("records: samples, mmap2, exec, fork and lost are decoded") {
   auto pid_tid = [](uint32_t pid, uint32_t tid) { return uint64_t{tid} << 32 | pid; };
   rprof::SamplerRecord r;
   uint64_t lost = 0;
-  const auto sample = record(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER,
-                             {0x401000, pid_tid(7, 8), 5000, 1000000, 4,
-                              static_cast<uint64_t>(PERF_CONTEXT_USER), 0x401000, 0x402000,
-                              0x403000});
+  const auto sample =
+      record(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER,
+             {0x401000, pid_tid(7, 8), 5000, 1000000, 4, static_cast<uint64_t>(PERF_CONTEXT_USER),
+              0x401000, 0x402000, 0x403000});
   REQUIRE(rprof::decode_sampler_record(sample.data(), sample.size(), &r, &lost));
   CHECK(r.addr == 0x401000);
   CHECK(r.pid == 7);
@@ -420,8 +418,8 @@ TEST_CASE("records: samples, mmap2, exec, fork and lost are decoded") {
   name += std::string(reinterpret_cast<const char*>(&id), 8);
   const uint64_t t = 6000;
   name += std::string(reinterpret_cast<const char*>(&t), 8);
-  const auto mmap2 = record(PERF_RECORD_MMAP2, 0,
-                            {pid_tid(7, 7), 0x7f0000, 0x3000, 0x1000, 0, 0, 0, 5}, name);
+  const auto mmap2 =
+      record(PERF_RECORD_MMAP2, 0, {pid_tid(7, 7), 0x7f0000, 0x3000, 0x1000, 0, 0, 0, 5}, name);
   REQUIRE(rprof::decode_sampler_record(mmap2.data(), mmap2.size(), &r, &lost));
   CHECK(r.type == PERF_RECORD_MMAP);
   CHECK(r.pid == 7);
@@ -436,8 +434,8 @@ TEST_CASE("records: samples, mmap2, exec, fork and lost are decoded") {
   CHECK(r.time == 7);
   const auto rename = record(PERF_RECORD_COMM, 0, {pid_tid(9, 9), 0x707061, pid_tid(9, 9), 7});
   CHECK_FALSE(rprof::decode_sampler_record(rename.data(), rename.size(), &r, &lost));
-  const auto fork = record(PERF_RECORD_FORK, 0, {pid_tid(12, 10), pid_tid(12, 10), 8,
-                                                 pid_tid(12, 12), 8});
+  const auto fork =
+      record(PERF_RECORD_FORK, 0, {pid_tid(12, 10), pid_tid(12, 10), 8, pid_tid(12, 12), 8});
   REQUIRE(rprof::decode_sampler_record(fork.data(), fork.size(), &r, &lost));
   CHECK(r.pid == 12);
   CHECK(r.tid == 10);  // the parent
