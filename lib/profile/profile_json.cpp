@@ -98,9 +98,35 @@ std::vector<ThreadRow> thread_rows(const json& cols, const JsonReader& r) {
   return rows;
 }
 
+Region region_from_json(const json& j, const JsonReader& r) {
+  Region g;
+  g.name = r.get<std::string>(j, "name");
+  g.path = r.get<std::vector<std::string>>(j, "path");
+  if (g.path.empty() || g.path.back() != g.name) {
+    r.fail("region '" + g.name + "' has a path that does not end in its name");
+  }
+  g.calls = r.get<uint64_t>(j, "calls");
+  g.time_s = r.get<double>(j, "time_s");
+  g.exclusive_time_s = r.get<double>(j, "exclusive_time_s");
+  g.thread_time_s = r.get<double>(j, "thread_time_s");
+  g.complete = r.get<bool>(j, "complete");
+  g.open_calls = r.get_or<uint64_t>(j, "open_calls", 0);
+  g.open_time_s = r.get_or<double>(j, "open_time_s", 0);
+  if (j.contains("declared_work")) {
+    const json& w = j.at("declared_work");
+    g.work_calls = r.get<uint64_t>(w, "calls");
+    g.work_flops = r.get<double>(w, "flops");
+    g.work_bytes = r.get<double>(w, "bytes");
+  }
+  g.counters = r.get_or<CounterMap>(j, "counters", {});
+  g.exclusive_counters = r.get_or<CounterMap>(j, "exclusive_counters", {});
+  if (j.contains("threads")) g.threads = thread_rows(j.at("threads"), r);
+  return g;
+}
+
 }  // namespace
 
-json profile_to_json(const Profile& p) {
+json profile_head_json(const Profile& p) {
   json doc;
   doc["format"] = "rprof-profile";
   doc["schema_version"] = p.schema_version;
@@ -121,41 +147,6 @@ json profile_to_json(const Profile& p) {
       {"threads", r.threads},
   };
   doc["counters"] = p.counters;
-  json regions = json::array();
-  for (const Region& g : p.regions) {
-    json j;
-    j["name"] = g.name;
-    j["path"] = g.path;
-    j["depth"] = g.depth();
-    j["calls"] = g.calls;
-    j["time_s"] = g.time_s;
-    j["exclusive_time_s"] = g.exclusive_time_s;
-    j["thread_time_s"] = g.thread_time_s;
-    const Spread ts = g.thread_spread();
-    j["thread_spread"] = {{"threads", ts.count}, {"min_time_s", ts.min_s},
-                          {"mean_time_s", ts.mean_s}, {"max_time_s", ts.max_s},
-                          {"imbalance", ts.imbalance()}};
-    const Spread ps = g.process_spread();
-    if (ps.count > 1) {
-      j["process_spread"] = {{"processes", ps.count}, {"min_time_s", ps.min_s},
-                             {"mean_time_s", ps.mean_s}, {"max_time_s", ps.max_s},
-                             {"imbalance", ps.imbalance()}};
-    }
-    if (r.wall_time_s > 0) j["percent_of_run"] = 100.0 * g.time_s / r.wall_time_s;
-    j["complete"] = g.complete;
-    j["open_calls"] = g.open_calls;
-    j["open_time_s"] = g.open_time_s;
-    if (g.work_calls > 0) {
-      j["declared_work"] = {{"calls", g.work_calls},
-                            {"flops", g.work_flops},
-                            {"bytes", g.work_bytes}};
-    }
-    j["counters"] = counters_json(g.counters);
-    j["exclusive_counters"] = counters_json(g.exclusive_counters);
-    j["threads"] = thread_columns(g.threads);
-    regions.push_back(std::move(j));
-  }
-  doc["regions"] = std::move(regions);
   json errors = json::array();
   for (const MarkerError& e : p.errors) {
     errors.push_back({{"kind", e.kind},
@@ -167,6 +158,48 @@ json profile_to_json(const Profile& p) {
   }
   doc["errors"] = std::move(errors);
   doc["notes"] = p.notes;
+  return doc;
+}
+
+json region_to_json(const Region& g, const RunInfo& r) {
+  json j;
+  j["name"] = g.name;
+  j["path"] = g.path;
+  j["depth"] = g.depth();
+  j["calls"] = g.calls;
+  j["time_s"] = g.time_s;
+  j["exclusive_time_s"] = g.exclusive_time_s;
+  j["thread_time_s"] = g.thread_time_s;
+  const Spread ts = g.thread_spread();
+  j["thread_spread"] = {{"threads", ts.count}, {"min_time_s", ts.min_s},
+                        {"mean_time_s", ts.mean_s}, {"max_time_s", ts.max_s},
+                        {"imbalance", ts.imbalance()}};
+  const Spread ps = g.process_spread();
+  if (ps.count > 1) {
+    j["process_spread"] = {{"processes", ps.count}, {"min_time_s", ps.min_s},
+                           {"mean_time_s", ps.mean_s}, {"max_time_s", ps.max_s},
+                           {"imbalance", ps.imbalance()}};
+  }
+  if (r.wall_time_s > 0) j["percent_of_run"] = 100.0 * g.time_s / r.wall_time_s;
+  j["complete"] = g.complete;
+  j["open_calls"] = g.open_calls;
+  j["open_time_s"] = g.open_time_s;
+  if (g.work_calls > 0) {
+    j["declared_work"] = {{"calls", g.work_calls},
+                          {"flops", g.work_flops},
+                          {"bytes", g.work_bytes}};
+  }
+  j["counters"] = counters_json(g.counters);
+  j["exclusive_counters"] = counters_json(g.exclusive_counters);
+  j["threads"] = thread_columns(g.threads);
+  return j;
+}
+
+json profile_to_json(const Profile& p) {
+  json doc = profile_head_json(p);
+  json regions = json::array();
+  for (const Region& g : p.regions) regions.push_back(region_to_json(g, p.run));
+  doc["regions"] = std::move(regions);
   return doc;
 }
 
@@ -199,31 +232,7 @@ Profile profile_from_json(const json& doc, const std::string& file) {
   p.counters = r.get<std::vector<std::string>>(doc, "counters");
   const json& regions = r.get<json>(doc, "regions");
   if (!regions.is_array()) r.fail("'regions' is not an array");
-  for (const json& j : regions) {
-    Region g;
-    g.name = r.get<std::string>(j, "name");
-    g.path = r.get<std::vector<std::string>>(j, "path");
-    if (g.path.empty() || g.path.back() != g.name) {
-      r.fail("region '" + g.name + "' has a path that does not end in its name");
-    }
-    g.calls = r.get<uint64_t>(j, "calls");
-    g.time_s = r.get<double>(j, "time_s");
-    g.exclusive_time_s = r.get<double>(j, "exclusive_time_s");
-    g.thread_time_s = r.get<double>(j, "thread_time_s");
-    g.complete = r.get<bool>(j, "complete");
-    g.open_calls = r.get_or<uint64_t>(j, "open_calls", 0);
-    g.open_time_s = r.get_or<double>(j, "open_time_s", 0);
-    if (j.contains("declared_work")) {
-      const json& w = j["declared_work"];
-      g.work_calls = r.get<uint64_t>(w, "calls");
-      g.work_flops = r.get<double>(w, "flops");
-      g.work_bytes = r.get<double>(w, "bytes");
-    }
-    g.counters = r.get_or<CounterMap>(j, "counters", {});
-    g.exclusive_counters = r.get_or<CounterMap>(j, "exclusive_counters", {});
-    if (j.contains("threads")) g.threads = thread_rows(j["threads"], r);
-    p.regions.push_back(std::move(g));
-  }
+  for (const json& j : regions) p.regions.push_back(region_from_json(j, r));
   for (const json& e : r.get_or<json>(doc, "errors", json::array())) {
     MarkerError me;
     me.kind = r.get<std::string>(e, "kind");
@@ -236,6 +245,58 @@ Profile profile_from_json(const json& doc, const std::string& file) {
   }
   p.notes = r.get_or<std::vector<std::string>>(doc, "notes", {});
   return p;
+}
+
+namespace {
+
+// Thrown by the streaming parse when the file says it is a raw profile.
+struct RawFormat {};
+
+// profile.json read as a stream (performance, issue 16: 100,000 regions):
+// each element of "regions" is converted as soon as it is parsed and dropped
+// from the document, so the reader holds one region's DOM at a time rather
+// than the whole file's. Without `with_regions` they are skipped (run facts).
+Profile parse_profile_stream(const std::string& text, const std::string& file,
+                             bool with_regions) {
+  const JsonReader r(file, "rprof profile");
+  std::vector<Region> regions;
+  std::string key;  // the top-level member being parsed
+  const json::parser_callback_t keep = [&](int depth, json::parse_event_t event,
+                                           json& parsed) {
+    using E = json::parse_event_t;
+    if (depth == 1 && event == E::key) {
+      key = parsed.get<std::string>();
+    } else if (depth == 3 && event == E::key && key == "regions") {
+      // Derived sections are recomputed, never read: not built at all.
+      const std::string& k = parsed.get_ref<const std::string&>();
+      return k != "verdict" && k != "roofline" && k != "memory" && k != "thread_spread" &&
+             k != "process_spread";
+    } else if (depth == 1 && event == E::value && key == "format" && parsed == "rprof-raw") {
+      throw RawFormat{};
+    } else if (depth == 2 && event == E::object_end && key == "regions") {
+      if (with_regions) regions.push_back(region_from_json(parsed, r));
+      return false;
+    }
+    return true;
+  };
+  json doc = json::parse(text.begin(), text.end(), keep, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) throw Error(file + ": not JSON (truncated or corrupt?)");
+  Profile p = profile_from_json(doc, file);  // its regions: anything but objects
+  if (!p.regions.empty()) r.fail("'regions' holds something other than objects");
+  p.regions = std::move(regions);
+  return p;
+}
+
+}  // namespace
+
+RunInfo read_profile_run(const std::string& file) {
+  const std::string text = read_file(file);
+  if (text.empty()) throw Error(file + ": the file is empty");
+  try {
+    return parse_profile_stream(text, file, /*with_regions=*/false).run;
+  } catch (const RawFormat&) {
+    throw Error(file + ": a raw profile, not a profile.json");
+  }
 }
 
 Profile load_profile(const std::string& path) {
@@ -257,15 +318,11 @@ Profile load_profile(const std::string& path) {
   if (!fs::exists(path, ec)) throw Error(path + ": no such file or directory");
   const std::string text = read_file(path);
   if (text.empty()) throw Error(path + ": the file is empty");
-  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) {
-    throw Error(path + ": not JSON (truncated or corrupt?)");
-  }
-  const std::string format = format_of(doc);
-  if (format == "rprof-raw") {
+  try {
+    return parse_profile_stream(text, path, /*with_regions=*/true);
+  } catch (const RawFormat&) {
     return aggregate({parse_raw_profile(text, path)}, RunInfo{});
   }
-  return profile_from_json(doc, path);
 }
 
 }  // namespace rprof

@@ -23,15 +23,39 @@ std::string csv_field(const std::string& s) {
   return out + "\"";
 }
 
+// profile.json is written region by region (performance, issue 16: 100,000
+// regions): the document without its regions, pretty-printed, then each
+// region with its roofline, memory view and verdict on one line, so that at
+// most one region's DOM exists at a time. The content is profile_to_json()
+// with add_roofline_json(), add_memory_json() and add_verdict_json().
 void JsonReporter::write(const Analysis& a, const ReportOptions&, std::ostream& out) const {
-  nlohmann::json doc = profile_to_json(a.prof());
-  add_roofline_json(doc, a);
-  add_memory_json(doc, a);
-  add_verdict_json(doc, a);
+  using nlohmann::json;
   // Invalid UTF-8 in names is replaced (U+FFFD) rather than failing the dump.
-  out << doc.dump(2, ' ', false,
-                                 nlohmann::json::error_handler_t::replace)
-      << "\n";
+  constexpr auto kReplace = json::error_handler_t::replace;
+  const Profile& p = a.prof();
+  json head = profile_head_json(p);
+  if (a.machine.machine != nullptr) head["roofline_machine"] = roofline_machine_json(a);
+  if (a.verdicts) head["verdict_thresholds"] = thresholds_json(a.thresholds);
+  head["regions"] = json::array();
+  const std::string text = head.dump(2, ' ', false, kReplace);
+  // Keys are sorted and strings escape their quotes: this is the member.
+  const std::string slot = "\n  \"regions\": []";
+  const size_t at = text.find(slot);
+  if (at == std::string::npos) throw Error("internal error: profile.json has no regions slot");
+  out << text.substr(0, at) << "\n  \"regions\": [";
+  for (size_t i = 0; i < p.regions.size(); ++i) {
+    json j = region_to_json(p.regions[i], p.run);
+    if (i < a.regions.size()) {
+      const RegionAnalysis& ra = a.regions[i];
+      if (a.machine.machine != nullptr && ra.roofline) {
+        j["roofline"] = roofline_region_json(*ra.roofline);
+      }
+      if (ra.memory) j["memory"] = memory_region_json(*ra.memory);
+      if (a.verdicts && ra.verdict) j["verdict"] = verdict_json(*ra.verdict);
+    }
+    out << (i ? ",\n    " : "\n    ") << j.dump(-1, ' ', false, kReplace);
+  }
+  out << (p.regions.empty() ? "]" : "\n  ]") << text.substr(at + slot.size()) << "\n";
 }
 
 void CsvReporter::write(const Analysis& a, const ReportOptions&, std::ostream& out) const {

@@ -43,10 +43,11 @@ void add_verdict_json(json& doc, const Analysis& a) {
   }
 }
 
-void write_verdict_text(const Analysis& a, std::ostream& out) {
+void write_verdict_text(const Analysis& a, const ShownRegions& shown, std::ostream& out) {
   std::string body;
-  for (const RegionAnalysis& ra : a.regions) {
-    const Verdict* vp = ra.shown_verdict();
+  for (size_t i = 0; i < a.regions.size(); ++i) {
+    const RegionAnalysis& ra = a.regions[i];
+    const Verdict* vp = shown[i] ? ra.shown_verdict() : nullptr;
     if (vp == nullptr) continue;
     const Verdict& v = *vp;
     const Region& r = *ra.region;

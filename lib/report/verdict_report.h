@@ -8,6 +8,7 @@
 #include <ostream>
 
 #include "report/reporter.h"
+#include "report/shown_regions.h"
 #include "roofline/classify.h"
 
 namespace rprof {
@@ -20,7 +21,7 @@ nlohmann::json thresholds_json(const VerdictThresholds& t);
 void add_verdict_json(nlohmann::json& doc, const Analysis& a);
 
 // One block per region: the bound and each flag with its reason and direction.
-void write_verdict_text(const Analysis& a, std::ostream& out);
+void write_verdict_text(const Analysis& a, const ShownRegions& shown, std::ostream& out);
 
 }  // namespace rprof
 
