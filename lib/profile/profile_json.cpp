@@ -4,6 +4,7 @@
 
 #include "common/error.h"
 #include "common/fs.h"
+#include "common/json_out.h"
 #include "common/json_reader.h"
 
 namespace rprof {
@@ -193,6 +194,158 @@ json region_to_json(const Region& g, const RunInfo& r) {
   j["exclusive_counters"] = counters_json(g.exclusive_counters);
   j["threads"] = thread_columns(g.threads);
   return j;
+}
+
+namespace {
+
+namespace jo = json_out;
+
+void counters_text(std::string& out, const CounterMap& m) {
+  out += '{';
+  bool first = true;
+  for (const auto& [k, v] : m) {
+    if (!first) out += ',';
+    first = false;
+    jo::string(out, k);
+    out += ':';
+    jo::number(out, v);
+  }
+  out += '}';
+}
+
+template <class T, class Get>
+void column_text(std::string& out, const char* key, const std::vector<ThreadRow>& rows, Get get) {
+  jo::key(out, key);
+  out += '[';
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (i) out += ',';
+    jo::number(out, static_cast<T>(get(rows[i])));
+  }
+  out += "],";
+}
+
+void spread_text(std::string& out, const Spread& s, const char* count_key) {
+  out += '{';
+  jo::key(out, "imbalance");
+  jo::number(out, s.imbalance());
+  out += ',';
+  jo::key(out, "max_time_s");
+  jo::number(out, s.max_s);
+  out += ',';
+  jo::key(out, "mean_time_s");
+  jo::number(out, s.mean_s);
+  out += ',';
+  jo::key(out, "min_time_s");
+  jo::number(out, s.min_s);
+  out += ',';
+  jo::key(out, count_key);
+  jo::number(out, static_cast<uint64_t>(s.count));
+  out += '}';
+}
+
+}  // namespace
+
+// The text of region_to_json(g, r), written directly (no DOM), keys in the
+// same order.
+void append_region_json(std::string& out, const Region& g, const RunInfo& r) {
+  auto num = [&](const char* k, auto v) {
+    jo::key(out, k);
+    jo::number(out, v);
+    out += ',';
+  };
+  out += '{';
+  num("calls", g.calls);
+  jo::key(out, "complete");
+  out += g.complete ? "true," : "false,";
+  jo::key(out, "counters");
+  counters_text(out, g.counters);
+  out += ',';
+  if (g.work_calls > 0) {
+    jo::key(out, "declared_work");
+    out += '{';
+    num("bytes", g.work_bytes);
+    num("calls", g.work_calls);
+    jo::key(out, "flops");
+    jo::number(out, g.work_flops);
+    out += "},";
+  }
+  num("depth", static_cast<uint64_t>(g.depth()));
+  jo::key(out, "exclusive_counters");
+  counters_text(out, g.exclusive_counters);
+  out += ',';
+  num("exclusive_time_s", g.exclusive_time_s);
+  jo::key(out, "name");
+  jo::string(out, g.name);
+  out += ',';
+  num("open_calls", g.open_calls);
+  num("open_time_s", g.open_time_s);
+  jo::key(out, "path");
+  out += '[';
+  for (size_t i = 0; i < g.path.size(); ++i) {
+    if (i) out += ',';
+    jo::string(out, g.path[i]);
+  }
+  out += "],";
+  if (r.wall_time_s > 0) num("percent_of_run", 100.0 * g.time_s / r.wall_time_s);
+  const Spread ps = g.process_spread();
+  if (ps.count > 1) {
+    jo::key(out, "process_spread");
+    spread_text(out, ps, "processes");
+    out += ',';
+  }
+  jo::key(out, "thread_spread");
+  spread_text(out, g.thread_spread(), "threads");
+  out += ',';
+  num("thread_time_s", g.thread_time_s);
+  // Per-thread rows by column, as thread_columns() stores them.
+  const std::vector<ThreadRow>& rows = g.threads;
+  jo::key(out, "threads");
+  out += '{';
+  column_text<uint64_t>(out, "calls", rows, [](const ThreadRow& t) { return t.calls; });
+  std::map<std::string, std::vector<uint64_t>> counters;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    for (const auto& [k, v] : rows[i].counters) {
+      auto& col = counters[k];
+      col.resize(rows.size(), 0);
+      col[i] = v;
+    }
+  }
+  jo::key(out, "counters");
+  out += '{';
+  bool first = true;
+  for (auto& [k, col] : counters) {
+    col.resize(rows.size(), 0);
+    if (!first) out += ',';
+    first = false;
+    jo::string(out, k);
+    out += ":[";
+    for (size_t i = 0; i < col.size(); ++i) {
+      if (i) out += ',';
+      jo::number(out, col[i]);
+    }
+    out += ']';
+  }
+  out += "},";
+  column_text<double>(out, "exclusive_time_s", rows,
+                      [](const ThreadRow& t) { return t.exclusive_time_s; });
+  jo::key(out, "host");
+  out += '[';
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (i) out += ',';
+    jo::string(out, rows[i].host);
+  }
+  out += "],";
+  column_text<int64_t>(out, "pid", rows, [](const ThreadRow& t) { return t.pid; });
+  column_text<int64_t>(out, "rank", rows, [](const ThreadRow& t) { return t.rank; });
+  num("rows", static_cast<uint64_t>(rows.size()));
+  column_text<uint64_t>(out, "thread", rows, [](const ThreadRow& t) { return t.thread; });
+  column_text<int64_t>(out, "tid", rows, [](const ThreadRow& t) { return t.tid; });
+  column_text<double>(out, "time_s", rows, [](const ThreadRow& t) { return t.time_s; });
+  out.back() = '}';  // the last column's comma
+  out += ',';
+  jo::key(out, "time_s");
+  jo::number(out, g.time_s);
+  out += '}';
 }
 
 json profile_to_json(const Profile& p) {

@@ -25,9 +25,11 @@ std::string csv_field(const std::string& s) {
 
 // profile.json is written region by region (performance, issue 16: 100,000
 // regions): the document without its regions, pretty-printed, then each
-// region with its roofline, memory view and verdict on one line, so that at
-// most one region's DOM exists at a time. The content is profile_to_json()
-// with add_roofline_json(), add_memory_json() and add_verdict_json().
+// region with its roofline, memory view and verdict on one line, written as
+// text (append_region_json, append_verdict_json; only the roofline and the
+// memory view, present with counts, go through a DOM). The content is
+// profile_to_json() with add_roofline_json(), add_memory_json() and
+// add_verdict_json(); tests/unit check that they agree.
 void JsonReporter::write(const Analysis& a, const ReportOptions&, std::ostream& out) const {
   using nlohmann::json;
   // Invalid UTF-8 in names is replaced (U+FFFD) rather than failing the dump.
@@ -43,17 +45,27 @@ void JsonReporter::write(const Analysis& a, const ReportOptions&, std::ostream& 
   const size_t at = text.find(slot);
   if (at == std::string::npos) throw Error("internal error: profile.json has no regions slot");
   out << text.substr(0, at) << "\n  \"regions\": [";
+  std::string line;
   for (size_t i = 0; i < p.regions.size(); ++i) {
-    json j = region_to_json(p.regions[i], p.run);
+    line.assign(i ? ",\n    " : "\n    ");
+    append_region_json(line, p.regions[i], p.run);
     if (i < a.regions.size()) {
+      // The derived sections after the measured ones, inside the object.
       const RegionAnalysis& ra = a.regions[i];
+      line.pop_back();
       if (a.machine.machine != nullptr && ra.roofline) {
-        j["roofline"] = roofline_region_json(*ra.roofline);
+        line += ",\"roofline\":" + roofline_region_json(*ra.roofline).dump(-1, ' ', false, kReplace);
       }
-      if (ra.memory) j["memory"] = memory_region_json(*ra.memory);
-      if (a.verdicts && ra.verdict) j["verdict"] = verdict_json(*ra.verdict);
+      if (ra.memory) {
+        line += ",\"memory\":" + memory_region_json(*ra.memory).dump(-1, ' ', false, kReplace);
+      }
+      if (a.verdicts && ra.verdict) {
+        line += ",\"verdict\":";
+        append_verdict_json(line, *ra.verdict);
+      }
+      line += '}';
     }
-    out << (i ? ",\n    " : "\n    ") << j.dump(-1, ' ', false, kReplace);
+    out << line;
   }
   out << (p.regions.empty() ? "]" : "\n  ]") << text.substr(at + slot.size()) << "\n";
 }

@@ -14,6 +14,9 @@
 namespace rprof {
 
 nlohmann::json verdict_json(const Verdict& v);
+// The same as JSON text appended to out (no DOM: profile.json of 100,000
+// regions).
+void append_verdict_json(std::string& out, const Verdict& v);
 nlohmann::json thresholds_json(const VerdictThresholds& t);
 
 // Adds doc["regions"][i]["verdict"] and doc["verdict_thresholds"] (when the

@@ -75,7 +75,12 @@ TEST_CASE("100000 region paths round-trip exactly and the human reports say what
   size_t lines = 0;
   for (char c : m.out) lines += c == '\n';
   CHECK(lines == 1 + 100000);  // header + one row per path
-  const json p = load_json(out + "/profile.json");
+  // rprof report reads profile.json back (region by region) and writes it
+  // again: every count exact after the round trip.
+  const RunResult again = run_command({RPROF_BIN, "report", "--format", "json", out});
+  INFO(again.err);
+  REQUIRE(again.status == 0);
+  const json p = json::parse(again.out);
   REQUIRE(p["regions"].size() == 100000);
   uint64_t calls = 0, flops = 0;
   for (const json& r : p["regions"]) {
@@ -90,15 +95,8 @@ TEST_CASE("100000 region paths round-trip exactly and the human reports say what
   CHECK(inner["calls"] == 3);
   CHECK(inner["time_s"].get<double>() == Approx(1098e-9).epsilon(1e-12));
   CHECK(inner["counters"]["flops.dp.scalar"] == 30);
-
-  // rprof report of the saved profile reads the same counts back.
-  const RunResult again = run_command({RPROF_BIN, "report", "--format", "json", out});
-  INFO(again.err);
-  REQUIRE(again.status == 0);
-  const json q = json::parse(again.out);
-  REQUIRE(q["regions"].size() == 100000);
-  CHECK(find_region(q, "outer_7/inner_98")["counters"] == inner["counters"]);
-  CHECK(q["regions"] == p["regions"]);
+  CHECK(inner["exclusive_counters"]["flops.dp.scalar"] == 30);
+  CHECK(inner["threads"]["tid"] == json::array({4242}));
 
   // Text, HTML and SVG show 200 of them (with their enclosing regions) and
   // say how many are left out.
