@@ -58,10 +58,13 @@ Measured run(const std::vector<std::string>& argv, const std::string& out) {
 }
 
 void print(const char* what, const Measured& m, const char* before) {
-  const bool met = m.secs < 2 && m.max_rss_mb < 300 && m.exit_code == 0;
+  // "cpu-met": within the targets by CPU time, not by wall time (a loaded
+  // machine: the command waited for a CPU).
+  const bool ok = m.max_rss_mb < 300 && m.exit_code == 0;
+  const char* met = !ok ? "NOT met" : m.secs < 2 ? "met" : m.cpu_s < 2 ? "cpu-met" : "NOT met";
   std::printf("  %-28s %6.2f s %6.2f s %7.0f MB   %-9s %s%s\n", what, m.secs, m.cpu_s,
               m.max_rss_mb,
-              met ? "met" : "NOT met", before,
+              met, before,
               m.exit_code == 0 ? "" : ("  (exit " + std::to_string(m.exit_code) + ")").c_str());
 }
 

@@ -22,7 +22,8 @@ struct ShownRegions {
   size_t limit = kMaxShownRegions;
   // "99,800 of 100,001 regions are left out of this report: ..." or "".
   std::string line() const;
-  bool operator[](size_t i) const { return i < shown.size() && shown[i]; }
+  // Regions past the selection (none chosen: a default ShownRegions) show.
+  bool operator[](size_t i) const { return i >= shown.size() || shown[i]; }
 };
 
 // All regions when there are at most `limit`; else the `limit` longest (by

@@ -98,13 +98,20 @@ std::string layout_of(const Input& in) {
 
 // The run facts of the inputs' profile.json files: the first one's command
 // and backend, the longest wall time (the inputs ran side by side), CPU times
-// summed, the first failure's exit status or signal.
-RunInfo run_facts(const std::vector<Input>& inputs) {
+// summed, the first failure's exit status or signal. An unreadable one is a
+// note: the raw profiles are what is merged.
+RunInfo run_facts(const std::vector<Input>& inputs, std::vector<std::string>* notes) {
   RunInfo run;
   bool first = true;
   for (const Input& in : inputs) {
     if (in.profile_json.empty()) continue;
-    const RunInfo r = read_profile_run(in.profile_json);
+    RunInfo r;
+    try {
+      r = read_profile_run(in.profile_json);
+    } catch (const Error& e) {
+      notes->push_back(std::string("run facts (command, wall time) not read: ") + e.what());
+      continue;
+    }
     if (first) {
       run.command = r.command;
       run.backend = r.backend;
@@ -143,38 +150,8 @@ Profile aggregate_pass(const std::vector<Input>& inputs, const std::string& rel,
   return aggregate(raws, run);
 }
 
-}  // namespace
-
-Profile merge_output_dirs(const std::vector<std::string>& args) {
-  std::vector<Input> inputs;
-  std::set<std::string> seen;
-  for (const std::string& a : args) {
-    std::error_code ec;
-    if (seen.insert(fs::weakly_canonical(a, ec).string()).second) {
-      inputs.push_back(read_input(a));
-    }
-  }
-  if (inputs.empty()) throw Error("rprof merge: no inputs");
-  // Every input must hold the same passes: a sim run's counts cannot be
-  // summed with a timed run's nothing.
-  const Input& ref = inputs.front();
-  for (const Input& in : inputs) {
-    for (const auto& [rel, files] : ref.passes) {
-      if (!in.passes.count(rel)) {
-        throw Error(in.arg + ": has " + layout_of(in) + " but " + ref.arg + " has " +
-                    layout_of(ref) + " (no " + rel + "/ here); merge outputs of runs with the "
-                    "same backend and options");
-      }
-    }
-    for (const auto& [rel, files] : in.passes) {
-      if (!ref.passes.count(rel)) {
-        throw Error(ref.arg + ": has " + layout_of(ref) + " but " + in.arg + " has " +
-                    layout_of(in) + " (no " + rel + "/ there); merge outputs of runs with "
-                    "the same backend and options");
-      }
-    }
-  }
-  RunInfo run = run_facts(inputs);
+// The inputs' passes (all have ref's) merged as their driver merged them.
+Profile merge_passes_of(const std::vector<Input>& inputs, const Input& ref, RunInfo run) {
   const size_t n = inputs.size();
   const std::string from = n > 1 ? "merged from " + std::to_string(n) + " inputs: " : "";
   if (ref.passes.count(kCounted)) {
@@ -229,6 +206,44 @@ Profile merge_output_dirs(const std::vector<std::string>& args) {
   }
   Profile p = aggregate_pass(inputs, kTimed, run);
   if (!from.empty()) p.notes.push_back(from + "counts summed per region over their processes");
+  return p;
+}
+
+}  // namespace
+
+Profile merge_output_dirs(const std::vector<std::string>& args) {
+  std::vector<Input> inputs;
+  std::set<std::string> seen;
+  for (const std::string& a : args) {
+    std::error_code ec;
+    if (seen.insert(fs::weakly_canonical(a, ec).string()).second) {
+      inputs.push_back(read_input(a));
+    }
+  }
+  if (inputs.empty()) throw Error("rprof merge: no inputs");
+  // Every input must hold the same passes: a sim run's counts cannot be
+  // summed with a timed run's nothing.
+  const Input& ref = inputs.front();
+  for (const Input& in : inputs) {
+    for (const auto& [rel, files] : ref.passes) {
+      if (!in.passes.count(rel)) {
+        throw Error(in.arg + ": has " + layout_of(in) + " but " + ref.arg + " has " +
+                    layout_of(ref) + " (no " + rel + "/ here); merge outputs of runs with the "
+                    "same backend and options");
+      }
+    }
+    for (const auto& [rel, files] : in.passes) {
+      if (!ref.passes.count(rel)) {
+        throw Error(ref.arg + ": has " + layout_of(ref) + " but " + in.arg + " has " +
+                    layout_of(in) + " (no " + rel + "/ there); merge outputs of runs with "
+                    "the same backend and options");
+      }
+    }
+  }
+  std::vector<std::string> fact_notes;
+  RunInfo run = run_facts(inputs, &fact_notes);
+  Profile p = merge_passes_of(inputs, ref, std::move(run));
+  p.notes.insert(p.notes.begin(), fact_notes.begin(), fact_notes.end());
   return p;
 }
 
