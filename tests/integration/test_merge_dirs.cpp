@@ -74,6 +74,37 @@ TEST_CASE("rprof merge of a --backend=sim output gives the run counts and label 
   }
 }
 
+TEST_CASE("rprof merge of two --backend=sim outputs sums every counter per region") {
+  require_sim();
+  const RunResult a = run_rprof({"--backend=sim", "-q", sample("daxpy"), "10000", "1"});
+  const RunResult b = run_rprof({"--backend=sim", "-q", sample("daxpy"), "10000", "2"});
+  INFO(a.err << b.err);
+  REQUIRE((a.status == 0 && b.status == 0));
+  const RunResult m = run_command({RPROF_BIN, "merge", "--format", "json", a.dir, b.dir});
+  INFO(m.err);
+  REQUIRE(m.status == 0);
+  const json p = json::parse(m.out);
+  CHECK(p["run"]["backend"] == "sim");
+  CHECK(p["run"]["processes"] == 2);
+  const json daxpy = find_region(p, "daxpy");
+  REQUIRE(daxpy.is_object());
+  CHECK(daxpy["calls"] == 3);
+  CHECK(daxpy["threads"]["rows"] == 2);
+  uint64_t flops = 0;
+  for (const auto& [k, v] : daxpy["counters"].items()) {
+    if (k.rfind("flops.dp.", 0) == 0) flops += v.get<uint64_t>();
+  }
+  CHECK(flops == uint64_t{2} * 10000 * 3);
+  // Every counter of both runs, summed: bytes too.
+  const json da = find_region(load_json(a.dir + "/profile.json"), "daxpy");
+  const json db = find_region(load_json(b.dir + "/profile.json"), "daxpy");
+  for (const auto& [k, v] : da["counters"].items()) {
+    INFO(k);
+    CHECK(daxpy["counters"][k].get<uint64_t>() ==
+          v.get<uint64_t>() + db["counters"].value(k, uint64_t{0}));
+  }
+}
+
 TEST_CASE("rprof merge: outputs of different kinds of runs are refused in one line") {
   require_sim();
   const RunResult sim = run_rprof({"--backend=sim", "-q", sample("daxpy"), "1000", "1"});
