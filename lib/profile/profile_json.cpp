@@ -414,6 +414,10 @@ Profile parse_profile_stream(const std::string& text, const std::string& file,
   const JsonReader r(file, "rprof profile");
   std::vector<Region> regions;
   std::string key;  // the top-level member being parsed
+  // Regions are converted as they end only once the file has said it is a
+  // profile (rprof writes "format" first); before that they stay in the
+  // document and are converted, or refused, by profile_from_json.
+  bool profile = false;
   const json::parser_callback_t keep = [&](int depth, json::parse_event_t event,
                                            json& parsed) {
     using E = json::parse_event_t;
@@ -424,19 +428,23 @@ Profile parse_profile_stream(const std::string& text, const std::string& file,
       const std::string& k = parsed.get_ref<const std::string&>();
       return k != "verdict" && k != "roofline" && k != "memory" && k != "thread_spread" &&
              k != "process_spread";
-    } else if (depth == 1 && event == E::value && key == "format" && parsed == "rprof-raw") {
-      throw RawFormat{};
+    } else if (depth == 1 && event == E::value && key == "format") {
+      if (parsed == "rprof-raw") throw RawFormat{};
+      profile = parsed == "rprof-profile";
     } else if (depth == 2 && event == E::object_end && key == "regions") {
-      if (with_regions) regions.push_back(region_from_json(parsed, r));
+      if (!with_regions) return false;
+      if (!profile) return true;
+      regions.push_back(region_from_json(parsed, r));
       return false;
     }
     return true;
   };
   json doc = json::parse(text.begin(), text.end(), keep, /*allow_exceptions=*/false);
   if (doc.is_discarded()) throw Error(file + ": not JSON (truncated or corrupt?)");
-  Profile p = profile_from_json(doc, file);  // its regions: anything but objects
-  if (!p.regions.empty()) r.fail("'regions' holds something other than objects");
-  p.regions = std::move(regions);
+  // The regions before "format" (and anything in "regions" that is not an
+  // object) come first, as they stood in the file.
+  Profile p = profile_from_json(doc, file);
+  for (Region& g : regions) p.regions.push_back(std::move(g));
   return p;
 }
 
