@@ -52,4 +52,29 @@ void write_file_atomic(const std::string& path, const std::string& content) {
   }
 }
 
+void write_file_atomic(const std::string& path,
+                       const std::function<void(std::ostream&)>& write) {
+  const std::string tmp = path + ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw Error("cannot write " + tmp + ": " + std::strerror(errno));
+    try {
+      write(out);
+    } catch (...) {
+      std::remove(tmp.c_str());
+      throw;
+    }
+    out.flush();
+    if (!out) {
+      std::remove(tmp.c_str());
+      throw Error("cannot write " + tmp + ": " + std::strerror(errno));
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    std::remove(tmp.c_str());
+    throw Error("cannot write " + path + ": " + std::strerror(err));
+  }
+}
+
 }  // namespace rprof

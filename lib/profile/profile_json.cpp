@@ -4,6 +4,7 @@
 
 #include "common/error.h"
 #include "common/fs.h"
+#include "common/json_out.h"
 #include "common/json_reader.h"
 
 namespace rprof {
@@ -98,9 +99,35 @@ std::vector<ThreadRow> thread_rows(const json& cols, const JsonReader& r) {
   return rows;
 }
 
+Region region_from_json(const json& j, const JsonReader& r) {
+  Region g;
+  g.name = r.get<std::string>(j, "name");
+  g.path = r.get<std::vector<std::string>>(j, "path");
+  if (g.path.empty() || g.path.back() != g.name) {
+    r.fail("region '" + g.name + "' has a path that does not end in its name");
+  }
+  g.calls = r.get<uint64_t>(j, "calls");
+  g.time_s = r.get<double>(j, "time_s");
+  g.exclusive_time_s = r.get<double>(j, "exclusive_time_s");
+  g.thread_time_s = r.get<double>(j, "thread_time_s");
+  g.complete = r.get<bool>(j, "complete");
+  g.open_calls = r.get_or<uint64_t>(j, "open_calls", 0);
+  g.open_time_s = r.get_or<double>(j, "open_time_s", 0);
+  if (j.contains("declared_work")) {
+    const json& w = j.at("declared_work");
+    g.work_calls = r.get<uint64_t>(w, "calls");
+    g.work_flops = r.get<double>(w, "flops");
+    g.work_bytes = r.get<double>(w, "bytes");
+  }
+  g.counters = r.get_or<CounterMap>(j, "counters", {});
+  g.exclusive_counters = r.get_or<CounterMap>(j, "exclusive_counters", {});
+  if (j.contains("threads")) g.threads = thread_rows(j.at("threads"), r);
+  return g;
+}
+
 }  // namespace
 
-json profile_to_json(const Profile& p) {
+json profile_head_json(const Profile& p) {
   json doc;
   doc["format"] = "rprof-profile";
   doc["schema_version"] = p.schema_version;
@@ -121,41 +148,6 @@ json profile_to_json(const Profile& p) {
       {"threads", r.threads},
   };
   doc["counters"] = p.counters;
-  json regions = json::array();
-  for (const Region& g : p.regions) {
-    json j;
-    j["name"] = g.name;
-    j["path"] = g.path;
-    j["depth"] = g.depth();
-    j["calls"] = g.calls;
-    j["time_s"] = g.time_s;
-    j["exclusive_time_s"] = g.exclusive_time_s;
-    j["thread_time_s"] = g.thread_time_s;
-    const Spread ts = g.thread_spread();
-    j["thread_spread"] = {{"threads", ts.count}, {"min_time_s", ts.min_s},
-                          {"mean_time_s", ts.mean_s}, {"max_time_s", ts.max_s},
-                          {"imbalance", ts.imbalance()}};
-    const Spread ps = g.process_spread();
-    if (ps.count > 1) {
-      j["process_spread"] = {{"processes", ps.count}, {"min_time_s", ps.min_s},
-                             {"mean_time_s", ps.mean_s}, {"max_time_s", ps.max_s},
-                             {"imbalance", ps.imbalance()}};
-    }
-    if (r.wall_time_s > 0) j["percent_of_run"] = 100.0 * g.time_s / r.wall_time_s;
-    j["complete"] = g.complete;
-    j["open_calls"] = g.open_calls;
-    j["open_time_s"] = g.open_time_s;
-    if (g.work_calls > 0) {
-      j["declared_work"] = {{"calls", g.work_calls},
-                            {"flops", g.work_flops},
-                            {"bytes", g.work_bytes}};
-    }
-    j["counters"] = counters_json(g.counters);
-    j["exclusive_counters"] = counters_json(g.exclusive_counters);
-    j["threads"] = thread_columns(g.threads);
-    regions.push_back(std::move(j));
-  }
-  doc["regions"] = std::move(regions);
   json errors = json::array();
   for (const MarkerError& e : p.errors) {
     errors.push_back({{"kind", e.kind},
@@ -167,6 +159,200 @@ json profile_to_json(const Profile& p) {
   }
   doc["errors"] = std::move(errors);
   doc["notes"] = p.notes;
+  return doc;
+}
+
+json region_to_json(const Region& g, const RunInfo& r) {
+  json j;
+  j["name"] = g.name;
+  j["path"] = g.path;
+  j["depth"] = g.depth();
+  j["calls"] = g.calls;
+  j["time_s"] = g.time_s;
+  j["exclusive_time_s"] = g.exclusive_time_s;
+  j["thread_time_s"] = g.thread_time_s;
+  const Spread ts = g.thread_spread();
+  j["thread_spread"] = {{"threads", ts.count}, {"min_time_s", ts.min_s},
+                        {"mean_time_s", ts.mean_s}, {"max_time_s", ts.max_s},
+                        {"imbalance", ts.imbalance()}};
+  const Spread ps = g.process_spread();
+  if (ps.count > 1) {
+    j["process_spread"] = {{"processes", ps.count}, {"min_time_s", ps.min_s},
+                           {"mean_time_s", ps.mean_s}, {"max_time_s", ps.max_s},
+                           {"imbalance", ps.imbalance()}};
+  }
+  if (r.wall_time_s > 0) j["percent_of_run"] = 100.0 * g.time_s / r.wall_time_s;
+  j["complete"] = g.complete;
+  j["open_calls"] = g.open_calls;
+  j["open_time_s"] = g.open_time_s;
+  if (g.work_calls > 0) {
+    j["declared_work"] = {{"calls", g.work_calls},
+                          {"flops", g.work_flops},
+                          {"bytes", g.work_bytes}};
+  }
+  j["counters"] = counters_json(g.counters);
+  j["exclusive_counters"] = counters_json(g.exclusive_counters);
+  j["threads"] = thread_columns(g.threads);
+  return j;
+}
+
+namespace {
+
+namespace jo = json_out;
+
+void counters_text(std::string& out, const CounterMap& m) {
+  out += '{';
+  bool first = true;
+  for (const auto& [k, v] : m) {
+    if (!first) out += ',';
+    first = false;
+    jo::string(out, k);
+    out += ':';
+    jo::number(out, v);
+  }
+  out += '}';
+}
+
+template <class T, class Get>
+void column_text(std::string& out, const char* key, const std::vector<ThreadRow>& rows, Get get) {
+  jo::key(out, key);
+  out += '[';
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (i) out += ',';
+    jo::number(out, static_cast<T>(get(rows[i])));
+  }
+  out += "],";
+}
+
+void spread_text(std::string& out, const Spread& s, const char* count_key) {
+  out += '{';
+  jo::key(out, "imbalance");
+  jo::number(out, s.imbalance());
+  out += ',';
+  jo::key(out, "max_time_s");
+  jo::number(out, s.max_s);
+  out += ',';
+  jo::key(out, "mean_time_s");
+  jo::number(out, s.mean_s);
+  out += ',';
+  jo::key(out, "min_time_s");
+  jo::number(out, s.min_s);
+  out += ',';
+  jo::key(out, count_key);
+  jo::number(out, static_cast<uint64_t>(s.count));
+  out += '}';
+}
+
+}  // namespace
+
+// The text of region_to_json(g, r), written directly (no DOM), keys in the
+// same order.
+void append_region_json(std::string& out, const Region& g, const RunInfo& r) {
+  auto num = [&](const char* k, auto v) {
+    jo::key(out, k);
+    jo::number(out, v);
+    out += ',';
+  };
+  out += '{';
+  num("calls", g.calls);
+  jo::key(out, "complete");
+  out += g.complete ? "true," : "false,";
+  jo::key(out, "counters");
+  counters_text(out, g.counters);
+  out += ',';
+  if (g.work_calls > 0) {
+    jo::key(out, "declared_work");
+    out += '{';
+    num("bytes", g.work_bytes);
+    num("calls", g.work_calls);
+    jo::key(out, "flops");
+    jo::number(out, g.work_flops);
+    out += "},";
+  }
+  num("depth", static_cast<uint64_t>(g.depth()));
+  jo::key(out, "exclusive_counters");
+  counters_text(out, g.exclusive_counters);
+  out += ',';
+  num("exclusive_time_s", g.exclusive_time_s);
+  jo::key(out, "name");
+  jo::string(out, g.name);
+  out += ',';
+  num("open_calls", g.open_calls);
+  num("open_time_s", g.open_time_s);
+  jo::key(out, "path");
+  out += '[';
+  for (size_t i = 0; i < g.path.size(); ++i) {
+    if (i) out += ',';
+    jo::string(out, g.path[i]);
+  }
+  out += "],";
+  if (r.wall_time_s > 0) num("percent_of_run", 100.0 * g.time_s / r.wall_time_s);
+  const Spread ps = g.process_spread();
+  if (ps.count > 1) {
+    jo::key(out, "process_spread");
+    spread_text(out, ps, "processes");
+    out += ',';
+  }
+  jo::key(out, "thread_spread");
+  spread_text(out, g.thread_spread(), "threads");
+  out += ',';
+  num("thread_time_s", g.thread_time_s);
+  // Per-thread rows by column, as thread_columns() stores them.
+  const std::vector<ThreadRow>& rows = g.threads;
+  jo::key(out, "threads");
+  out += '{';
+  column_text<uint64_t>(out, "calls", rows, [](const ThreadRow& t) { return t.calls; });
+  std::map<std::string, std::vector<uint64_t>> counters;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    for (const auto& [k, v] : rows[i].counters) {
+      auto& col = counters[k];
+      col.resize(rows.size(), 0);
+      col[i] = v;
+    }
+  }
+  jo::key(out, "counters");
+  out += '{';
+  bool first = true;
+  for (auto& [k, col] : counters) {
+    col.resize(rows.size(), 0);
+    if (!first) out += ',';
+    first = false;
+    jo::string(out, k);
+    out += ":[";
+    for (size_t i = 0; i < col.size(); ++i) {
+      if (i) out += ',';
+      jo::number(out, col[i]);
+    }
+    out += ']';
+  }
+  out += "},";
+  column_text<double>(out, "exclusive_time_s", rows,
+                      [](const ThreadRow& t) { return t.exclusive_time_s; });
+  jo::key(out, "host");
+  out += '[';
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (i) out += ',';
+    jo::string(out, rows[i].host);
+  }
+  out += "],";
+  column_text<int64_t>(out, "pid", rows, [](const ThreadRow& t) { return t.pid; });
+  column_text<int64_t>(out, "rank", rows, [](const ThreadRow& t) { return t.rank; });
+  num("rows", static_cast<uint64_t>(rows.size()));
+  column_text<uint64_t>(out, "thread", rows, [](const ThreadRow& t) { return t.thread; });
+  column_text<int64_t>(out, "tid", rows, [](const ThreadRow& t) { return t.tid; });
+  column_text<double>(out, "time_s", rows, [](const ThreadRow& t) { return t.time_s; });
+  out.back() = '}';  // the last column's comma
+  out += ',';
+  jo::key(out, "time_s");
+  jo::number(out, g.time_s);
+  out += '}';
+}
+
+json profile_to_json(const Profile& p) {
+  json doc = profile_head_json(p);
+  json regions = json::array();
+  for (const Region& g : p.regions) regions.push_back(region_to_json(g, p.run));
+  doc["regions"] = std::move(regions);
   return doc;
 }
 
@@ -199,31 +385,7 @@ Profile profile_from_json(const json& doc, const std::string& file) {
   p.counters = r.get<std::vector<std::string>>(doc, "counters");
   const json& regions = r.get<json>(doc, "regions");
   if (!regions.is_array()) r.fail("'regions' is not an array");
-  for (const json& j : regions) {
-    Region g;
-    g.name = r.get<std::string>(j, "name");
-    g.path = r.get<std::vector<std::string>>(j, "path");
-    if (g.path.empty() || g.path.back() != g.name) {
-      r.fail("region '" + g.name + "' has a path that does not end in its name");
-    }
-    g.calls = r.get<uint64_t>(j, "calls");
-    g.time_s = r.get<double>(j, "time_s");
-    g.exclusive_time_s = r.get<double>(j, "exclusive_time_s");
-    g.thread_time_s = r.get<double>(j, "thread_time_s");
-    g.complete = r.get<bool>(j, "complete");
-    g.open_calls = r.get_or<uint64_t>(j, "open_calls", 0);
-    g.open_time_s = r.get_or<double>(j, "open_time_s", 0);
-    if (j.contains("declared_work")) {
-      const json& w = j["declared_work"];
-      g.work_calls = r.get<uint64_t>(w, "calls");
-      g.work_flops = r.get<double>(w, "flops");
-      g.work_bytes = r.get<double>(w, "bytes");
-    }
-    g.counters = r.get_or<CounterMap>(j, "counters", {});
-    g.exclusive_counters = r.get_or<CounterMap>(j, "exclusive_counters", {});
-    if (j.contains("threads")) g.threads = thread_rows(j["threads"], r);
-    p.regions.push_back(std::move(g));
-  }
+  for (const json& j : regions) p.regions.push_back(region_from_json(j, r));
   for (const json& e : r.get_or<json>(doc, "errors", json::array())) {
     MarkerError me;
     me.kind = r.get<std::string>(e, "kind");
@@ -236,6 +398,66 @@ Profile profile_from_json(const json& doc, const std::string& file) {
   }
   p.notes = r.get_or<std::vector<std::string>>(doc, "notes", {});
   return p;
+}
+
+namespace {
+
+// Thrown by the streaming parse when the file says it is a raw profile.
+struct RawFormat {};
+
+// profile.json read as a stream (performance, issue 16: 100,000 regions):
+// each element of "regions" is converted as soon as it is parsed and dropped
+// from the document, so the reader holds one region's DOM at a time rather
+// than the whole file's. Without `with_regions` they are skipped (run facts).
+Profile parse_profile_stream(const std::string& text, const std::string& file,
+                             bool with_regions) {
+  const JsonReader r(file, "rprof profile");
+  std::vector<Region> regions;
+  std::string key;  // the top-level member being parsed
+  // Regions are converted as they end only once the file has said it is a
+  // profile (rprof writes "format" first); before that they stay in the
+  // document and are converted, or refused, by profile_from_json.
+  bool profile = false;
+  const json::parser_callback_t keep = [&](int depth, json::parse_event_t event,
+                                           json& parsed) {
+    using E = json::parse_event_t;
+    if (depth == 1 && event == E::key) {
+      key = parsed.get<std::string>();
+    } else if (depth == 3 && event == E::key && key == "regions") {
+      // Derived sections are recomputed, never read: not built at all.
+      const std::string& k = parsed.get_ref<const std::string&>();
+      return k != "verdict" && k != "roofline" && k != "memory" && k != "thread_spread" &&
+             k != "process_spread";
+    } else if (depth == 1 && event == E::value && key == "format") {
+      if (parsed == "rprof-raw") throw RawFormat{};
+      profile = parsed == "rprof-profile";
+    } else if (depth == 2 && event == E::object_end && key == "regions") {
+      if (!with_regions) return false;
+      if (!profile) return true;
+      regions.push_back(region_from_json(parsed, r));
+      return false;
+    }
+    return true;
+  };
+  json doc = json::parse(text.begin(), text.end(), keep, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) throw Error(file + ": not JSON (truncated or corrupt?)");
+  // The regions before "format" (and anything in "regions" that is not an
+  // object) come first, as they stood in the file.
+  Profile p = profile_from_json(doc, file);
+  for (Region& g : regions) p.regions.push_back(std::move(g));
+  return p;
+}
+
+}  // namespace
+
+RunInfo read_profile_run(const std::string& file) {
+  const std::string text = read_file(file);
+  if (text.empty()) throw Error(file + ": the file is empty");
+  try {
+    return parse_profile_stream(text, file, /*with_regions=*/false).run;
+  } catch (const RawFormat&) {
+    throw Error(file + ": a raw profile, not a profile.json");
+  }
 }
 
 Profile load_profile(const std::string& path) {
@@ -257,15 +479,11 @@ Profile load_profile(const std::string& path) {
   if (!fs::exists(path, ec)) throw Error(path + ": no such file or directory");
   const std::string text = read_file(path);
   if (text.empty()) throw Error(path + ": the file is empty");
-  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) {
-    throw Error(path + ": not JSON (truncated or corrupt?)");
-  }
-  const std::string format = format_of(doc);
-  if (format == "rprof-raw") {
+  try {
+    return parse_profile_stream(text, path, /*with_regions=*/true);
+  } catch (const RawFormat&) {
     return aggregate({parse_raw_profile(text, path)}, RunInfo{});
   }
-  return profile_from_json(doc, path);
 }
 
 }  // namespace rprof

@@ -28,9 +28,11 @@ std::string render_bandwidth_svg(const Analysis& a, bool standalone) {
   std::set<Boundary> shown;
   double lo = INFINITY, hi = 0;
   std::vector<std::pair<std::string, const MemoryView*>> views;
-  for (const RegionAnalysis& ra : a.regions) {
+  const ShownRegions kept = shown_regions(a.prof());
+  for (size_t i = 0; i < a.regions.size(); ++i) {
+    const RegionAnalysis& ra = a.regions[i];
     const MemoryView* mv = ra.valid_memory();
-    if (mv == nullptr || ra.region->is_program()) continue;
+    if (mv == nullptr || ra.region->is_program() || !kept[i]) continue;
     views.emplace_back(path_string(ra.region->path), mv);
     for (const BoundaryBandwidth& b : mv->boundaries) {
       shown.insert(b.boundary);

@@ -108,10 +108,12 @@ ChartModel build_chart_model(const Analysis& an) {
   // Regions with FLOPs; the ceiling set follows the most threads among them.
   int max_threads = 1;
   std::vector<RegionRoofline> valid;  // every region's valid roofline, for the ceilings
-  for (const RegionAnalysis& ra : an.regions) {
+  c.shown = shown_regions(p);
+  for (size_t i = 0; i < an.regions.size(); ++i) {
+    const RegionAnalysis& ra = an.regions[i];
     const Region& r = *ra.region;
     const Metrics& mt = ra.metrics;
-    if (!mt.has_flops) continue;
+    if (!mt.has_flops || !c.shown[i]) continue;
     ChartRegion cr;
     cr.number = static_cast<int>(c.regions.size()) + 1;
     cr.path = path_string(r.path);
@@ -151,6 +153,7 @@ ChartModel build_chart_model(const Analysis& an) {
     max_threads = std::max(max_threads, cr.threads);
     c.regions.push_back(std::move(cr));
   }
+  if (an.any_flops && c.shown.left_out > 0) c.missing.push_back(c.shown.line());
   if (!an.any_flops) {
     c.missing.push_back(fmt::format(
         "no region has FLOP counts (backend {}): a roofline needs a counting backend, "

@@ -12,6 +12,7 @@
 
 #include "report/chart_scale.h"
 #include "report/reporter.h"
+#include "report/shown_regions.h"
 #include "roofline/roofline.h"
 
 namespace rprof {
@@ -71,6 +72,7 @@ struct ChartModel {
   std::vector<ChartRegion> regions;      // those with FLOPs and bytes or a roofline
   std::vector<std::string> missing;      // what keeps the chart from being complete
   int ceiling_threads = 0;               // 0 = no ceilings
+  ShownRegions shown;                    // the regions the human reports show
   LogAxis x, y;                          // data domains; pixels set when drawing
 };
 

@@ -23,15 +23,51 @@ std::string csv_field(const std::string& s) {
   return out + "\"";
 }
 
+// profile.json is written region by region (performance, issue 16: 100,000
+// regions): the document without its regions, pretty-printed, then each
+// region with its roofline, memory view and verdict on one line, written as
+// text (append_region_json, append_verdict_json; only the roofline and the
+// memory view, present with counts, go through a DOM). The content is
+// profile_to_json() with add_roofline_json(), add_memory_json() and
+// add_verdict_json(); tests/unit check that they agree.
 void JsonReporter::write(const Analysis& a, const ReportOptions&, std::ostream& out) const {
-  nlohmann::json doc = profile_to_json(a.prof());
-  add_roofline_json(doc, a);
-  add_memory_json(doc, a);
-  add_verdict_json(doc, a);
+  using nlohmann::json;
   // Invalid UTF-8 in names is replaced (U+FFFD) rather than failing the dump.
-  out << doc.dump(2, ' ', false,
-                                 nlohmann::json::error_handler_t::replace)
-      << "\n";
+  constexpr auto kReplace = json::error_handler_t::replace;
+  const Profile& p = a.prof();
+  json head = profile_head_json(p);
+  if (a.machine.machine != nullptr) head["roofline_machine"] = roofline_machine_json(a);
+  if (a.verdicts) head["verdict_thresholds"] = thresholds_json(a.thresholds);
+  head["regions"] = json::array();
+  const std::string text = head.dump(2, ' ', false, kReplace);
+  // Keys are sorted and strings escape their quotes: this is the member.
+  const std::string slot = "\n  \"regions\": []";
+  const size_t at = text.find(slot);
+  if (at == std::string::npos) throw Error("internal error: profile.json has no regions slot");
+  out << text.substr(0, at) << "\n  \"regions\": [";
+  std::string line;
+  for (size_t i = 0; i < p.regions.size(); ++i) {
+    line.assign(i ? ",\n    " : "\n    ");
+    append_region_json(line, p.regions[i], p.run);
+    if (i < a.regions.size()) {
+      // The derived sections after the measured ones, inside the object.
+      const RegionAnalysis& ra = a.regions[i];
+      line.pop_back();
+      if (a.machine.machine != nullptr && ra.roofline) {
+        line += ",\"roofline\":" + roofline_region_json(*ra.roofline).dump(-1, ' ', false, kReplace);
+      }
+      if (ra.memory) {
+        line += ",\"memory\":" + memory_region_json(*ra.memory).dump(-1, ' ', false, kReplace);
+      }
+      if (a.verdicts && ra.verdict) {
+        line += ",\"verdict\":";
+        append_verdict_json(line, *ra.verdict);
+      }
+      line += '}';
+    }
+    out << line;
+  }
+  out << (p.regions.empty() ? "]" : "\n  ]") << text.substr(at + slot.size()) << "\n";
 }
 
 void CsvReporter::write(const Analysis& a, const ReportOptions&, std::ostream& out) const {

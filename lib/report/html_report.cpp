@@ -183,11 +183,13 @@ json html_report_data(const Analysis& a, const ChartModel& chart) {
   d["machine"] = machine_data(a.machine, chart);
   json regions = json::array();
   for (size_t i = 0; i < a.regions.size(); ++i) {
-    regions.push_back(region_data(a.regions[i], p, static_cast<int>(i) + 1));
+    if (chart.shown[i]) regions.push_back(region_data(a.regions[i], p, static_cast<int>(i) + 1));
   }
-  d["regions"] = regions;
+  d["regions"] = std::move(regions);
   d["verdicts_available"] = a.verdicts;
   d["notes"] = p.notes;
+  d["regions_left_out"] = chart.shown.left_out;
+  if (chart.shown.left_out > 0) d["notes"].push_back(chart.shown.line());
   d["missing"] = chart.missing;
   json errors = json::array();
   for (const MarkerError& e : p.errors) {

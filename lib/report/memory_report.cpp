@@ -21,49 +21,50 @@ std::string num(double v) { return fmt::format("{:.4g}", v); }
 
 }  // namespace
 
+json memory_region_json(const MemoryView& mv) {
+  json j;
+  j["conventions"] = kMemoryConventions;
+  j["available"] = mv.valid;
+  if (!mv.valid) {
+    j["why"] = mv.why_not;
+    return j;
+  }
+  j["time_s"] = mv.time_s;
+  j["threads"] = mv.threads;
+  j["ceiling_threads"] = mv.ceiling_threads;
+  j["line_bytes"] = mv.line_bytes;
+  json bs = json::array();
+  for (const BoundaryBandwidth& b : mv.boundaries) {
+    json x = {{"boundary", boundary_key(b.boundary)},
+              {"bytes", b.bytes},
+              {"approximate", b.approximate},
+              {"gbs", b.gbs},
+              {"roof_gbs", b.roof_gbs},
+              {"roof_kernel", stream_key(b.kernel)},
+              {"fraction_of_roof", b.fraction}};
+    if (b.boundary != Boundary::kL1) {
+      x["line_misses"] = b.line_misses;
+      x["latency_ns"] = b.latency_ns ? json(*b.latency_ns) : json(nullptr);
+      x["misses_in_flight_per_thread"] = b.in_flight ? json(*b.in_flight) : json(nullptr);
+    }
+    bs.push_back(std::move(x));
+  }
+  j["boundaries"] = std::move(bs);
+  j["limiting_boundary"] = boundary_key(*mv.limiting);
+  j["fraction_of_roof"] = mv.fraction;
+  j["latency_boundary"] =
+      mv.latency_boundary ? json(boundary_key(*mv.latency_boundary)) : json(nullptr);
+  return j;
+}
+
 void add_memory_json(json& doc, const Analysis& a) {
   json& regions = doc["regions"];
   for (size_t i = 0; i < a.regions.size() && i < regions.size(); ++i) {
-    if (!a.regions[i].memory) continue;
-    const MemoryView& mv = *a.regions[i].memory;
-    json j;
-    j["conventions"] = kMemoryConventions;
-    j["available"] = mv.valid;
-    if (!mv.valid) {
-      j["why"] = mv.why_not;
-      regions[i]["memory"] = std::move(j);
-      continue;
-    }
-    j["time_s"] = mv.time_s;
-    j["threads"] = mv.threads;
-    j["ceiling_threads"] = mv.ceiling_threads;
-    j["line_bytes"] = mv.line_bytes;
-    json bs = json::array();
-    for (const BoundaryBandwidth& b : mv.boundaries) {
-      json x = {{"boundary", boundary_key(b.boundary)},
-                {"bytes", b.bytes},
-                {"approximate", b.approximate},
-                {"gbs", b.gbs},
-                {"roof_gbs", b.roof_gbs},
-                {"roof_kernel", stream_key(b.kernel)},
-                {"fraction_of_roof", b.fraction}};
-      if (b.boundary != Boundary::kL1) {
-        x["line_misses"] = b.line_misses;
-        x["latency_ns"] = b.latency_ns ? json(*b.latency_ns) : json(nullptr);
-        x["misses_in_flight_per_thread"] = b.in_flight ? json(*b.in_flight) : json(nullptr);
-      }
-      bs.push_back(std::move(x));
-    }
-    j["boundaries"] = std::move(bs);
-    j["limiting_boundary"] = boundary_key(*mv.limiting);
-    j["fraction_of_roof"] = mv.fraction;
-    j["latency_boundary"] =
-        mv.latency_boundary ? json(boundary_key(*mv.latency_boundary)) : json(nullptr);
-    regions[i]["memory"] = std::move(j);
+    if (a.regions[i].memory) regions[i]["memory"] = memory_region_json(*a.regions[i].memory);
   }
 }
 
-void write_memory_text(const Analysis& a, std::ostream& out) {
+void write_memory_text(const Analysis& a, const ShownRegions& shown, std::ostream& out) {
   if (!a.any_memory) return;
   std::set<Boundary> measured;
   for (const RegionAnalysis& ra : a.regions) {
@@ -81,9 +82,10 @@ void write_memory_text(const Analysis& a, std::ostream& out) {
   }
   headers.insert(headers.end(), {"Limiting", "In flight [lines/thread]"});
   TextTable table(headers);
-  for (const RegionAnalysis& ra : a.regions) {
+  for (size_t i = 0; i < a.regions.size(); ++i) {
+    const RegionAnalysis& ra = a.regions[i];
     const MemoryView* mv = ra.valid_memory();
-    if (mv == nullptr) continue;
+    if (mv == nullptr || !shown[i]) continue;
     const Region& r = *ra.region;
     std::vector<std::string> row = {std::string(2 * r.depth(), ' ') + printable(r.name)};
     row.push_back(mv->ceiling_threads == mv->threads

@@ -10,15 +10,18 @@
 #include <string>
 
 #include "analysis/analysis.h"
+#include "report/shown_regions.h"
 
 namespace rprof {
 
 // Adds doc["regions"][i]["memory"] for regions with a memory view; doc must
 // be profile_to_json(a.prof()).
 void add_memory_json(nlohmann::json& doc, const Analysis& a);
+// One region's "memory" object (for writers that stream regions).
+nlohmann::json memory_region_json(const MemoryView& mv);
 
 // The bandwidth table; writes nothing when no region has a valid view.
-void write_memory_text(const Analysis& a, std::ostream& out);
+void write_memory_text(const Analysis& a, const ShownRegions& shown, std::ostream& out);
 
 // CSV: the header cells (",bw_l1_gbs,bw_l1_fraction,...,memory_limiting") and
 // one region's cells, empty where it has no view or no bytes at a boundary.

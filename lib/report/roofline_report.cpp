@@ -34,68 +34,73 @@ std::string limited_by_text(const RegionRoofline& rr) {
   return fmt::format("memory ({})", boundary_name(*rr.limiting));
 }
 
+json roofline_machine_json(const Analysis& a) {
+  const Machine& m = *a.machine.machine;
+  return {{"file", a.machine.file},
+          {"mode", m.mode},
+          {"created_unix_s", m.created_unix_s},
+          {"cpu", m.cpu.model_name},
+          {"thread_counts", [&] {
+             std::vector<int> t;
+             for (const CeilingSet& s : m.ceilings) t.push_back(s.threads);
+             return t;
+           }()},
+          {"notes", a.machine.notes},
+          {"conventions", kConventions}};
+}
+
+json roofline_region_json(const RegionRoofline& rr) {
+  json j;
+  j["conventions"] = kConventions;
+  if (!rr.valid) {
+    j["available"] = false;
+    j["why"] = rr.why_not;
+    return j;
+  }
+  j["available"] = true;
+  j["flops"] = rr.flops;
+  j["time_s"] = rr.time_s;
+  j["gflops"] = rr.gflops;
+  j["threads"] = rr.threads;
+  j["ceiling_threads"] = rr.ceiling_threads;
+  j["compute_roof"] = roof_json(rr.roof);
+  j["full_compute_roof"] = roof_json(rr.full_roof);
+  j["compute_roof_why"] = rr.roof_why;
+  j["fma_share"] = rr.fma_share ? json(*rr.fma_share) : json(nullptr);
+  json bs = json::array();
+  for (const BoundaryRoof& b : rr.boundaries) {
+    bs.push_back({{"boundary", boundary_key(b.boundary)},
+                  {"bytes", b.bytes},
+                  {"approximate", b.approximate},
+                  {"intensity", b.intensity},
+                  {"bandwidth_gbs", b.bandwidth_gbs},
+                  {"bandwidth_kernel", stream_key(b.kernel)},
+                  {"bandwidth_roof_gflops", b.bandwidth_roof},
+                  {"bound_gflops", b.bound},
+                  {"ridge", b.ridge},
+                  {"limited_by", b.memory_limited ? "memory" : "compute"},
+                  {"fraction_of_bound", b.fraction}});
+  }
+  j["boundaries"] = std::move(bs);
+  j["limiting_boundary"] = rr.limiting ? json(boundary_key(*rr.limiting)) : json(nullptr);
+  j["limited_by"] = rr.compute_limited ? "compute" : "memory";
+  j["bound_gflops"] = rr.bound;
+  j["fraction_of_bound"] = rr.fraction;
+  j["notes"] = rr.notes;
+  return j;
+}
+
 void add_roofline_json(json& doc, const Analysis& a) {
   if (a.machine.machine == nullptr) return;
-  const Machine& m = *a.machine.machine;
-  doc["roofline_machine"] = {
-      {"file", a.machine.file},
-      {"mode", m.mode},
-      {"created_unix_s", m.created_unix_s},
-      {"cpu", m.cpu.model_name},
-      {"thread_counts", [&] {
-         std::vector<int> t;
-         for (const CeilingSet& s : m.ceilings) t.push_back(s.threads);
-         return t;
-       }()},
-      {"notes", a.machine.notes},
-      {"conventions", kConventions}};
+  doc["roofline_machine"] = roofline_machine_json(a);
   json& regions = doc["regions"];
   for (size_t i = 0; i < a.regions.size() && i < regions.size(); ++i) {
-    if (!a.regions[i].roofline) continue;
-    const RegionRoofline& rr = *a.regions[i].roofline;
-    json j;
-    j["conventions"] = kConventions;
-    if (!rr.valid) {
-      j["available"] = false;
-      j["why"] = rr.why_not;
-      regions[i]["roofline"] = std::move(j);
-      continue;
-    }
-    j["available"] = true;
-    j["flops"] = rr.flops;
-    j["time_s"] = rr.time_s;
-    j["gflops"] = rr.gflops;
-    j["threads"] = rr.threads;
-    j["ceiling_threads"] = rr.ceiling_threads;
-    j["compute_roof"] = roof_json(rr.roof);
-    j["full_compute_roof"] = roof_json(rr.full_roof);
-    j["compute_roof_why"] = rr.roof_why;
-    j["fma_share"] = rr.fma_share ? json(*rr.fma_share) : json(nullptr);
-    json bs = json::array();
-    for (const BoundaryRoof& b : rr.boundaries) {
-      bs.push_back({{"boundary", boundary_key(b.boundary)},
-                    {"bytes", b.bytes},
-                    {"approximate", b.approximate},
-                    {"intensity", b.intensity},
-                    {"bandwidth_gbs", b.bandwidth_gbs},
-                    {"bandwidth_kernel", stream_key(b.kernel)},
-                    {"bandwidth_roof_gflops", b.bandwidth_roof},
-                    {"bound_gflops", b.bound},
-                    {"ridge", b.ridge},
-                    {"limited_by", b.memory_limited ? "memory" : "compute"},
-                    {"fraction_of_bound", b.fraction}});
-    }
-    j["boundaries"] = std::move(bs);
-    j["limiting_boundary"] = rr.limiting ? json(boundary_key(*rr.limiting)) : json(nullptr);
-    j["limited_by"] = rr.compute_limited ? "compute" : "memory";
-    j["bound_gflops"] = rr.bound;
-    j["fraction_of_bound"] = rr.fraction;
-    j["notes"] = rr.notes;
-    regions[i]["roofline"] = std::move(j);
+    if (a.regions[i].roofline) regions[i]["roofline"] = roofline_region_json(*a.regions[i].roofline);
   }
 }
 
-void write_roofline_text(const Analysis& a, const ReportOptions& opt, std::ostream& out) {
+void write_roofline_text(const Analysis& a, const ReportOptions& opt, const ShownRegions& kept,
+                         std::ostream& out) {
   if (!a.any_flops) return;
   out << "\nRoofline (FMA = 2 FLOPs; GFLOP/s = 1e9 FLOP/s; GB = 1e9 bytes; I = FLOP/byte "
          "at the boundary; bound = min(roof, B * I)):\n";
@@ -111,8 +116,9 @@ void write_roofline_text(const Analysis& a, const ReportOptions& opt, std::ostre
 
   std::vector<std::pair<const Region*, const RegionRoofline*>> rows;
   std::set<Boundary> measured;
-  for (const RegionAnalysis& ra : a.regions) {
-    if (!ra.roofline) continue;
+  for (size_t i = 0; i < a.regions.size(); ++i) {
+    const RegionAnalysis& ra = a.regions[i];
+    if (!ra.roofline || !kept[i]) continue;
     rows.emplace_back(ra.region, &*ra.roofline);
     for (const BoundaryRoof& b : ra.roofline->boundaries) measured.insert(b.boundary);
   }

@@ -10,6 +10,7 @@
 #include <ostream>
 
 #include "report/reporter.h"
+#include "report/shown_regions.h"
 #include "roofline/roofline.h"
 
 namespace rprof {
@@ -17,9 +18,14 @@ namespace rprof {
 // Adds doc["regions"][i]["roofline"] for regions with FLOP counts and
 // doc["roofline_machine"]; doc must be profile_to_json(a.prof()).
 void add_roofline_json(nlohmann::json& doc, const Analysis& a);
+// Its parts, for writers that stream regions: "roofline_machine" (the
+// analysis must have a machine) and one region's "roofline".
+nlohmann::json roofline_machine_json(const Analysis& a);
+nlohmann::json roofline_region_json(const RegionRoofline& rr);
 
 // The roofline table; writes nothing when no region has FLOP counts.
-void write_roofline_text(const Analysis& a, const ReportOptions& opt, std::ostream& out);
+void write_roofline_text(const Analysis& a, const ReportOptions& opt, const ShownRegions& shown,
+                         std::ostream& out);
 
 // "compute" or "memory (DRAM)": what limits a valid roofline.
 std::string limited_by_text(const RegionRoofline& rr);

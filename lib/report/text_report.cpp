@@ -108,7 +108,10 @@ void TextReporter::write(const Analysis& a, const ReportOptions& opt,
   }
   if (any_open) headers.push_back("Open");
   TextTable table(headers);
-  for (const Region& r : p.regions) {
+  const ShownRegions shown = shown_regions(p);
+  for (size_t i = 0; i < p.regions.size(); ++i) {
+    if (!shown[i]) continue;
+    const Region& r = p.regions[i];
     std::string label = std::string(2 * r.depth(), ' ') + printable(r.name);
     if (r.is_program() && !run.command.empty()) {
       label += " " + printable(run.command.front());
@@ -150,12 +153,13 @@ void TextReporter::write(const Analysis& a, const ReportOptions& opt,
     }
   }
   out << table.render();
+  if (shown.left_out > 0) out << shown.line() << ".\n";
   if (any_work) {
     out << "Declared work is what rprof_work() stated (FMA = 2 FLOPs; GB = 1e9 bytes).\n";
   }
-  write_roofline_text(a, opt, out);
-  write_memory_text(a, out);
-  write_verdict_text(a, out);
+  write_roofline_text(a, opt, shown, out);
+  write_memory_text(a, shown, out);
+  write_verdict_text(a, shown, out);
   if (!p.errors.empty()) {
     out << "\nMarker errors (other regions are unaffected):\n";
     for (const MarkerError& e : p.errors) out << error_line(e) << "\n";

@@ -1,5 +1,6 @@
 #include "report/verdict_report.h"
 
+#include "common/json_out.h"
 #include "report/table.h"
 
 namespace rprof {
@@ -18,6 +19,46 @@ json verdict_json(const Verdict& v) {
           {"summary", v.summary},
           {"direction", v.direction},
           {"flags", std::move(flags)}};
+}
+
+void append_verdict_json(std::string& out, const Verdict& v) {
+  namespace jo = json_out;
+  auto str = [&](const char* k, const std::string& s) {
+    jo::key(out, k);
+    jo::string(out, s);
+  };
+  out += '{';
+  jo::key(out, "at_roof");
+  out += v.at_roof ? "true," : "false,";
+  str("bound", bound_key(v.bound));
+  out += ',';
+  jo::key(out, "boundary");
+  if (v.boundary) {
+    jo::string(out, boundary_key(*v.boundary));
+  } else {
+    out += "null";
+  }
+  out += ',';
+  str("direction", v.direction);
+  out += ',';
+  jo::key(out, "flags");
+  out += '[';
+  for (size_t i = 0; i < v.flags.size(); ++i) {
+    const VerdictFlag& f = v.flags[i];
+    out += i ? ",{" : "{";
+    str("direction", f.direction);
+    out += ',';
+    str("name", f.name());
+    out += ',';
+    str("reason", f.reason);
+    out += '}';
+  }
+  out += "],";
+  jo::key(out, "fraction_of_roof");
+  jo::number(out, v.fraction);
+  out += ',';
+  str("summary", v.summary);
+  out += '}';
 }
 
 json thresholds_json(const VerdictThresholds& t) {
@@ -43,10 +84,11 @@ void add_verdict_json(json& doc, const Analysis& a) {
   }
 }
 
-void write_verdict_text(const Analysis& a, std::ostream& out) {
+void write_verdict_text(const Analysis& a, const ShownRegions& shown, std::ostream& out) {
   std::string body;
-  for (const RegionAnalysis& ra : a.regions) {
-    const Verdict* vp = ra.shown_verdict();
+  for (size_t i = 0; i < a.regions.size(); ++i) {
+    const RegionAnalysis& ra = a.regions[i];
+    const Verdict* vp = shown[i] ? ra.shown_verdict() : nullptr;
     if (vp == nullptr) continue;
     const Verdict& v = *vp;
     const Region& r = *ra.region;

@@ -8,11 +8,15 @@
 #include <ostream>
 
 #include "report/reporter.h"
+#include "report/shown_regions.h"
 #include "roofline/classify.h"
 
 namespace rprof {
 
 nlohmann::json verdict_json(const Verdict& v);
+// The same as JSON text appended to out (no DOM: profile.json of 100,000
+// regions).
+void append_verdict_json(std::string& out, const Verdict& v);
 nlohmann::json thresholds_json(const VerdictThresholds& t);
 
 // Adds doc["regions"][i]["verdict"] and doc["verdict_thresholds"] (when the
@@ -20,7 +24,7 @@ nlohmann::json thresholds_json(const VerdictThresholds& t);
 void add_verdict_json(nlohmann::json& doc, const Analysis& a);
 
 // One block per region: the bound and each flag with its reason and direction.
-void write_verdict_text(const Analysis& a, std::ostream& out);
+void write_verdict_text(const Analysis& a, const ShownRegions& shown, std::ostream& out);
 
 }  // namespace rprof
 

@@ -4,14 +4,19 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include <cmath>
 #include <sstream>
 #include <string>
 
 #include "analysis/analysis.h"
 #include "machine_fixture.h"
+#include "profile/profile_json.h"
 #include "report/chart_model.h"
 #include "report/html_report.h"
+#include "report/memory_report.h"
 #include "report/reporter.h"
+#include "report/roofline_report.h"
+#include "report/verdict_report.h"
 #include "report_fixture.h"
 
 using namespace rprof;
@@ -128,4 +133,32 @@ TEST_CASE("text, JSON, CSV and HTML show the same numbers for one profile") {
   // The two regions got different verdicts, so agreement is not trivial.
   CHECK(region_of(doc["regions"], "stream")["verdict"]["bound"] == "memory");
   CHECK(region_of(doc["regions"], "gemm")["verdict"]["bound"] == "compute");
+}
+
+TEST_CASE("profile.json written as text equals the DOM of profile_to_json and the add_ functions") {
+  const Machine m = rprof::test::synthetic_machine();
+  Profile p = two_regions();
+  // Names that need escaping, invalid UTF-8, a NaN time, threads of two
+  // processes, declared work: the text writer must say what the DOM says.
+  Region odd = p.regions.back();
+  odd.name = "q\"uote\\ \x01 \xff\xfe caf\xc3\xa9";
+  odd.path = {odd.name};
+  odd.exclusive_time_s = std::nan("");
+  odd.work_calls = 2;
+  odd.work_flops = 1.5e9;
+  odd.work_bytes = 3;
+  ThreadRow t = odd.threads.empty() ? ThreadRow{} : odd.threads.front();
+  t.host = "n\"1";
+  t.pid = 7;
+  t.counters["z.extra"] = 5;
+  odd.threads.push_back(t);
+  p.regions.push_back(odd);
+  const Analysis a = analyze(p, {&m, "/tmp/m.json", {}});
+  json dom = profile_to_json(p);
+  add_roofline_json(dom, a);
+  add_memory_json(dom, a);
+  add_verdict_json(dom, a);
+  const json text = json::parse(render(a, "json"));
+  // Through text on both sides: U+FFFD for the invalid bytes, null for NaN.
+  CHECK(text == json::parse(dom.dump(-1, ' ', false, json::error_handler_t::replace)));
 }

@@ -1,8 +1,8 @@
-// rprof merge DIR|FILE...: merges raw profiles gathered from several runs or
-// nodes (e.g. each node's output directory of one MPI job) into one profile.
+// rprof merge DIR|FILE...: merges the output directories (or raw profiles) of
+// several runs or nodes (e.g. each node's output directory of one MPI job)
+// into one profile, every pass as the run merged it (run/merge_dirs.h).
 #include <filesystem>
 #include <iostream>
-#include <set>
 #include <sstream>
 
 #include "common/error.h"
@@ -13,34 +13,15 @@
 #include "tools/rprof/cli.h"
 #include "tools/rprof/commands.h"
 #include "run/launcher.h"
+#include "run/merge_dirs.h"
 #include "tools/rprof/report_setup.h"
 
 namespace rprof {
-namespace {
-
-namespace fs = std::filesystem;
-
-// Raw profile files named by one argument: a raw file, a directory of raw
-// files, or an rprof output directory (its raw/ folder).
-std::vector<std::string> raw_files_of(const std::string& arg) {
-  std::error_code ec;
-  if (fs::is_regular_file(arg, ec)) return {arg};
-  if (!fs::is_directory(arg, ec)) throw Error(arg + ": no such file or directory");
-  std::vector<std::string> files = list_raw_profiles(arg);
-  if (files.empty() && fs::is_directory(fs::path(arg) / "raw", ec)) {
-    files = list_raw_profiles((fs::path(arg) / "raw").string());
-  }
-  if (files.empty()) {
-    throw Error(arg + ": no raw profiles (rprof-raw.*.json) in it or in its raw/ folder");
-  }
-  return files;
-}
-
-}  // namespace
 
 int cmd_merge(const Args& args) {
-  CLI::App app("Merge raw profiles from several directories (e.g. one per node of an "
-               "MPI job) into one profile: per region summed counts, and min/mean/max "
+  CLI::App app("Merge the output directories of several runs (e.g. one per node of an "
+               "MPI job) into one profile: every counter the runs had (simulated, "
+               "hardware event groups), per region summed over processes, and min/mean/max "
                "time over processes.",
                "rprof merge");
   std::vector<std::string> inputs;
@@ -57,24 +38,9 @@ int cmd_merge(const Args& args) {
                  "cached one for this CPU; never measured here)");
   if (!parse_cli(app, args)) return 0;
 
-  std::vector<std::string> files;
-  std::set<std::string> seen;
-  for (const std::string& in : inputs) {
-    for (const std::string& f : raw_files_of(in)) {
-      const std::string canon = fs::weakly_canonical(f).string();
-      if (seen.insert(canon).second) files.push_back(f);  // the same file once
-    }
-  }
-  const std::vector<RawProfile> raws = read_raw_profiles(files, nullptr);
-  // Two files from the same host and pid would double count one process.
-  std::set<std::pair<std::string, int64_t>> processes;
-  for (const RawProfile& r : raws) {
-    if (!processes.insert({r.host, r.pid}).second) {
-      throw Error(r.file + ": a second profile of process " + std::to_string(r.pid) +
-                  " on " + r.host + "; merge each run's profiles once");
-    }
-  }
-  Profile p = aggregate(raws, RunInfo{});
+  // Each input's passes (timed, simulated, event groups) merged as the run
+  // merged them, over the processes of every input.
+  Profile p = merge_output_dirs(inputs);
   // The same analysis and files as `rprof ./app`: roofline and verdicts
   // against this machine's file (never calibrated here).
   const MachineChoice machine = load_report_machine({&p}, machine_file);
@@ -82,7 +48,7 @@ int cmd_merge(const Args& args) {
   if (!output.empty()) {
     const std::string dir = make_output_dir(output, "merge");
     const std::string written = write_output_files(dir, a, format == "csv");
-    std::cerr << "rprof: merged profile of " << raws.size() << " processes written to "
+    std::cerr << "rprof: merged profile of " << p.run.processes << " processes written to "
               << dir << " (" << written << "; open " << dir << "/report.html)\n";
   }
   make_reporter(format)->write(a, {}, std::cout);

@@ -1,0 +1,250 @@
+#include "run/merge_dirs.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "backends/sim/sim_run.h"
+#include "common/error.h"
+#include "profile/join.h"
+#include "profile/merge_runs.h"
+#include "profile/profile_json.h"
+
+namespace rprof {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kTimed = "raw";
+constexpr const char* kCounted = "raw-sim";
+
+// What one input holds: raw profiles by pass (its folder relative to the
+// output directory), the simulator's totals folder, and its profile.json.
+struct Input {
+  std::string arg;
+  std::map<std::string, std::vector<std::string>> passes;
+  std::string sim_dir;       // "" when it has no sim/totals.*.txt
+  std::string profile_json;  // "" when it has none
+};
+
+bool has_files(const std::string& dir, const std::string& prefix, const std::string& suffix) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string n = e.path().filename().string();
+    if (n.size() > prefix.size() + suffix.size() && n.rfind(prefix, 0) == 0 &&
+        n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The hardware backends' passes: raw/pass1 .. raw/passN, in number order.
+std::vector<std::pair<int, std::string>> numbered_passes(const fs::path& raw) {
+  std::vector<std::pair<int, std::string>> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(raw, ec)) {
+    const std::string n = e.path().filename().string();
+    if (!e.is_directory(ec) || n.rfind("pass", 0) != 0 || n.size() == 4 ||
+        n.find_first_not_of("0123456789", 4) != std::string::npos || n.size() > 8) {
+      continue;
+    }
+    out.emplace_back(std::stoi(n.substr(4)), "raw/" + n);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Input read_input(const std::string& arg) {
+  Input in;
+  in.arg = arg;
+  std::error_code ec;
+  if (fs::is_regular_file(arg, ec)) {
+    in.passes[kTimed] = {arg};
+    return in;
+  }
+  if (!fs::is_directory(arg, ec)) throw Error(arg + ": no such file or directory");
+  const fs::path dir(arg);
+  if (std::vector<std::string> own = list_raw_profiles(arg); !own.empty()) {
+    in.passes[kTimed] = std::move(own);  // a directory of raw profiles
+    return in;
+  }
+  auto add = [&](const std::string& rel) {
+    if (!fs::is_directory(dir / rel, ec)) return;
+    std::vector<std::string> files = list_raw_profiles((dir / rel).string());
+    if (!files.empty()) in.passes[rel] = std::move(files);
+  };
+  add(kTimed);
+  for (const auto& [n, rel] : numbered_passes(dir / kTimed)) add(rel);
+  add(kCounted);
+  if (has_files((dir / "sim").string(), "totals.", ".txt")) in.sim_dir = (dir / "sim").string();
+  if (fs::is_regular_file(dir / "profile.json", ec)) {
+    in.profile_json = (dir / "profile.json").string();
+  }
+  if (in.passes.empty()) {
+    throw Error(arg + ": no raw profiles (rprof-raw.*.json) in it, its raw/ folder, raw/pass*/ "
+                      "or raw-sim/");
+  }
+  return in;
+}
+
+std::string layout_of(const Input& in) {
+  std::string s;
+  for (const auto& [rel, files] : in.passes) s += (s.empty() ? "" : " + ") + rel + "/";
+  return s;
+}
+
+// The run facts of the inputs' profile.json files: the first one's command
+// and backend, the longest wall time (the inputs ran side by side), CPU times
+// summed, the first failure's exit status or signal. An unreadable one is a
+// note: the raw profiles are what is merged.
+RunInfo run_facts(const std::vector<Input>& inputs, std::vector<std::string>* notes) {
+  RunInfo run;
+  bool first = true;
+  for (const Input& in : inputs) {
+    if (in.profile_json.empty()) continue;
+    RunInfo r;
+    try {
+      r = read_profile_run(in.profile_json);
+    } catch (const Error& e) {
+      notes->push_back(std::string("run facts (command, wall time) not read: ") + e.what());
+      continue;
+    }
+    if (first) {
+      run.command = r.command;
+      run.backend = r.backend;
+      first = false;
+    }
+    run.wall_time_s = std::max(run.wall_time_s, r.wall_time_s);
+    run.user_time_s += r.user_time_s;
+    run.system_time_s += r.system_time_s;
+    if (run.exit_code == 0 && run.signal == 0) {
+      run.exit_code = r.exit_code;
+      run.signal = r.signal;
+    }
+  }
+  return run;
+}
+
+// One pass over every input: its raw profiles aggregated over processes.
+Profile aggregate_pass(const std::vector<Input>& inputs, const std::string& rel,
+                       const RunInfo& run) {
+  std::vector<std::string> files;
+  std::set<std::string> seen;
+  for (const Input& in : inputs) {
+    for (const std::string& f : in.passes.at(rel)) {
+      if (seen.insert(fs::weakly_canonical(f).string()).second) files.push_back(f);
+    }
+  }
+  const std::vector<RawProfile> raws = read_raw_profiles(files, nullptr);
+  // Two files from the same host and pid would double count one process.
+  std::set<std::pair<std::string, int64_t>> processes;
+  for (const RawProfile& r : raws) {
+    if (!processes.insert({r.host, r.pid}).second) {
+      throw Error(r.file + ": a second profile of process " + std::to_string(r.pid) +
+                  " on " + r.host + "; merge each run's profiles once");
+    }
+  }
+  return aggregate(raws, run);
+}
+
+// The inputs' passes (all have ref's) merged as their driver merged them.
+Profile merge_passes_of(const std::vector<Input>& inputs, const Input& ref, RunInfo run) {
+  const size_t n = inputs.size();
+  const std::string from = n > 1 ? "merged from " + std::to_string(n) + " inputs: " : "";
+  if (ref.passes.count(kCounted)) {
+    // The sim backend: the timed run joined with the counted one.
+    run.backend = "sim";
+    Profile counted = aggregate_pass(inputs, kCounted, run);
+    Profile p;
+    if (ref.passes.count(kTimed)) {
+      p = join_timed_and_counted(aggregate_pass(inputs, kTimed, run), counted);
+      p.notes.push_back(from + "times from the native runs (raw/); counts from the runs "
+                        "under rprof's Valgrind tool (raw-sim/, sim/)");
+    } else {
+      p = std::move(counted);
+      p.notes.push_back(from + "--sim-only: times were measured under the simulator, many "
+                        "times slower than native; use them only to compare regions");
+    }
+    CounterMap totals;
+    std::vector<std::string> lacking;
+    for (const Input& in : inputs) {
+      if (in.sim_dir.empty()) {
+        lacking.push_back(in.arg);
+        continue;
+      }
+      for (const auto& [k, v] : read_sim_totals(in.sim_dir)) totals[k] += v;
+    }
+    if (lacking.empty()) {
+      set_program_counters(p, totals);
+    } else {
+      p.notes.push_back("no sim/totals.*.txt in " + short_list(lacking) +
+                        ": the whole program ([program]) has no counts, its regions have");
+    }
+    p.notes.push_back("counts by simulation: FMA = 2 FLOPs, one per lane, by precision and "
+                      "vector width; bytes.l1 = the program's loads and stores; bytes.l2/llc/"
+                      "dram = lines moved between the simulated caches and memory");
+    return p;
+  }
+  if (ref.passes.size() > 1 || !ref.passes.count(kTimed)) {
+    // The hardware backends' event groups: one pass each, in number order.
+    std::vector<std::pair<int, std::string>> order;
+    for (const auto& [rel, files] : ref.passes) {
+      if (rel != kTimed) order.emplace_back(std::stoi(rel.substr(8)), rel);
+    }
+    std::sort(order.begin(), order.end());
+    std::vector<Profile> passes;
+    for (const auto& [i, rel] : order) passes.push_back(aggregate_pass(inputs, rel, run));
+    Profile p = merge_passes(std::move(passes));
+    if (!from.empty() || order.size() > 1) {
+      p.notes.push_back(from + std::to_string(order.size()) +
+                        " runs, one per event group (raw/pass*), merged per region");
+    }
+    return p;
+  }
+  Profile p = aggregate_pass(inputs, kTimed, run);
+  if (!from.empty()) p.notes.push_back(from + "counts summed per region over their processes");
+  return p;
+}
+
+}  // namespace
+
+Profile merge_output_dirs(const std::vector<std::string>& args) {
+  std::vector<Input> inputs;
+  std::set<std::string> seen;
+  for (const std::string& a : args) {
+    std::error_code ec;
+    if (seen.insert(fs::weakly_canonical(a, ec).string()).second) {
+      inputs.push_back(read_input(a));
+    }
+  }
+  if (inputs.empty()) throw Error("rprof merge: no inputs");
+  // Every input must hold the same passes: a sim run's counts cannot be
+  // summed with a timed run's nothing.
+  const Input& ref = inputs.front();
+  for (const Input& in : inputs) {
+    for (const auto& [rel, files] : ref.passes) {
+      if (!in.passes.count(rel)) {
+        throw Error(in.arg + ": has " + layout_of(in) + " but " + ref.arg + " has " +
+                    layout_of(ref) + " (no " + rel + "/ here); merge outputs of runs with the "
+                    "same backend and options");
+      }
+    }
+    for (const auto& [rel, files] : in.passes) {
+      if (!ref.passes.count(rel)) {
+        throw Error(ref.arg + ": has " + layout_of(ref) + " but " + in.arg + " has " +
+                    layout_of(in) + " (no " + rel + "/ there); merge outputs of runs with "
+                    "the same backend and options");
+      }
+    }
+  }
+  std::vector<std::string> fact_notes;
+  RunInfo run = run_facts(inputs, &fact_notes);
+  Profile p = merge_passes_of(inputs, ref, std::move(run));
+  p.notes.insert(p.notes.begin(), fact_notes.begin(), fact_notes.end());
+  return p;
+}
+
+}  // namespace rprof
