@@ -150,6 +150,10 @@ json profile_to_json(const Profile& p) {
                             {"flops", g.work_flops},
                             {"bytes", g.work_bytes}};
     }
+    if (g.is_function()) {
+      j["function"] = {{"object", g.fn_object}, {"symbol", g.fn_symbol},
+                       {"source", g.fn_source}};
+    }
     j["counters"] = counters_json(g.counters);
     j["exclusive_counters"] = counters_json(g.exclusive_counters);
     j["threads"] = thread_columns(g.threads);
@@ -218,6 +222,12 @@ Profile profile_from_json(const json& doc, const std::string& file) {
       g.work_calls = r.get<uint64_t>(w, "calls");
       g.work_flops = r.get<double>(w, "flops");
       g.work_bytes = r.get<double>(w, "bytes");
+    }
+    if (j.contains("function")) {
+      const json& f = j["function"];
+      g.fn_object = r.get<std::string>(f, "object");
+      g.fn_symbol = r.get<std::string>(f, "symbol");
+      g.fn_source = r.get_or<std::string>(f, "source", "");
     }
     g.counters = r.get_or<CounterMap>(j, "counters", {});
     g.exclusive_counters = r.get_or<CounterMap>(j, "exclusive_counters", {});
