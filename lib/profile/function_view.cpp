@@ -158,6 +158,7 @@ void add_function_regions(Profile& p, const FunctionTable& table, const Function
     g.calls = 0;
     g.time_s = g.exclusive_time_s = g.thread_time_s = c.time_s;
     g.counters = g.exclusive_counters = f.counters;
+    g.fn_inclusive = f.inclusive;
     g.fn_object = f.object.empty() ? "(unknown object)" : f.object;
     g.fn_symbol = f.symbol;
     if (!f.file.empty()) g.fn_source = f.file + ":" + std::to_string(f.line);
@@ -172,7 +173,8 @@ void add_function_regions(Profile& p, const FunctionTable& table, const Function
   p.notes.push_back(
       "function view: " + std::to_string(shown) + " function(s) shown as regions (" +
       (times.sampled ? "the hottest by sampled self time" : "the busiest by simulated work") +
-      "), each with its self counts: what its own instructions did, not its callees'; "
+      "), each with its self counts (what its own instructions did, not its callees'; the "
+      "roofline and verdict use them) and, in profile.json, its inclusive counts; "
       "under a marked region, the innermost one open when it ran");
   if (with_work > shown) {
     p.notes.push_back("function view: " + std::to_string(with_work - shown) +

@@ -29,6 +29,9 @@ struct FunctionCounts {
   std::string file;                  // source of the entry, "" without debug info
   unsigned line = 0;
   CounterMap counters;               // self counts, canonical names
+  // Inclusive: from entry to return of its outermost activation (callees
+  // included, once under recursion), in the context it was entered in.
+  CounterMap inclusive;
 };
 
 struct FunctionTable {

@@ -68,6 +68,7 @@ struct Region {
   std::string fn_object;  // ELF file
   std::string fn_symbol;  // raw (mangled) symbol, "" when none covers the code
   std::string fn_source;  // "file:line" of its entry, "" without debug info
+  CounterMap fn_inclusive;  // with its callees (counters are its self counts)
 
   size_t depth() const { return path.size() - 1; }
   // Over the threads that ran the region (inclusive time of each).

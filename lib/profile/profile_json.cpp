@@ -151,8 +151,10 @@ json profile_to_json(const Profile& p) {
                             {"bytes", g.work_bytes}};
     }
     if (g.is_function()) {
-      j["function"] = {{"object", g.fn_object}, {"symbol", g.fn_symbol},
-                       {"source", g.fn_source}};
+      j["function"] = {{"object", g.fn_object},
+                       {"symbol", g.fn_symbol},
+                       {"source", g.fn_source},
+                       {"inclusive_counters", counters_json(g.fn_inclusive)}};
     }
     j["counters"] = counters_json(g.counters);
     j["exclusive_counters"] = counters_json(g.exclusive_counters);
@@ -228,6 +230,7 @@ Profile profile_from_json(const json& doc, const std::string& file) {
       g.fn_object = r.get<std::string>(f, "object");
       g.fn_symbol = r.get<std::string>(f, "symbol");
       g.fn_source = r.get_or<std::string>(f, "source", "");
+      g.fn_inclusive = r.get_or<CounterMap>(f, "inclusive_counters", {});
     }
     g.counters = r.get_or<CounterMap>(j, "counters", {});
     g.exclusive_counters = r.get_or<CounterMap>(j, "exclusive_counters", {});

@@ -62,6 +62,14 @@ TEST_CASE("sim functions: self FLOPs per function of an unannotated program are 
   // Self, not inclusive: the caller's own add only; main's two adds.
   CHECK(all_flops(both) == 1);
   CHECK(all_flops(main_fn) == 2);
+  // Inclusive: dot_and_sum with its callees (one dot, one sum_f); main with
+  // everything it called.
+  const auto inclusive = [](const json& r) {
+    return all_flops(json{{"counters", r["function"]["inclusive_counters"]}});
+  };
+  CHECK(inclusive(both) == 2 * kN + kN + 1);
+  CHECK(inclusive(dot) == 4 * kN);
+  CHECK(inclusive(main_fn) == all_flops(find_region(p, "[program]")));
   // Loads: dot reads 2 x 8 B per element, twice.
   CHECK(counter_of(dot, "bytes.l1.read") >= 2 * 16 * kN);
   const json scale = find_region(p, "[program]/scale8");

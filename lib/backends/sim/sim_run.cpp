@@ -270,7 +270,7 @@ void parse_sim_functions(const std::string& text, const std::string& file, Funct
       fc.file = f[5].empty() ? f[5] : fs::path(f[5]).lexically_normal().string();
       fc.line = static_cast<unsigned>(to_u64(f[6], 10, where));
       fns[to_u64(f[1], 10, where)] = std::move(fc);
-    } else if (f[0] == "c" && f.size() == 3 + RPROF_SIM_NCOUNTERS) {
+    } else if ((f[0] == "c" || f[0] == "i") && f.size() == 3 + RPROF_SIM_NCOUNTERS) {
       const uint64_t fn = to_u64(f[2], 10, where);
       FunctionCounts fc;
       if (fn != 0) {
@@ -286,9 +286,10 @@ void parse_sim_functions(const std::string& text, const std::string& file, Funct
         into.rows.push_back(std::move(fc));
       }
       FunctionCounts& row = into.rows[at->second];
+      CounterMap& m = f[0] == "c" ? row.counters : row.inclusive;
       for (int k = 0; k < RPROF_SIM_NCOUNTERS; ++k) {
         const uint64_t v = to_u64(f[3 + k], 10, where);
-        if (v != 0) row.counters[kSimCounterNames[k]] += v;
+        if (v != 0) m[kSimCounterNames[k]] += v;
       }
     } else {
       throw Error(where + ": unexpected line");

@@ -161,7 +161,8 @@ static RpCtx ctxs[RP_FN_MAX_CTX]; /* ctxs[0]: outside every marked region */
 static UInt nctx = 1;
 static Bool ctx_overflow = False;
 
-/* counts[ctx][fn]: allocated on first use. */
+/* counts[ctx][fn]: self counts, then inclusive ones (2 x NCOUNTERS),
+ * allocated on first use. */
 static ULong** counts[RP_FN_MAX_CTX];
 static UInt counts_cap[RP_FN_MAX_CTX];
 
@@ -175,7 +176,7 @@ static ULong* slot(UInt ctx, UInt fn)
       counts_cap[ctx] = cap;
    }
    if (counts[ctx][fn] == NULL)
-      counts[ctx][fn] = VG_(calloc)("rp.fn.cnt", RPROF_SIM_NCOUNTERS, sizeof(ULong));
+      counts[ctx][fn] = VG_(calloc)("rp.fn.cnt", 2 * RPROF_SIM_NCOUNTERS, sizeof(ULong));
    return counts[ctx][fn];
 }
 
@@ -193,12 +194,44 @@ static void attribute(RpFnThread* t, UInt fn, const ULong* now)
    }
 }
 
-void rp_fn_switch(UWord fn)
+/* Closes the innermost frame: its inclusive counts, once per function
+ * (a function already open further out, under recursion, counts there). */
+static void pop_frame(RpFnThread* t, const ULong* now)
+{
+   const RpFrame* f = &t->frames[--t->nframes];
+   UInt i;
+   Int k;
+   ULong* c;
+   for (i = 0; i < t->nframes; i++) {
+      if (t->frames[i].fn == f->fn) return;
+   }
+   c = slot(f->ctx, f->fn) + RPROF_SIM_NCOUNTERS;
+   for (k = 0; k < RPROF_SIM_NCOUNTERS; k++) c[k] += now[k] - f->entry[k];
+}
+
+static void enter(RpFnThread* t, UInt fn, Addr sp, const ULong* now)
+{
+   RpFrame* f;
+   while (t->nframes > 0 && t->frames[t->nframes - 1].sp < sp) pop_frame(t, now);
+   if (t->nframes > 0 && t->frames[t->nframes - 1].fn == fn) return;
+   if (t->nframes == t->frames_cap) {
+      t->frames_cap = t->frames_cap == 0 ? 64 : 2 * t->frames_cap;
+      t->frames = VG_(realloc)("rp.fn.frames", t->frames, t->frames_cap * sizeof(RpFrame));
+   }
+   f = &t->frames[t->nframes++];
+   f->fn = fn;
+   f->ctx = t->ctx[t->depth];
+   f->sp = sp;
+   VG_(memcpy)(f->entry, now, sizeof(f->entry));
+}
+
+void rp_fn_switch(UWord fn, UWord sp)
 {
    /* rprof's own work (and what it calls) is rolled back at RESUME: the
     * function stays the one that called the marker. */
    if (rp_suspended) return;
    attribute(&run, rp_fn_cur, rp_live);
+   enter(&run, (UInt)fn, (Addr)sp, rp_live);
    rp_fn_cur = (UInt)fn;
 }
 
@@ -214,9 +247,10 @@ void rp_fn_load(const RpFnThread* t)
    rp_fn_cur = run.cur;
 }
 
-void rp_fn_flush_thread(RpFnThread* t, const ULong* cnt)
+void rp_fn_flush_thread(RpFnThread* t, const ULong* cnt, Bool end)
 {
    attribute(t, t->cur, cnt);
+   while (end && t->nframes > 0) pop_frame(t, cnt);
 }
 
 void rp_fn_push(const ULong* now, UWord region_id, const HChar* name)
@@ -262,6 +296,7 @@ void rp_fn_reset(void)
       }
    }
    VG_(memset)(run.last, 0, sizeof(run.last));
+   for (f = 0; f < run.nframes; f++) VG_(memset)(run.frames[f].entry, 0, sizeof(run.frames[f].entry));
 }
 
 /* ---- output ------------------------------------------------------------ */
@@ -297,7 +332,8 @@ static void w_fmt_ull(Writer* w, const HChar* fmt, ULong v)
  *   rprof-sim-functions 1
  *   ctx <id> <parent id> <region name>
  *   fn <id> <object> <symbol> <start hex> <file> <line>
- *   c <ctx id> <fn id> <20 counters in sim_protocol.h order>
+ *   c <ctx id> <fn id> <20 self counters in sim_protocol.h order>
+ *   i <ctx id> <fn id> <20 inclusive counters>
  * and "overflow contexts" when marked regions were too many to tell apart. */
 void rp_fn_write(const HChar* path)
 {
@@ -333,11 +369,14 @@ void rp_fn_write(const HChar* path)
          const ULong* v = counts[c][f];
          Bool any = False;
          if (v == NULL) continue;
-         for (k = 0; k < RPROF_SIM_NCOUNTERS; k++) any = any || v[k] != 0;
+         for (k = 0; k < 2 * RPROF_SIM_NCOUNTERS; k++) any = any || v[k] != 0;
          if (!any) continue;
          w_fmt_ull(&w, "c\t%llu", c);
          w_fmt_ull(&w, "\t%llu", f);
          for (k = 0; k < RPROF_SIM_NCOUNTERS; k++) w_fmt_ull(&w, "\t%llu", v[k]);
+         w_fmt_ull(&w, "\ni\t%llu", c);
+         w_fmt_ull(&w, "\t%llu", f);
+         for (k = 0; k < RPROF_SIM_NCOUNTERS; k++) w_fmt_ull(&w, "\t%llu", v[RPROF_SIM_NCOUNTERS + k]);
          w_str(&w, "\n");
       }
    }

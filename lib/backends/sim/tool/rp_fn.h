@@ -21,9 +21,20 @@
 #include "pub_tool_basics.h"
 #include "sim_protocol.h"
 
+/* Inclusive counts: a shadow stack of the functions entered, kept at
+ * switches (the stack pointer tells a call, deeper, from a return or a
+ * longjmp, shallower), with the thread's counters at entry. */
+typedef struct {
+   UInt  fn, ctx;
+   Addr  sp;                         /* the stack pointer at entry */
+   ULong entry[RPROF_SIM_NCOUNTERS];
+} RpFrame;
+
 /* Per thread: what rp_fn keeps while the thread is not running. */
 #define RP_FN_MAX_DEPTH 64
 typedef struct {
+   RpFrame* frames;
+   UInt  nframes, frames_cap;
    UInt  cur;                        /* function id, 0 = none yet */
    UInt  depth;                      /* open marked regions */
    UInt  ctx[RP_FN_MAX_DEPTH + 1];   /* ctx[depth] is the innermost (0 = none) */
@@ -36,8 +47,9 @@ extern UInt rp_fn_cur;
 
 /* Translation time: the function id of guest address a. */
 UInt rp_fn_id_of(Addr a);
-/* The dirty helper: the running thread now runs function `fn`. */
-void rp_fn_switch(UWord fn);
+/* The dirty helper: the running thread now runs function `fn`, with the
+ * stack pointer at sp. */
+void rp_fn_switch(UWord fn, UWord sp);
 
 /* Thread switch: save the running thread's state into t, load it from t. */
 void rp_fn_save(RpFnThread* t);
@@ -48,8 +60,9 @@ void rp_fn_push(const ULong* now, UWord region_id, const HChar* name);
 void rp_fn_pop(const ULong* now);
 /* A forked child: start every count from zero. */
 void rp_fn_reset(void);
-/* Attributes what thread t counted since its last switch (cnt = its counters). */
-void rp_fn_flush_thread(RpFnThread* t, const ULong* cnt);
+/* Attributes what thread t counted since its last switch (cnt = its counters);
+ * with `end`, also closes its open frames (the thread or the program ends). */
+void rp_fn_flush_thread(RpFnThread* t, const ULong* cnt, Bool end);
 /* Writes the table to path (the tool's --rp-fn-out). */
 void rp_fn_write(const HChar* path);
 

@@ -100,6 +100,7 @@ static void on_fork_child(ThreadId tid)
       VG_(memset)(threads[t].cnt, 0, sizeof(threads[t].cnt));
       VG_(memset)(threads[t].saved, 0, sizeof(threads[t].saved));
       VG_(memset)(threads[t].fn.last, 0, sizeof(threads[t].fn.last));
+      threads[t].fn.nframes = 0; /* the other threads do not exist in the child */
    }
    if (rp_clo_functions) rp_fn_reset();
 }
@@ -119,7 +120,7 @@ static void on_thread_create(ThreadId parent, ThreadId child)
    t = thread_of(child);
    if (rp_clo_functions) {
       /* A reused ThreadId: what its last thread counted is attributed first. */
-      rp_fn_flush_thread(&t->fn, t->suspend_depth > 0 ? t->saved : t->cnt);
+      rp_fn_flush_thread(&t->fn, t->suspend_depth > 0 ? t->saved : t->cnt, True);
       t->fn.cur = 0;
       t->fn.depth = 0;
    }
@@ -301,7 +302,7 @@ static void write_functions(void)
    for (t = 1; t < VG_N_THREADS; t++) {
       RpThread* th = &threads[t];
       if (!th->used) continue;
-      rp_fn_flush_thread(&th->fn, th->suspend_depth > 0 ? th->saved : th->cnt);
+      rp_fn_flush_thread(&th->fn, th->suspend_depth > 0 ? th->saved : th->cnt, True);
    }
    if (running != VG_INVALID_THREADID) rp_fn_load(&threads[running].fn);
    path = VG_(expand_file_name)("--rp-fn-out", clo_fn_out);
