@@ -257,7 +257,10 @@ void rp_fn_push(const ULong* now, UWord region_id, const HChar* name)
 {
    UInt parent, i, ctx = 0;
    attribute(&run, rp_fn_cur, now);
-   if (run.depth >= RP_FN_MAX_DEPTH) { run.depth++; return; }
+   if (run.depth >= RP_FN_MAX_DEPTH) {
+      run.deeper++;
+      return;
+   }
    parent = run.ctx[run.depth];
    /* A region already open on this thread is the same region (the runtime
     * counts recursion into its first instance). */
@@ -284,7 +287,8 @@ void rp_fn_push(const ULong* now, UWord region_id, const HChar* name)
 void rp_fn_pop(const ULong* now)
 {
    attribute(&run, rp_fn_cur, now);
-   if (run.depth > 0) run.depth--;
+   if (run.deeper > 0) run.deeper--;
+   else if (run.depth > 0) run.depth--;
 }
 
 void rp_fn_reset(void)

@@ -36,7 +36,8 @@ typedef struct {
    RpFrame* frames;
    UInt  nframes, frames_cap;
    UInt  cur;                        /* function id, 0 = none yet */
-   UInt  depth;                      /* open marked regions */
+   UInt  depth;                      /* open marked regions (at most RP_FN_MAX_DEPTH) */
+   UInt  deeper;                     /* open beyond that: counted to the deepest */
    UInt  ctx[RP_FN_MAX_DEPTH + 1];   /* ctx[depth] is the innermost (0 = none) */
    ULong last[RPROF_SIM_NCOUNTERS];  /* the thread's counters at the last switch */
 } RpFnThread;

@@ -123,6 +123,7 @@ static void on_thread_create(ThreadId parent, ThreadId child)
       rp_fn_flush_thread(&t->fn, t->suspend_depth > 0 ? t->saved : t->cnt, True);
       t->fn.cur = 0;
       t->fn.depth = 0;
+      t->fn.deeper = 0;
    }
    rp_cache_clear(&t->l1);
    rp_cache_clear(&t->l2);
