@@ -5,7 +5,9 @@
 # For each sample: `rprof --backend=sim --sim-only` without and with
 # --functions=1000 (the samples have markers, so without the option they get
 # no function view). Wall-clock and CPU seconds (user + system), median of
-# REPS runs, and the ratio of those medians.
+# REPS runs, and the ratio of those medians. Then the worst case, bench/calls.c
+# (a call per element: nearly every superblock changes function), under the
+# tool directly, without and with --rp-functions.
 #
 # Usage: bench/functions_bench.sh [BUILD_DIR] [REPS]    (defaults: build, 3)
 # Not a test: it takes a few minutes and its numbers depend on the machine.
@@ -68,3 +70,13 @@ for c in "${cases[@]}"; do
   printf '| %-24s | %6.2f (%6.2f) | %7.2f (%7.2f) | %7.3f (%7.3f) |\n' "$name ($args)" \
     "$aw" "$ac" "$bw" "$bc" "$(ratio "$bw" "$aw")" "$(ratio "$bc" "$ac")"
 done
+
+# The worst case: the Valgrind tool itself, without and with --rp-functions.
+cc -O2 -g -o "$tmp/calls" "$(dirname "$0")/calls.c"
+tool=(valgrind --tool=rprof-sim --rp-l1=32768,8,64 --rp-l2=1048576,8,64 --rp-llc=8388608,16,64)
+export VALGRIND_LIB=$build/libexec/rprof/valgrind
+read -r aw ac <<<"$(timed "${tool[@]}" "$tmp/calls" 2000000 10)"
+read -r bw bc <<<"$(timed "${tool[@]}" --demangle=no --rp-functions=yes --rp-fn-out="$tmp/fn.txt" \
+      "$tmp/calls" 2000000 10)"
+printf '| %-24s | %6.2f (%6.2f) | %7.2f (%7.2f) | %7.3f (%7.3f) |\n' "calls (2000000 10), tool" \
+  "$aw" "$ac" "$bw" "$bc" "$(ratio "$bw" "$aw")" "$(ratio "$bc" "$ac")"

@@ -15,6 +15,7 @@
 extern Bool VG_(get_fnname_raw)(DiEpoch ep, Addr a, const HChar** buf);
 
 Bool rp_clo_functions = False;
+Bool rp_clo_fn_inclusive = True;
 UInt rp_fn_cur = 0;
 
 /* ---- functions: id -> (object, symbol, entry), interned ---------------- */
@@ -231,7 +232,7 @@ void rp_fn_switch(UWord fn, UWord sp)
     * function stays the one that called the marker. */
    if (rp_suspended) return;
    attribute(&run, rp_fn_cur, rp_live);
-   enter(&run, (UInt)fn, (Addr)sp, rp_live);
+   if (rp_clo_fn_inclusive) enter(&run, (UInt)fn, (Addr)sp, rp_live);
    rp_fn_cur = (UInt)fn;
 }
 

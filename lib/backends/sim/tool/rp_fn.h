@@ -43,6 +43,7 @@ typedef struct {
 } RpFnThread;
 
 extern Bool rp_clo_functions;
+extern Bool rp_clo_fn_inclusive; /* --rp-fn-inclusive=no: self counts only */
 /* The running thread's function; generated code compares with it. */
 extern UInt rp_fn_cur;
 

@@ -213,6 +213,7 @@ static Bool process_option(const HChar* arg)
    else if (VG_STR_CLO(arg, "--rp-out", clo_out)) return True;
    else if (VG_STR_CLO(arg, "--rp-fn-out", clo_fn_out)) return True;
    else if (VG_BOOL_CLO(arg, "--rp-functions", rp_clo_functions)) return True;
+   else if (VG_BOOL_CLO(arg, "--rp-fn-inclusive", rp_clo_fn_inclusive)) return True;
    else if (VG_BOOL_CLO(arg, "--rp-count", rp_clo_count)) return True;
    else if (VG_BOOL_CLO(arg, "--rp-host-fma", rp_clo_host_fma)) return True;
    else return False;
@@ -239,6 +240,7 @@ static void print_usage(void)
 static void print_debug_usage(void)
 {
    VG_(printf)("    --rp-count=no            instrument nothing (measures Valgrind's own cost)\n"
+               "    --rp-fn-inclusive=no     --rp-functions without inclusive counts\n"
                "    --rp-host-fma=no         keep Valgrind's software FMA emulation\n");
 }
 
