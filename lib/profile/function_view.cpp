@@ -81,8 +81,6 @@ void add_function_regions(Profile& p, const FunctionTable& table, const Function
                       "function regions");
     return;
   }
-  const double program_time = prog->time_s;
-
   // Sampled self times by (object, symbol), and each function's total simulated
   // work over its contexts (to split its time over marked regions).
   std::map<TimeKey, const FunctionTime*> sampled;
@@ -92,12 +90,20 @@ void add_function_regions(Profile& p, const FunctionTable& table, const Function
     }
   }
   std::map<TimeKey, double> work_of_function;
+  std::map<std::vector<std::string>, double> work_of_context;
   double total_work = 0;
   for (const FunctionCounts& f : table.rows) {
     const double w = simulated_work(f.counters);
     work_of_function[key_of(f.object, f.symbol, f.start)] += w;
+    work_of_context[f.context] += w;
     total_work += w;
   }
+  // Without samples: the time a context spent outside its child regions
+  // (exclusive time; [program]'s is outside every marked region).
+  const auto context_time = [&](const std::vector<std::string>& context) {
+    const Region* r = context.empty() ? prog : p.find(context);
+    return r != nullptr ? r->exclusive_time_s : 0.0;
+  };
 
   struct Candidate {
     const FunctionCounts* f;
@@ -114,8 +120,8 @@ void add_function_regions(Profile& p, const FunctionTable& table, const Function
       // A function under several marked regions: its time split by each
       // one's share of its simulated work.
       if (it != sampled.end()) c.time_s = it->second->self_s * (fw > 0 ? c.work / fw : 1.0);
-    } else if (total_work > 0) {
-      c.time_s = program_time * c.work / total_work;
+    } else if (work_of_context[f.context] > 0) {
+      c.time_s = context_time(f.context) * c.work / work_of_context[f.context];
     }
     cands.push_back(c);
   }
@@ -191,8 +197,9 @@ void add_function_regions(Profile& p, const FunctionTable& table, const Function
   } else {
     p.notes.push_back(
         "times are simulated: " + (times.why.empty() ? std::string("no sampled run") : times.why) +
-        "; each function's time is the program's time split by its share of the simulated "
-        "work (FP instructions and 8-byte words loaded or stored), an estimate");
+        "; each function's time is its region's exclusive time (for [program]: outside every "
+        "marked region) split by its share of the simulated work there (FP instructions and "
+        "8-byte words loaded or stored), an estimate");
   }
   for (const std::string& o : no_symbols) {
     p.notes.push_back("no symbols for " + o +

@@ -50,8 +50,9 @@ std::string function_display_name(const FunctionCounts& f);
 // Adds the hottest functions to p as regions (under [program] or their
 // marked region) with their self counts and times: sampled self CPU time
 // when `times.sampled` (split over marked regions by each one's share of the
-// function's simulated work), else an estimate from the simulated work (the
-// [program] time split by share of FP instructions and bytes loaded/stored),
+// function's simulated work), else an estimate from the simulated work (its
+// region's exclusive time split by share of FP instructions and bytes
+// loaded/stored),
 // with a note saying so. The rest are left out, with a note of how many and
 // what share. Call after the [program] region has its counters and time.
 void add_function_regions(Profile& p, const FunctionTable& table, const FunctionTimes& times,

@@ -46,11 +46,18 @@ Profile program(double time_s) {
   r.path = {kProgramRegion};
   r.calls = 1;
   r.time_s = time_s;
+  r.exclusive_time_s = time_s / 2;
   p.regions.push_back(r);
   Region s;
   s.name = "solve";
   s.path = {"solve"};
+  s.time_s = s.exclusive_time_s = time_s / 2;
   p.regions.push_back(s);
+  Region i;
+  i.name = "inner";
+  i.path = {"solve", "inner"};
+  i.time_s = i.exclusive_time_s = time_s / 4;
+  p.regions.push_back(i);
   return p;
 }
 
@@ -130,7 +137,10 @@ TEST_CASE("function view: without samples the times are simulated and the report
   size_t functions = 0;
   for (const Region& r : p.regions) functions += r.is_function() ? 1 : 0;
   CHECK(functions == 1);
-  REQUIRE(find(p, {"solve", "inner", "kernel"}) != nullptr);
+  const Region* k = find(p, {"solve", "inner", "kernel"});
+  REQUIRE(k != nullptr);
+  // The only function in solve/inner: all of that region's exclusive time.
+  CHECK(k->time_s == Approx(0.25));
   bool why = false, left_out = false;
   for (const std::string& n : p.notes) {
     why |= n.find("times are simulated: perf_event_paranoid is 4") != std::string::npos;
