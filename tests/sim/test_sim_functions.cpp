@@ -192,7 +192,7 @@ TEST_CASE("sim functions: on by default without markers, every function with a v
   const RunResult text = run_command({RPROF_BIN, "report", r.dir}, {test_machine_env()});
   INFO(text.err);
   REQUIRE(text.status == 0);
-  CHECK(text.out.find("dot") != std::string::npos);
+  CHECK(text.out.find("dot (functions.c:") != std::string::npos);
   CHECK(text.out.find("times are simulated") != std::string::npos);
 }
 
