@@ -130,18 +130,30 @@ size_t functions_count(const std::string& arg) {
   return n;
 }
 
-// True when `program` is an ELF file that links no marker library: no
-// librprof (rprof's markers, the Fortran module) and no LIKWID/PAPI.
-bool has_no_markers(const std::string& program, const std::vector<MarkerApiUse>& apis) {
-  if (!apis.empty()) return false;
-  std::ifstream in(program, std::ios::binary);
+bool is_elf(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
   char magic[4] = {};
-  if (!in.read(magic, 4) || magic[0] != 0x7f || magic[1] != 'E' || magic[2] != 'L' ||
-      magic[3] != 'F') {
-    return false;
+  return in.read(magic, 4) && magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' &&
+         magic[3] == 'F';
+}
+
+bool links_librprof(const std::string& path) {
+  for (const std::string& n : elf_needed(path)) {
+    if (n.rfind("librprof", 0) == 0) return true;
   }
-  for (const std::string& n : elf_needed(program)) {
-    if (n.rfind("librprof", 0) == 0) return false;
+  return false;
+}
+
+// True when `program` is an ELF file that links no marker library (no
+// librprof: rprof's markers, the Fortran module; no LIKWID/PAPI), nor does
+// any ELF file among its arguments (`mpirun -np 2 ./app`).
+bool has_no_markers(const std::string& program, const std::vector<std::string>& argv,
+                    const std::vector<MarkerApiUse>& apis) {
+  if (!apis.empty() || !is_elf(program) || links_librprof(program)) return false;
+  for (size_t i = 1; i < argv.size(); ++i) {
+    if (argv[i].find('/') != std::string::npos && is_elf(argv[i]) && links_librprof(argv[i])) {
+      return false;
+    }
   }
   return true;
 }
@@ -220,7 +232,7 @@ int cmd_run(const Args& args) {
   // A program without markers would report one [program] row: it gets the
   // function view instead.
   bool functions_by_default = false;
-  if (o.functions.empty() && sim && has_no_markers(program, marker_apis)) {
+  if (o.functions.empty() && sim && has_no_markers(program, o.app, marker_apis)) {
     request.functions = 20;
     functions_by_default = true;
   }
