@@ -33,6 +33,11 @@ class Backend {
   // keep it out of the region's counts.
   virtual void enter_marker() {}
   virtual void leave_marker() {}
+  // A region was opened (after a successful begin) or closed (after a
+  // successful end) on the calling thread, inside the marker's bracket: the
+  // sim backend tells its tool, which keeps per-function counts per region.
+  virtual void region_opened(uint32_t /*id*/, const char* /*name*/) {}
+  virtual void region_closed() {}
 };
 
 // Creates the backend named by the launcher (RPROF_BACKEND). On failure returns

@@ -63,6 +63,12 @@ struct Region {
   CounterMap counters;            // inclusive, summed over threads
   CounterMap exclusive_counters;  // summed over threads
   std::vector<ThreadRow> threads;
+  // Function regions (the function view, profile/function_view.h): the code
+  // they stand for. Empty for marked regions and [program].
+  std::string fn_object;  // ELF file
+  std::string fn_symbol;  // raw (mangled) symbol, "" when none covers the code
+  std::string fn_source;  // "file:line" of its entry, "" without debug info
+  CounterMap fn_inclusive;  // with its callees (counters are its self counts)
 
   size_t depth() const { return path.size() - 1; }
   // Over the threads that ran the region (inclusive time of each).
@@ -70,6 +76,7 @@ struct Region {
   // Over processes (ranks): each process's time is its slowest thread's.
   Spread process_spread() const;
   bool is_program() const { return path.size() == 1 && name == kProgramRegion; }
+  bool is_function() const { return !fn_object.empty() || !fn_symbol.empty(); }
 };
 
 struct MarkerError {

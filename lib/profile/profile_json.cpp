@@ -119,6 +119,13 @@ Region region_from_json(const json& j, const JsonReader& r) {
     g.work_flops = r.get<double>(w, "flops");
     g.work_bytes = r.get<double>(w, "bytes");
   }
+  if (j.contains("function")) {
+    const json& f = j.at("function");
+    g.fn_object = r.get<std::string>(f, "object");
+    g.fn_symbol = r.get<std::string>(f, "symbol");
+    g.fn_source = r.get_or<std::string>(f, "source", "");
+    g.fn_inclusive = r.get_or<CounterMap>(f, "inclusive_counters", {});
+  }
   g.counters = r.get_or<CounterMap>(j, "counters", {});
   g.exclusive_counters = r.get_or<CounterMap>(j, "exclusive_counters", {});
   if (j.contains("threads")) g.threads = thread_rows(j.at("threads"), r);
@@ -189,6 +196,12 @@ json region_to_json(const Region& g, const RunInfo& r) {
     j["declared_work"] = {{"calls", g.work_calls},
                           {"flops", g.work_flops},
                           {"bytes", g.work_bytes}};
+  }
+  if (g.is_function()) {
+    j["function"] = {{"object", g.fn_object},
+                     {"symbol", g.fn_symbol},
+                     {"source", g.fn_source},
+                     {"inclusive_counters", counters_json(g.fn_inclusive)}};
   }
   j["counters"] = counters_json(g.counters);
   j["exclusive_counters"] = counters_json(g.exclusive_counters);
@@ -274,6 +287,23 @@ void append_region_json(std::string& out, const Region& g, const RunInfo& r) {
   counters_text(out, g.exclusive_counters);
   out += ',';
   num("exclusive_time_s", g.exclusive_time_s);
+  if (g.is_function()) {
+    // Keys sorted, as nlohmann's object writes them.
+    jo::key(out, "function");
+    out += '{';
+    jo::key(out, "inclusive_counters");
+    counters_text(out, g.fn_inclusive);
+    out += ',';
+    jo::key(out, "object");
+    jo::string(out, g.fn_object);
+    out += ',';
+    jo::key(out, "source");
+    jo::string(out, g.fn_source);
+    out += ',';
+    jo::key(out, "symbol");
+    jo::string(out, g.fn_symbol);
+    out += "},";
+  }
   jo::key(out, "name");
   jo::string(out, g.name);
   out += ',';

@@ -116,7 +116,14 @@ void TextReporter::write(const Analysis& a, const ReportOptions& opt,
     if (r.is_program() && !run.command.empty()) {
       label += " " + printable(run.command.front());
     }
-    std::vector<std::string> row = {label, fmt::format("{}", r.calls),
+    // Function regions (the function view): where the function is; calls are
+    // not counted for them.
+    if (r.is_function() && !r.fn_source.empty()) {
+      const size_t slash = r.fn_source.rfind('/');
+      label += " (" + printable(slash == std::string::npos ? r.fn_source
+                                                           : r.fn_source.substr(slash + 1)) + ")";
+    }
+    std::vector<std::string> row = {label, r.is_function() ? "" : fmt::format("{}", r.calls),
                                     seconds(r.time_s), seconds(r.exclusive_time_s)};
     if (run.wall_time_s > 0) {
       row.push_back(fmt::format("{:.1f}", 100.0 * r.time_s / run.wall_time_s));

@@ -52,6 +52,9 @@ struct RunRequest {
   bool multiplex = false;  // --perf-multiplex
   bool sim_only = false;   // --sim-only
   std::string sim_cache;   // --sim-cache
+  // --functions[=N]: the hottest N functions become regions (0: off). Backends
+  // that cannot attribute counts to functions ignore it (sim can).
+  size_t functions = 0;
   std::function<MachineRef()> machine;
 };
 

@@ -5,6 +5,7 @@
 
 #include "rprof/rprof.h"
 #include "runtime/clock.h"
+#include "runtime/region_table.h"
 
 namespace rprof::runtime {
 
@@ -121,6 +122,7 @@ int ThreadState::begin(uint32_t region) {
     for (int k = 0; k < nc_; ++k) cc[k] = 0;
     backend_->read(start_counters(d));
   }
+  if (counting_) backend_->region_opened(region, region_name(region));
   f.t0.store(now_ticks(), std::memory_order_relaxed);
   depth_.store(d + 1, std::memory_order_release);
   return RPROF_OK;
@@ -158,6 +160,7 @@ int ThreadState::end(uint32_t region) {
       }
     }
     depth_.store(d - 1, std::memory_order_release);
+    if (counting_) backend_->region_closed();
   }
   return status;
 }

@@ -4,6 +4,9 @@
 // driver's plan (run/registry.h, run/pipeline.h): with --backend=sim a native
 // run for times and a simulated one for counts, with hardware counters one
 // run per event group.
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <optional>
@@ -19,6 +22,7 @@
 #include "run/registry.h"
 #include "tools/rprof/cli.h"
 #include "tools/rprof/commands.h"
+#include "tools/rprof/elf_needed.h"
 #include "tools/rprof/machine_access.h"
 #include "tools/rprof/marker_apis.h"
 #include "tools/rprof/report_setup.h"
@@ -36,6 +40,7 @@ struct RunOptions {
   std::string machine_file;
   std::string events;  // hardware backends: --events, comma-separated
   bool perf_multiplex = false;
+  std::string functions;  // --functions[=N], "" when not given
   ReportOptions report;
   std::vector<std::string> app;
 };
@@ -61,6 +66,12 @@ void add_run_options(CLI::App& app, RunOptions& o) {
   app.add_flag("--perf-multiplex", o.perf_multiplex,
                "perf: one run with all event groups multiplexed (counts scaled by "
                "enabled/running) instead of one run per group");
+  app.add_flag("--functions{20}", o.functions,
+               "sim: per-function view, --functions[=N]: FLOPs and bytes of every function "
+               "(self counts, by symbol, file:line with debug info), the hottest N (default "
+               "20) as regions with roofline and verdict, under the innermost marked region; "
+               "times from a native run sampled with cpu-clock. On by default for a program "
+               "without markers run with the sim backend");
   app.add_option("--format", o.format, "report printed on stdout: text, json or csv")
       ->check(CLI::IsMember({"text", "json", "csv"}));
   app.add_flag("--threads", o.report.show_threads, "per-thread rows in the text report");
@@ -105,6 +116,48 @@ bool parse_run_options(const Args& args, RunOptions& o) {
   return true;
 }
 
+// --functions=N: N, or a one-line error.
+size_t functions_count(const std::string& arg) {
+  constexpr unsigned long kMax = 100000;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long n = std::strtoul(arg.c_str(), &end, 10);
+  if (arg.empty() || arg[0] == '-' || *end != '\0' || errno != 0 || n < 1 || n > kMax) {
+    throw Error("--functions=" + arg + ": N must be a whole number from 1 to " +
+                    std::to_string(kMax) + " (the functions shown as regions)",
+                2);
+  }
+  return n;
+}
+
+bool is_elf(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[4] = {};
+  return in.read(magic, 4) && magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' &&
+         magic[3] == 'F';
+}
+
+bool links_librprof(const std::string& path) {
+  for (const std::string& n : elf_needed(path)) {
+    if (n.rfind("librprof", 0) == 0) return true;
+  }
+  return false;
+}
+
+// True when `program` is an ELF file that links no marker library (no
+// librprof: rprof's markers, the Fortran module; no LIKWID/PAPI), nor does
+// any ELF file among its arguments (`mpirun -np 2 ./app`).
+bool has_no_markers(const std::string& program, const std::vector<std::string>& argv,
+                    const std::vector<MarkerApiUse>& apis) {
+  if (!apis.empty() || !is_elf(program) || links_librprof(program)) return false;
+  for (size_t i = 1; i < argv.size(); ++i) {
+    if (argv[i].find('/') != std::string::npos && is_elf(argv[i]) && links_librprof(argv[i])) {
+      return false;
+    }
+  }
+  return true;
+}
+
 RunRequest run_request(const RunOptions& o, const std::string& program) {
   RunRequest r;
   r.app = o.app;
@@ -113,6 +166,7 @@ RunRequest run_request(const RunOptions& o, const std::string& program) {
   r.multiplex = o.perf_multiplex;
   r.sim_only = o.sim_only;
   r.sim_cache = o.sim_cache;
+  if (!o.functions.empty()) r.functions = functions_count(o.functions);
   return r;
 }
 
@@ -168,10 +222,23 @@ int cmd_run(const Args& args) {
     return MachineRef{m ? &*m : nullptr, machine_choice->file};
   };
   DriverChoice backend = choose_driver(o.backend, request);
+  const std::vector<MarkerApiUse> marker_apis = detect_marker_apis(program, o.app);
+  const bool sim = std::string(backend.driver->name()) == "sim";
+  if (request.functions > 0 && !sim) {
+    throw Error(std::string("--functions needs the sim backend (--backend=sim), not ") +
+                    backend.driver->name(),
+                2);
+  }
+  // A program without markers would report one [program] row: it gets the
+  // function view instead.
+  bool functions_by_default = false;
+  if (o.functions.empty() && sim && has_no_markers(program, o.app, marker_apis)) {
+    request.functions = 20;
+    functions_by_default = true;
+  }
   RunPlan plan = backend.driver->plan(request);  // refuses before anything is created
   // Launch-environment additions that are no backend's go into plan.env here:
   // LIKWID / PAPI marker programs get rprof's drop-in preloaded.
-  const std::vector<MarkerApiUse> marker_apis = detect_marker_apis(program, o.app);
   preload_marker_shims(marker_apis, plan.env);
   const std::string out_dir = make_output_dir(o.output, o.app.front());
   plan.progress_line = !o.quiet && progress_line_wanted();
@@ -180,6 +247,10 @@ int cmd_run(const Args& args) {
     std::cerr << "rprof: " << m << "\n";
   });
   note_marker_apis(marker_apis, run.profile);
+  if (functions_by_default) {
+    run.profile.notes.push_back("the program has no markers: its functions are shown as "
+                                "regions (the function view; --functions=N for more)");
+  }
   return write_reports(o, out_dir, run.profile, load_machine, machine_choice, run.problem,
                        run.native, run.result);
 }

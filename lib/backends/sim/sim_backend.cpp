@@ -86,6 +86,10 @@ class SimBackend final : public Backend {
   }
   void enter_marker() override { request(RPROF_SIM_REQ_SUSPEND); }
   void leave_marker() override { request(RPROF_SIM_REQ_RESUME); }
+  void region_opened(uint32_t id, const char* name) override {
+    VALGRIND_DO_CLIENT_REQUEST_STMT(kRequestBase + RPROF_SIM_REQ_PUSH, id, name, 0, 0, 0);
+  }
+  void region_closed() override { request(RPROF_SIM_REQ_POP); }
 };
 
 }  // namespace

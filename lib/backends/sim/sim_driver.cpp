@@ -9,6 +9,7 @@
 #include "backends/sim/sim_run.h"
 #include "common/error.h"
 #include "machine/topology.h"
+#include "profile/function_view.h"
 #include "profile/join.h"
 #include "run/native_driver.h"
 
@@ -82,6 +83,7 @@ class SimDriver final : public BackendDriver {
   RunOutcome finish(const RunPlan& plan, std::vector<PassResult> passes) override;
 
  private:
+  void add_functions(Profile& p, const FunctionTimes& times);
   Profile counted_profile(PassResult& counted, const std::string& problem, Profile timed,
                           const LaunchResult& timed_result);
 
@@ -113,7 +115,11 @@ RunPlan SimDriver::plan(const RunRequest& request) {
   native_ = !request.sim_only;
   RunPlan plan;
   plan.backend = "sim";
-  if (native_) plan.passes.push_back({"timed", "time", "raw", {request.app, {}, {}, "", ""}});
+  if (native_) {
+    plan.passes.push_back({"timed", "time", "raw", {request.app, {}, {}, "", ""}});
+    // The function view's times: the native run sampled with cpu-clock.
+    plan.passes.back().spec.sample_functions = request.functions > 0;
+  }
   plan.passes.push_back({"counted", "sim", "raw-sim", {}});  // spec: before_pass
   plan.progress_pass = plan.passes.size() - 1;
   plan.progress_what = "simulating";
@@ -136,7 +142,8 @@ void SimDriver::before_pass(RunPlan& plan, size_t i, const std::string& out_dir)
   if (i + 1 < plan.passes.size()) return BackendDriver::before_pass(plan, i, out_dir);
   // Keep the second run's output off the terminal: the user saw it once.
   files_ = sim_run_files(out_dir, native_);
-  plan.passes[i].spec = sim_launch_spec(tool_, caches_, request_.app, files_);
+  plan.passes[i].spec =
+      sim_launch_spec(tool_, caches_, request_.app, files_, request_.functions > 0);
 }
 
 RunOutcome SimDriver::finish(const RunPlan&, std::vector<PassResult> passes) {
@@ -158,7 +165,36 @@ RunOutcome SimDriver::finish(const RunPlan&, std::vector<PassResult> passes) {
   out.problem = diagnose_sim_run(counted.launch, read_sim_logs(files_.dir), request_.app.front());
   out.profile = counted_profile(counted, out.problem, std::move(out.profile), out.result);
   if (!native_) out.result = counted.launch;
+  if (request_.functions > 0) {
+    FunctionTimes times;
+    if (native_) times = passes.front().launch.functions;
+    if (!times.sampled && times.why.empty()) {
+      times.why = native_ ? "the native run was not sampled"
+                          : "--sim-only: there is no native run to sample";
+    }
+    add_functions(out.profile, times);
+  }
   return out;
+}
+
+// The function view: the tool's per-function counts joined with the sampled
+// times, as regions (profile/function_view.h).
+void SimDriver::add_functions(Profile& p, const FunctionTimes& times) {
+  FunctionTable table;
+  try {
+    table = read_sim_functions(files_.dir);
+  } catch (const Error& e) {
+    p.notes.push_back(std::string("function view: the simulated run's function table was "
+                                  "not read: ") + e.what());
+    return;
+  }
+  if (table.rows.empty()) {
+    p.notes.push_back("function view: the simulated run left no function table");
+    return;
+  }
+  FunctionViewOptions o;
+  o.top = request_.functions;
+  add_function_regions(p, table, times, o);
 }
 
 // The counted run, joined with the timed one (unless --sim-only), with the

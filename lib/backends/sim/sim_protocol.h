@@ -20,6 +20,8 @@
 #define RPROF_SIM_REQ_READ 1    /* (uint64_t* out, n): running thread's counters; returns n copied */
 #define RPROF_SIM_REQ_SUSPEND 2 /* stop counting on this thread (rprof's own work) */
 #define RPROF_SIM_REQ_RESUME 3  /* undo what was counted since SUSPEND, count again */
+#define RPROF_SIM_REQ_PUSH 4    /* (region id, const char* name): a marked region opened */
+#define RPROF_SIM_REQ_POP 5     /* the innermost marked region closed */
 
 /* SUSPEND/RESUME bracket everything the runtime does outside its own code:
  * marker bookkeeping, start-up, thread registration, flushes and the writer
@@ -30,8 +32,12 @@
  * program left them.
  *
  * Bump when the request set, their meaning or the counter list changes.
- * 2: SUSPEND/RESUME nest. */
-#define RPROF_SIM_PROTOCOL 0x52500002u
+ * PUSH/POP tell the tool the running thread's innermost marked region (for
+ * the function view's region/function counts); the runtime sends them while
+ * counting is suspended, after a successful begin and end.
+ *
+ * 2: SUSPEND/RESUME nest. 3: PUSH/POP. */
+#define RPROF_SIM_PROTOCOL 0x52500003u
 
 /* X-macro of the counters: X(index, name). */
 #define RPROF_SIM_COUNTERS(X)      \

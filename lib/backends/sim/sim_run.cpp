@@ -4,6 +4,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <map>
+#include <tuple>
 #include <climits>
 #include <csignal>
 #include <cstdlib>
@@ -110,6 +113,7 @@ SimRunFiles sim_run_files(const std::string& out_dir, bool capture_app_output) {
   f.raw_dir = out_dir + "/raw-sim";
   f.log = f.dir + "/valgrind.%p.log";
   f.totals = f.dir + "/totals.%p.txt";
+  f.functions = f.dir + "/functions.%p.txt";
   if (capture_app_output) {
     f.app_stdout = f.dir + "/stdout.txt";
     f.app_stderr = f.dir + "/stderr.txt";
@@ -121,7 +125,8 @@ SimRunFiles sim_run_files(const std::string& out_dir, bool capture_app_output) {
 }
 
 LaunchSpec sim_launch_spec(const SimTool& tool, const SimCaches& caches,
-                           const std::vector<std::string>& app, const SimRunFiles& files) {
+                           const std::vector<std::string>& app, const SimRunFiles& files,
+                           bool functions) {
   LaunchSpec spec;
   spec.argv = app;
   // Children are simulated too (forked or exec'd, MPI ranks under mpirun):
@@ -130,6 +135,13 @@ LaunchSpec sim_launch_spec(const SimTool& tool, const SimCaches& caches,
                   "--trace-children=yes", "--log-file=" + files.log,
                   "--rp-out=" + files.totals};
   for (const std::string& o : sim_tool_options(caches)) spec.wrapper.push_back(o);
+  if (functions) {
+    // --demangle=no: the tool keys functions by their raw ELF names, the
+    // join key with the sampled times.
+    spec.wrapper.insert(spec.wrapper.begin() + 1, "--demangle=no");
+    spec.wrapper.push_back("--rp-functions=yes");
+    spec.wrapper.push_back("--rp-fn-out=" + files.functions);
+  }
   spec.env["VALGRIND_LIB"] = tool.libdir;
   spec.env[RPROF_ENV_OUTPUT_DIR] = files.raw_dir;
   spec.env[RPROF_ENV_BACKEND] = "sim";
@@ -174,6 +186,133 @@ CounterMap read_sim_totals(const std::string& dir) {
     while (in >> name >> value) m[name] += value;
   }
   return m;
+}
+
+namespace {
+
+// A per-function table larger than this is refused (a runaway program with
+// millions of distinct symbols or regions would otherwise eat the memory).
+constexpr uintmax_t kMaxFunctionTableBytes = 256u << 20;
+
+const char* const kSimCounterNames[RPROF_SIM_NCOUNTERS] = {
+#define RPROF_SIM_NAME(i, name) name,
+    RPROF_SIM_COUNTERS(RPROF_SIM_NAME)
+#undef RPROF_SIM_NAME
+};
+
+std::vector<std::string> split_tabs(const std::string& line) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  while (true) {
+    const size_t tab = line.find('\t', at);
+    out.push_back(line.substr(at, tab == std::string::npos ? std::string::npos : tab - at));
+    if (tab == std::string::npos) return out;
+    at = tab + 1;
+  }
+}
+
+uint64_t to_u64(const std::string& s, int base, const std::string& where) {
+  if (s.empty()) throw Error(where + ": empty number");
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(s.c_str(), &end, base);
+  if (*end != '\0' || errno != 0 || s[0] == '-') throw Error(where + ": bad number '" + s + "'");
+  return v;
+}
+
+}  // namespace
+
+void parse_sim_functions(const std::string& text, const std::string& file, FunctionTable& into) {
+  std::istringstream in(text);
+  std::string line;
+  size_t n = 0;
+  struct Ctx {
+    uint64_t parent;
+    std::string name;
+  };
+  std::map<uint64_t, Ctx> ctxs;
+  std::map<uint64_t, FunctionCounts> fns;
+  std::map<std::tuple<std::vector<std::string>, std::string, std::string, uint64_t>, size_t> row_of;
+  for (size_t i = 0; i < into.rows.size(); ++i) {
+    const FunctionCounts& r = into.rows[i];
+    row_of[{r.context, r.object, r.symbol, r.start}] = i;
+  }
+  auto path_of = [&](uint64_t id, const std::string& where) {
+    std::vector<std::string> path;
+    for (size_t guard = 0; id != 0; ++guard) {
+      const auto it = ctxs.find(id);
+      if (it == ctxs.end() || guard > ctxs.size()) throw Error(where + ": bad region id");
+      path.insert(path.begin(), it->second.name);
+      id = it->second.parent;
+    }
+    return path;
+  };
+  while (std::getline(in, line)) {
+    const std::string where = file + ":" + std::to_string(++n);
+    if (n == 1) {
+      if (line != "rprof-sim-functions 1") throw Error(where + ": not a rprof-sim function table");
+      continue;
+    }
+    if (line.empty()) continue;
+    if (line == "overflow contexts") {
+      into.context_overflow = true;
+      continue;
+    }
+    const std::vector<std::string> f = split_tabs(line);
+    if (f[0] == "ctx" && f.size() == 4) {
+      ctxs[to_u64(f[1], 10, where)] = Ctx{to_u64(f[2], 10, where), f[3]};
+    } else if (f[0] == "fn" && f.size() == 7) {
+      FunctionCounts fc;
+      fc.object = f[2];
+      // Valgrind names versioned symbols "name@@VERSION": the ELF symbol is "name".
+      fc.symbol = f[3].substr(0, f[3].find('@'));
+      fc.start = to_u64(f[4], 16, where);
+      fc.file = f[5].empty() ? f[5] : fs::path(f[5]).lexically_normal().string();
+      fc.line = static_cast<unsigned>(to_u64(f[6], 10, where));
+      fns[to_u64(f[1], 10, where)] = std::move(fc);
+    } else if ((f[0] == "c" || f[0] == "i") && f.size() == 3 + RPROF_SIM_NCOUNTERS) {
+      const uint64_t fn = to_u64(f[2], 10, where);
+      FunctionCounts fc;
+      if (fn != 0) {
+        const auto it = fns.find(fn);
+        if (it == fns.end()) throw Error(where + ": unknown function id " + f[2]);
+        fc = it->second;
+      }
+      fc.context = path_of(to_u64(f[1], 10, where), where);
+      const auto key = std::make_tuple(fc.context, fc.object, fc.symbol, fc.start);
+      auto at = row_of.find(key);
+      if (at == row_of.end()) {
+        at = row_of.emplace(key, into.rows.size()).first;
+        into.rows.push_back(std::move(fc));
+      }
+      FunctionCounts& row = into.rows[at->second];
+      CounterMap& m = f[0] == "c" ? row.counters : row.inclusive;
+      for (int k = 0; k < RPROF_SIM_NCOUNTERS; ++k) {
+        const uint64_t v = to_u64(f[3 + k], 10, where);
+        if (v != 0) m[kSimCounterNames[k]] += v;
+      }
+    } else {
+      throw Error(where + ": unexpected line");
+    }
+  }
+}
+
+FunctionTable read_sim_functions(const std::string& dir) {
+  FunctionTable t;
+  for (const std::string& f : files_like(dir, "functions.", ".txt")) {
+    std::error_code ec;
+    const uintmax_t size = fs::file_size(f, ec);
+    if (ec) throw Error("cannot read " + f);
+    if (size > kMaxFunctionTableBytes) {
+      throw Error(f + " is larger than " + std::to_string(kMaxFunctionTableBytes >> 20) +
+                  " MiB: too many functions or marked regions for the function view");
+    }
+    std::ifstream in(f);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    parse_sim_functions(ss.str(), f, t);
+  }
+  return t;
 }
 
 std::string read_sim_logs(const std::string& dir) {

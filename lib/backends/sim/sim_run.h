@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "profile/function_view.h"
 #include "profile/profile.h"
 #include "run/launcher.h"
 #include "backends/sim/sim_config.h"
@@ -38,14 +39,23 @@ struct SimRunFiles {
   std::string raw_dir;
   std::string log;     // pattern with %p, as Valgrind expands it
   std::string totals;  // pattern with %p
+  std::string functions;  // pattern with %p: the tool's per-function table
   std::string app_stdout;  // set when the app's output is kept out of the terminal
   std::string app_stderr;
 };
 SimRunFiles sim_run_files(const std::string& out_dir, bool capture_app_output);
 
-// valgrind --tool=rprof-sim ... app args, with the handshake environment.
+// valgrind --tool=rprof-sim ... app args, with the handshake environment;
+// with `functions`, the tool also counts per function (functions.*.txt).
 LaunchSpec sim_launch_spec(const SimTool& tool, const SimCaches& caches,
-                           const std::vector<std::string>& app, const SimRunFiles& files);
+                           const std::vector<std::string>& app, const SimRunFiles& files,
+                           bool functions = false);
+
+// The tool's per-function tables (functions.*.txt of dir), summed over
+// processes. Throws Error on a malformed file or one over the size cap.
+FunctionTable read_sim_functions(const std::string& dir);
+// One table's text (exposed for tests).
+void parse_sim_functions(const std::string& text, const std::string& file, FunctionTable& into);
 
 // The tool's whole-run totals ("name value" lines in totals.*.txt of dir),
 // summed over processes; empty if there are none.

@@ -16,6 +16,7 @@
 #include "rp_exclude.h"
 #include "rp_flops.h"
 #include "rp_fma.h"
+#include "rp_fn.h"
 #include "rp_state.h"
 
 typedef struct {
@@ -147,15 +148,37 @@ static Int scan(const IRSB* sb)
 
 /* ---- pass 2 ------------------------------------------------------------ */
 
+/* --rp-functions: `if (rp_fn_cur != fn) rp_fn_switch(fn, SP)`, after the
+ * counts of the instructions before it have been added to rp_live. */
+static void emit_fn_switch(Out* o, UInt fn, Int offset_sp)
+{
+   IRTemp cur = newIRTemp(o->sb->tyenv, Ity_I32);
+   IRTemp ne = newIRTemp(o->sb->tyenv, Ity_I1);
+   IRTemp sp = newIRTemp(o->sb->tyenv, Ity_I64);
+   IRDirty* di;
+   rp_emit_flush_access(o);
+   rp_emit_pending(o);
+   addStmtToIRSB(o->sb, IRStmt_WrTmp(cur, IRExpr_Load(Iend_LE, Ity_I32,
+                                                      mkIRExpr_HWord((HWord)&rp_fn_cur))));
+   addStmtToIRSB(o->sb, IRStmt_WrTmp(ne, IRExpr_Binop(Iop_CmpNE32, IRExpr_RdTmp(cur),
+                                                      IRExpr_Const(IRConst_U32(fn)))));
+   addStmtToIRSB(o->sb, IRStmt_WrTmp(sp, IRExpr_Get(offset_sp, Ity_I64)));
+   di = unsafeIRDirty_0_N(2, "rp_fn_switch", VG_(fnptr_to_fnentry)(rp_fn_switch),
+                          mkIRExprVec_2(mkIRExpr_HWord(fn), IRExpr_RdTmp(sp)));
+   di->guard = IRExpr_RdTmp(ne);
+   addStmtToIRSB(o->sb, IRStmt_Dirty(di));
+}
+
 IRSB* rp_instrument(VgCallbackClosure* closure, IRSB* sbIn,
                     const VexGuestLayout* layout, const VexGuestExtents* vge,
                     const VexArchInfo* archinfo_host, IRType gWordTy,
                     IRType hWordTy)
 {
    Out o;
-   Int i, k = -1, j, n;
+   Int i, k = -1, j, n, prev = -1;
+   UInt sb_fn = 0;
    Bool host_fma;
-   (void)closure; (void)layout; (void)vge; (void)archinfo_host;
+   (void)closure; (void)vge; (void)archinfo_host;
    if (gWordTy != hWordTy) VG_(tool_panic)("host/guest word size mismatch");
    if (!rp_clo_count) return sbIn;
    host_fma = rp_clo_host_fma && rp_fma_host_ok(archinfo_host);
@@ -168,6 +191,16 @@ IRSB* rp_instrument(VgCallbackClosure* closure, IRSB* sbIn,
          k++;
          tl_assert(k < n);
          addStmtToIRSB(o.sb, st);
+         if (rp_clo_functions && !insns[k].skip) {
+            /* The function can only change where control did not fall
+             * through from the previous instruction. */
+            if (prev < 0 || insns[prev].addr + insns[prev].len != insns[k].addr) {
+               const UInt fn = rp_fn_id_of(insns[k].addr);
+               if (fn != sb_fn) emit_fn_switch(&o, fn, layout->offset_SP);
+               sb_fn = fn;
+            }
+            prev = k;
+         }
          if (insns[k].first_fp == i && !insns[k].skip) {
             for (j = 0; j < (Int)insns[k].fp.n; j++)
                o.pending[insns[k].fp.idx[j]] += insns[k].fp.val[j];

@@ -4,6 +4,8 @@
  * Options (the rprof launcher passes them; sizes in bytes):
  *   --rp-l1=SIZE,WAYS,LINE  --rp-l2=...  --rp-llc=...   cache geometry
  *   --rp-out=FILE           whole-run totals written at exit
+ *   --rp-functions=yes      counts per function (rp_fn.h)
+ *   --rp-fn-out=FILE        the per-function table, written at exit
  * Client requests: see sim_protocol.h.
  */
 #include "pub_tool_basics.h"
@@ -29,6 +31,7 @@ RpGeometry rp_geom_l2 = {1048576, 8, 64};
 RpGeometry rp_geom_llc = {8388608, 16, 64};
 
 static const HChar* clo_out = NULL;
+static const HChar* clo_fn_out = NULL;
 Bool rp_clo_count = True;
 Bool rp_clo_host_fma = True;
 static const HChar* const counter_names[RPROF_SIM_NCOUNTERS] = {
@@ -73,9 +76,11 @@ void rp_switch_thread(ThreadId tid)
       old->l1 = rp_l1;
       old->l2 = rp_l2;
       old->suspend_depth = suspend_depth;
+      if (rp_clo_functions) rp_fn_save(&old->fn);
    }
    t = thread_of(tid);
    VG_(memcpy)(rp_live, t->cnt, sizeof(rp_live));
+   if (rp_clo_functions) rp_fn_load(&t->fn);
    rp_l1 = t->l1;
    rp_l2 = t->l2;
    suspend_depth = t->suspend_depth;
@@ -94,7 +99,10 @@ static void on_fork_child(ThreadId tid)
    for (t = 1; t < VG_N_THREADS; t++) {
       VG_(memset)(threads[t].cnt, 0, sizeof(threads[t].cnt));
       VG_(memset)(threads[t].saved, 0, sizeof(threads[t].saved));
+      VG_(memset)(threads[t].fn.last, 0, sizeof(threads[t].fn.last));
+      threads[t].fn.nframes = 0; /* the other threads do not exist in the child */
    }
+   if (rp_clo_functions) rp_fn_reset();
 }
 
 static void on_start_client_code(ThreadId tid, ULong blocks)
@@ -110,6 +118,13 @@ static void on_thread_create(ThreadId parent, ThreadId child)
    (void)parent;
    if (child == running) return; /* cannot happen: the parent is running */
    t = thread_of(child);
+   if (rp_clo_functions) {
+      /* A reused ThreadId: what its last thread counted is attributed first. */
+      rp_fn_flush_thread(&t->fn, t->suspend_depth > 0 ? t->saved : t->cnt, True);
+      t->fn.cur = 0;
+      t->fn.depth = 0;
+      t->fn.deeper = 0;
+   }
    rp_cache_clear(&t->l1);
    rp_cache_clear(&t->l2);
    t->suspend_depth = 0;
@@ -149,6 +164,21 @@ static Bool handle_request(ThreadId tid, UWord* arg, UWord* ret)
          rp_suspended = False;
       }
       return True;
+   case RPROF_SIM_REQ_PUSH:
+   case RPROF_SIM_REQ_POP: {
+      /* Sent while the runtime has counting suspended: the program's counts
+       * are the snapshot taken at SUSPEND. */
+      const ULong* now = rp_suspended ? t->saved : rp_live;
+      if (!rp_clo_functions) return True;
+      if (arg[0] - VG_USERREQ_TOOL_BASE('R', 'P') == RPROF_SIM_REQ_POP) {
+         rp_fn_pop(now);
+      } else {
+         const HChar* name = (const HChar*)arg[2];
+         if (!VG_(am_is_valid_for_client)(arg[2], 1, VKI_PROT_READ)) name = "?";
+         rp_fn_push(now, arg[1], name);
+      }
+      return True;
+   }
    default:
       return False;
    }
@@ -181,6 +211,9 @@ static Bool process_option(const HChar* arg)
    else if (VG_STR_CLO(arg, "--rp-l2", v)) g = &rp_geom_l2;
    else if (VG_STR_CLO(arg, "--rp-llc", v)) g = &rp_geom_llc;
    else if (VG_STR_CLO(arg, "--rp-out", clo_out)) return True;
+   else if (VG_STR_CLO(arg, "--rp-fn-out", clo_fn_out)) return True;
+   else if (VG_BOOL_CLO(arg, "--rp-functions", rp_clo_functions)) return True;
+   else if (VG_BOOL_CLO(arg, "--rp-fn-inclusive", rp_clo_fn_inclusive)) return True;
    else if (VG_BOOL_CLO(arg, "--rp-count", rp_clo_count)) return True;
    else if (VG_BOOL_CLO(arg, "--rp-host-fma", rp_clo_host_fma)) return True;
    else return False;
@@ -199,12 +232,15 @@ static void print_usage(void)
       "    --rp-l1=SIZE,WAYS,LINE   private L1 per thread [32768,8,64]\n"
       "    --rp-l2=SIZE,WAYS,LINE   private L2 per thread [1048576,8,64]\n"
       "    --rp-llc=SIZE,WAYS,LINE  shared last-level cache [8388608,16,64]\n"
-      "    --rp-out=FILE            write whole-run counter totals to FILE\n");
+      "    --rp-out=FILE            write whole-run counter totals to FILE\n"
+      "    --rp-functions=yes       count per function (and innermost marked region)\n"
+      "    --rp-fn-out=FILE         write the per-function counts to FILE\n");
 }
 
 static void print_debug_usage(void)
 {
    VG_(printf)("    --rp-count=no            instrument nothing (measures Valgrind's own cost)\n"
+               "    --rp-fn-inclusive=no     --rp-functions without inclusive counts\n"
                "    --rp-host-fma=no         keep Valgrind's software FMA emulation\n");
 }
 
@@ -255,10 +291,33 @@ static void write_totals(void)
    VG_(close)(fd);
 }
 
+/* Every thread's counts since its last switch go to its current function. */
+static void write_functions(void)
+{
+   HChar* path;
+   UInt t;
+   if (!rp_clo_functions || clo_fn_out == NULL) return;
+   if (running != VG_INVALID_THREADID) {
+      VG_(memcpy)(threads[running].cnt, rp_live, sizeof(rp_live));
+      threads[running].suspend_depth = suspend_depth;
+      rp_fn_save(&threads[running].fn);
+   }
+   for (t = 1; t < VG_N_THREADS; t++) {
+      RpThread* th = &threads[t];
+      if (!th->used) continue;
+      rp_fn_flush_thread(&th->fn, th->suspend_depth > 0 ? th->saved : th->cnt, True);
+   }
+   if (running != VG_INVALID_THREADID) rp_fn_load(&threads[running].fn);
+   path = VG_(expand_file_name)("--rp-fn-out", clo_fn_out);
+   rp_fn_write(path);
+   VG_(free)(path);
+}
+
 static void fini(Int exitcode)
 {
    (void)exitcode;
    write_totals();
+   write_functions();
 }
 
 static void pre_clo_init(void)

@@ -11,6 +11,7 @@
 #include "pub_tool_basics.h"
 #include "pub_tool_tooliface.h"
 #include "rp_cache.h"
+#include "rp_fn.h"
 #include "sim_protocol.h"
 
 typedef struct {
@@ -19,6 +20,7 @@ typedef struct {
    UInt     suspend_depth;              /* SUSPENDs not yet matched by a RESUME */
    Bool     used;
    RpCache  l1, l2;
+   RpFnThread fn;                       /* --rp-functions: see rp_fn.h */
 } RpThread;
 
 /* The running thread's counters; generated code adds to these. */

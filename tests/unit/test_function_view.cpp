@@ -1,0 +1,151 @@
+// The function view without Valgrind: parsing the tool's per-function table
+// (summing processes, region paths, versioned symbols, malformed input) and
+// turning it into regions joined with sampled times (profile/function_view.h).
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "backends/sim/sim_run.h"
+#include "common/error.h"
+#include "profile/function_view.h"
+
+using namespace rprof;
+
+namespace {
+
+std::string counts(uint64_t dp_flops, uint64_t l1_read) {
+  // 20 counters in sim_protocol.h order: flops.dp.scalar is #3, fpins.dp.scalar
+  // #9, bytes.l1.read #12.
+  std::string s;
+  for (int k = 0; k < 20; ++k) {
+    const uint64_t v = k == 3 || k == 9 ? dp_flops : k == 12 ? l1_read : 0;
+    s += "\t" + std::to_string(v);
+  }
+  return s;
+}
+
+const char* const kObj = "/opt/app/bin/app";
+
+std::string table() {
+  return std::string("rprof-sim-functions 1\n") +
+         "ctx\t1\t0\tsolve\n"
+         "ctx\t2\t1\tinner\n"
+         "fn\t1\t" + kObj + "\tkernel\t401000\t/src/app.c\t12\n"
+         "fn\t2\t" + kObj + "\tmain\t401100\t/src/app.c\t40\n"
+         "fn\t3\t/lib/libc.so.6\tmemcpy@@GLIBC_2.14\t1000\t\t0\n"
+         "c\t0\t1" + counts(100, 800) + "\n"
+         "c\t2\t1" + counts(300, 2400) + "\n"
+         "c\t0\t2" + counts(1, 8) + "\n"
+         "i\t0\t2" + counts(401, 3216) + "\n"
+         "c\t1\t3" + counts(0, 64) + "\n";
+}
+
+Profile program(double time_s) {
+  Profile p;
+  Region r;
+  r.name = kProgramRegion;
+  r.path = {kProgramRegion};
+  r.calls = 1;
+  r.time_s = time_s;
+  r.exclusive_time_s = time_s / 2;
+  p.regions.push_back(r);
+  Region s;
+  s.name = "solve";
+  s.path = {"solve"};
+  s.time_s = s.exclusive_time_s = time_s / 2;
+  p.regions.push_back(s);
+  Region i;
+  i.name = "inner";
+  i.path = {"solve", "inner"};
+  i.time_s = i.exclusive_time_s = time_s / 4;
+  p.regions.push_back(i);
+  return p;
+}
+
+const Region* find(const Profile& p, const std::vector<std::string>& path) { return p.find(path); }
+
+}  // namespace
+
+TEST_CASE("function table: contexts become region paths, processes are summed") {
+  FunctionTable t;
+  parse_sim_functions(table(), "a.txt", t);
+  parse_sim_functions(table(), "b.txt", t);  // a second process: same rows, summed
+  REQUIRE(t.rows.size() == 4);
+  const FunctionCounts& k_out = t.rows[0];
+  CHECK(k_out.context.empty());
+  CHECK(k_out.symbol == "kernel");
+  CHECK(k_out.file == "/src/app.c");
+  CHECK(k_out.line == 12);
+  CHECK(k_out.counters.at("flops.dp.scalar") == 200);
+  const FunctionCounts& k_in = t.rows[1];
+  CHECK(k_in.context == std::vector<std::string>{"solve", "inner"});
+  CHECK(k_in.counters.at("flops.dp.scalar") == 600);
+  CHECK(t.rows[2].inclusive.at("flops.dp.scalar") == 802);
+  CHECK(t.rows[3].symbol == "memcpy");  // the version suffix is not the ELF name
+}
+
+TEST_CASE("function table: malformed input is refused with file and line") {
+  FunctionTable t;
+  std::string what;
+  try {
+    parse_sim_functions("rprof-sim-functions 1\nc\t0\t9" + counts(1, 1) + "\n", "x.txt", t);
+  } catch (const Error& e) {
+    what = e.what();
+  }
+  CHECK(what.find("x.txt:2") != std::string::npos);
+  CHECK(what.find("unknown function id") != std::string::npos);
+  CHECK_THROWS_AS(parse_sim_functions("something else\n", "y.txt", t), Error);
+  CHECK_THROWS_AS(parse_sim_functions("rprof-sim-functions 1\nc\t0\t1\t2\n", "z.txt", t), Error);
+}
+
+TEST_CASE("function view: sampled self times joined by object and symbol, split by region") {
+  FunctionTable t;
+  parse_sim_functions(table(), "a.txt", t);
+  Profile p = program(2.0);
+  FunctionTimes times;
+  times.sampled = true;
+  times.samples = 1000;
+  times.functions.push_back({kObj, "kernel", 0x401000, 800, 0, 0.8, 0, 1});
+  times.functions.push_back({kObj, "main", 0x401100, 10, 0, 0.01, 0, 1});
+  add_function_regions(p, t, times, FunctionViewOptions{});
+  const Region* k_out = find(p, {kProgramRegion, "kernel"});
+  const Region* k_in = find(p, {"solve", "inner", "kernel"});
+  REQUIRE(k_out != nullptr);
+  REQUIRE(k_in != nullptr);
+  // kernel's 0.8 s split by its simulated work: 1/4 outside, 3/4 in solve/inner.
+  CHECK(k_out->time_s == Approx(0.2));
+  CHECK(k_in->time_s == Approx(0.6));
+  CHECK(k_in->fn_source == "/src/app.c:12");
+  CHECK(k_in->counters.at("flops.dp.scalar") == 300);
+  const Region* m = find(p, {kProgramRegion, "main"});
+  REQUIRE(m != nullptr);
+  CHECK(m->fn_inclusive.at("flops.dp.scalar") == 401);
+  bool sampled_note = false;
+  for (const std::string& n : p.notes) sampled_note |= n.find("cpu-clock") != std::string::npos;
+  CHECK(sampled_note);
+}
+
+TEST_CASE("function view: without samples the times are simulated and the report says why") {
+  FunctionTable t;
+  parse_sim_functions(table(), "a.txt", t);
+  Profile p = program(1.0);
+  FunctionTimes times;
+  times.why = "perf_event_paranoid is 4";
+  FunctionViewOptions o;
+  o.top = 1;
+  add_function_regions(p, t, times, o);
+  // Only the busiest (kernel under solve/inner) becomes a region.
+  size_t functions = 0;
+  for (const Region& r : p.regions) functions += r.is_function() ? 1 : 0;
+  CHECK(functions == 1);
+  const Region* k = find(p, {"solve", "inner", "kernel"});
+  REQUIRE(k != nullptr);
+  // The only function in solve/inner: all of that region's exclusive time.
+  CHECK(k->time_s == Approx(0.25));
+  bool why = false, left_out = false;
+  for (const std::string& n : p.notes) {
+    why |= n.find("times are simulated: perf_event_paranoid is 4") != std::string::npos;
+    left_out |= n.find("3 more function(s) left out") != std::string::npos;
+  }
+  CHECK(why);
+  CHECK(left_out);
+}
