@@ -1,6 +1,11 @@
 #include "common/fs.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <fmt/format.h>
+
+#include <algorithm>
 
 #include <cerrno>
 #include <cstdio>
@@ -11,6 +16,19 @@
 #include "common/error.h"
 
 namespace rprof {
+namespace {
+
+// Why a file of this mode is no input file: "" for a regular file.
+std::string file_kind_problem(mode_t mode) {
+  if (S_ISREG(mode)) return "";
+  if (S_ISDIR(mode)) return "is a directory";
+  if (S_ISFIFO(mode)) return "is a FIFO (named pipe)";
+  if (S_ISSOCK(mode)) return "is a socket";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "is a device";
+  return "is not a regular file";
+}
+
+}  // namespace
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -21,6 +39,59 @@ std::string read_file(const std::string& path) {
   ss << in.rdbuf();
   if (in.bad()) throw Error("cannot read " + path + ": I/O error");
   return ss.str();
+}
+
+std::string not_regular_file(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return "";
+  return file_kind_problem(st.st_mode);
+}
+
+std::string read_input_file(const std::string& path, uint64_t max_bytes,
+                            const std::string& kind) {
+  // stat first: opening a FIFO for reading would wait for a writer.
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) throw Error(path + ": no such file or directory");
+    throw Error("cannot read " + path + ": " + std::strerror(errno));
+  }
+  const std::string problem = file_kind_problem(st.st_mode);
+  if (!problem.empty()) throw Error(path + ": " + problem + ", not an " + kind + " (rprof reads regular files only)");
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) throw Error("cannot read " + path + ": " + std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  if (::fstat(fd, &st) != 0) throw Error("cannot read " + path + ": " + std::strerror(errno));
+  const std::string swapped = file_kind_problem(st.st_mode);
+  if (!swapped.empty()) throw Error(path + ": " + swapped + ", not an " + kind + " (rprof reads regular files only)");
+  auto too_big = [&](uint64_t size) {
+    return Error(fmt::format("{}: {} bytes is beyond the limit of {} bytes for an {}", path, size,
+                             max_bytes, kind));
+  };
+  if (static_cast<uint64_t>(st.st_size) > max_bytes) throw too_big(static_cast<uint64_t>(st.st_size));
+  std::string text;
+  text.resize(static_cast<size_t>(st.st_size));
+  size_t got = 0;
+  // The file may grow while it is read: read at most one byte past the cap.
+  for (;;) {
+    if (got == text.size()) {
+      if (got > max_bytes) throw too_big(got);
+      text.resize(std::min<size_t>(std::max<size_t>(2 * got, 4096), max_bytes + 1));
+      if (got == text.size()) throw too_big(got);
+    }
+    const ssize_t n = ::read(fd, &text[got], text.size() - got);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw Error("cannot read " + path + ": " + std::strerror(errno));
+    }
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  if (got > max_bytes) throw too_big(got);
+  text.resize(got);
+  return text;
 }
 
 std::string read_system_file(const std::string& path) {

@@ -1,10 +1,14 @@
 #include "profile/profile_json.h"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 
 #include "common/error.h"
 #include "common/fs.h"
 #include "common/json_reader.h"
+#include "common/limits.h"
+#include "profile/raw_profile.h"
 
 namespace rprof {
 namespace {
@@ -63,8 +67,9 @@ json thread_columns(const std::vector<ThreadRow>& rows) {
 std::vector<ThreadRow> thread_rows(const json& cols, const JsonReader& r) {
   const size_t n = r.get<size_t>(cols, "rows");
   auto column = [&]<class T>(const char* key, std::vector<T>* out) {
+    const json& c = r.array(cols, key, n);
+    if (c.size() != n) r.fail_at(key, fmt::format("{} entries, but rows is {}", c.size(), n));
     *out = r.get<std::vector<T>>(cols, key);
-    if (out->size() != n) r.fail(std::string("threads.") + key + " has the wrong length");
   };
   std::vector<std::string> host;
   std::vector<int64_t> pid, rank, tid;
@@ -81,21 +86,37 @@ std::vector<ThreadRow> thread_rows(const json& cols, const JsonReader& r) {
   column("exclusive_time_s", &excl_s);
   std::vector<ThreadRow> rows(n);
   for (size_t i = 0; i < n; ++i) {
+    if (time_s[i] < 0 || excl_s[i] < 0) {
+      r.at(time_s[i] < 0 ? "time_s" : "exclusive_time_s").at(i).fail("a time is negative");
+    }
     rows[i] = ThreadRow{host[i], pid[i], rank[i], thread[i], tid[i], calls[i],
                         time_s[i], excl_s[i], {}};
   }
-  const json counters = r.get_or<json>(cols, "counters", json::object());
+  if (!cols.contains("counters")) return rows;
+  const json& counters = r.object(cols, "counters");
+  if (counters.size() > limits::kCounters) {
+    r.fail_at("counters", fmt::format("{} counters are beyond the limit of {}", counters.size(),
+                                      limits::kCounters));
+  }
+  const JsonReader rc = r.at("counters");
   for (const auto& [k, v] : counters.items()) {
-    std::vector<uint64_t> col;
-    try {
-      col = v.get<std::vector<uint64_t>>();
-    } catch (const json::exception&) {
-      r.fail("threads.counters." + k + " is not a list of counts");
+    if (!v.is_array() || v.size() != n) {
+      rc.fail_at(k, fmt::format("expected a list of {} counts", n));
     }
-    if (col.size() != n) r.fail("threads.counters." + k + " has the wrong length");
+    const std::vector<uint64_t> col = rc.get<std::vector<uint64_t>>(counters, k.c_str());
     for (size_t i = 0; i < n; ++i) rows[i].counters[k] = col[i];
   }
   return rows;
+}
+
+CounterMap counter_map(const json& j, const char* key, const JsonReader& r) {
+  if (!j.contains(key)) return {};
+  const json& m = r.object(j, key);
+  if (m.size() > limits::kCounters) {
+    r.fail_at(key, fmt::format("{} counters are beyond the limit of {}", m.size(),
+                               limits::kCounters));
+  }
+  return r.get<CounterMap>(j, key);
 }
 
 }  // namespace
@@ -171,6 +192,7 @@ json profile_to_json(const Profile& p) {
 }
 
 Profile profile_from_json(const json& doc, const std::string& file) {
+  namespace lim = limits;
   const JsonReader r(file, "rprof profile");
   if (format_of(doc) != "rprof-profile") {
     r.fail("missing \"format\": \"rprof-profile\" (a foreign file?)");
@@ -182,57 +204,86 @@ Profile profile_from_json(const json& doc, const std::string& file) {
                   " is not supported (this rprof reads version " +
                   std::to_string(kProfileSchemaVersion) + ")");
   }
-  const json& run = r.get<json>(doc, "run");
-  p.run.command = r.get<std::vector<std::string>>(run, "command");
-  p.run.backend = r.get<std::string>(run, "backend");
-  p.run.host = r.get<std::string>(run, "host");
-  p.run.start_unix_s = r.get<int64_t>(run, "start_unix_s");
-  p.run.wall_time_s = r.get<double>(run, "wall_time_s");
-  p.run.user_time_s = r.get_or<double>(run, "user_time_s", 0);
-  p.run.system_time_s = r.get_or<double>(run, "system_time_s", 0);
-  p.run.exit_code = r.get<int>(run, "exit_code");
-  p.run.signal = r.get<int>(run, "signal");
-  p.run.processes = r.get<int>(run, "processes");
-  p.run.threads = r.get<int>(run, "threads");
-  p.run.world_size = r.get_or<int>(run, "world_size", -1);
-  p.run.missing_ranks = r.get_or<std::vector<int>>(run, "missing_ranks", {});
-  p.counters = r.get<std::vector<std::string>>(doc, "counters");
-  const json& regions = r.get<json>(doc, "regions");
-  if (!regions.is_array()) r.fail("'regions' is not an array");
-  for (const json& j : regions) {
+  const json& run = r.object(doc, "run");
+  const JsonReader rr = r.at("run");
+  p.run.command = rr.get<std::vector<std::string>>(run, "command");
+  p.run.backend = rr.str(run, "backend", 64);
+  p.run.host = rr.str(run, "host", 255);
+  p.run.start_unix_s = rr.get<int64_t>(run, "start_unix_s");
+  p.run.wall_time_s = rr.nonneg(run, "wall_time_s");
+  p.run.user_time_s = run.contains("user_time_s") ? rr.nonneg(run, "user_time_s") : 0;
+  p.run.system_time_s = run.contains("system_time_s") ? rr.nonneg(run, "system_time_s") : 0;
+  p.run.exit_code = rr.get<int>(run, "exit_code");
+  p.run.signal = static_cast<int>(rr.in_range(run, "signal", 0, 128));
+  p.run.processes = static_cast<int>(rr.in_range(run, "processes", 0, lim::kWorldSize));
+  p.run.threads = static_cast<int>(rr.in_range(run, "threads", 0, INT32_MAX));
+  p.run.world_size =
+      run.contains("world_size") ? static_cast<int>(rr.in_range(run, "world_size", -1, lim::kWorldSize))
+                                 : -1;
+  if (run.contains("missing_ranks")) {
+    const json& missing = rr.array(run, "missing_ranks",
+                                   static_cast<size_t>(std::max(p.run.world_size, 0)));
+    const JsonReader rm = rr.at("missing_ranks");
+    for (size_t i = 0; i < missing.size(); ++i) {
+      if (!missing[i].is_number_integer() || missing[i].get<int64_t>() < 0 ||
+          missing[i].get<int64_t>() >= p.run.world_size) {
+        rm.at(i).fail(fmt::format("expected a rank (0 to {})", p.run.world_size - 1));
+      }
+      p.run.missing_ranks.push_back(missing[i].get<int>());
+    }
+  }
+  {
+    const json& counters = r.array(doc, "counters", lim::kCounters);
+    (void)counters;
+    p.counters = r.get<std::vector<std::string>>(doc, "counters");
+  }
+  const json& regions = r.array(doc, "regions", lim::kRegions);
+  const JsonReader rg = r.at("regions");
+  p.regions.reserve(regions.size());
+  for (size_t i = 0; i < regions.size(); ++i) {
+    const json& j = regions[i];
+    const JsonReader ri = rg.at(i);
     Region g;
-    g.name = r.get<std::string>(j, "name");
-    g.path = r.get<std::vector<std::string>>(j, "path");
+    g.name = ri.str(j, "name", lim::kNameBytes);
+    ri.array(j, "path", lim::kPathDepth);
+    g.path = ri.get<std::vector<std::string>>(j, "path");
     if (g.path.empty() || g.path.back() != g.name) {
-      r.fail("region '" + g.name + "' has a path that does not end in its name");
+      ri.fail_at("path", "does not end in the region's name '" + g.name + "'");
     }
-    g.calls = r.get<uint64_t>(j, "calls");
-    g.time_s = r.get<double>(j, "time_s");
-    g.exclusive_time_s = r.get<double>(j, "exclusive_time_s");
-    g.thread_time_s = r.get<double>(j, "thread_time_s");
-    g.complete = r.get<bool>(j, "complete");
-    g.open_calls = r.get_or<uint64_t>(j, "open_calls", 0);
-    g.open_time_s = r.get_or<double>(j, "open_time_s", 0);
+    g.calls = ri.get<uint64_t>(j, "calls");
+    g.time_s = ri.nonneg(j, "time_s");
+    g.exclusive_time_s = ri.nonneg(j, "exclusive_time_s");
+    g.thread_time_s = ri.nonneg(j, "thread_time_s");
+    g.complete = ri.get<bool>(j, "complete");
+    g.open_calls = ri.get_or<uint64_t>(j, "open_calls", 0);
+    g.open_time_s = j.contains("open_time_s") ? ri.nonneg(j, "open_time_s") : 0;
     if (j.contains("declared_work")) {
-      const json& w = j["declared_work"];
-      g.work_calls = r.get<uint64_t>(w, "calls");
-      g.work_flops = r.get<double>(w, "flops");
-      g.work_bytes = r.get<double>(w, "bytes");
+      const json& w = ri.object(j, "declared_work");
+      const JsonReader rw = ri.at("declared_work");
+      g.work_calls = rw.get<uint64_t>(w, "calls");
+      g.work_flops = rw.nonneg(w, "flops");
+      g.work_bytes = rw.nonneg(w, "bytes");
     }
-    g.counters = r.get_or<CounterMap>(j, "counters", {});
-    g.exclusive_counters = r.get_or<CounterMap>(j, "exclusive_counters", {});
-    if (j.contains("threads")) g.threads = thread_rows(j["threads"], r);
+    g.counters = counter_map(j, "counters", ri);
+    g.exclusive_counters = counter_map(j, "exclusive_counters", ri);
+    if (j.contains("threads")) g.threads = thread_rows(ri.object(j, "threads"), ri.at("threads"));
     p.regions.push_back(std::move(g));
   }
-  for (const json& e : r.get_or<json>(doc, "errors", json::array())) {
-    MarkerError me;
-    me.kind = r.get<std::string>(e, "kind");
-    me.expected = r.get<std::string>(e, "expected");
-    me.got = r.get<std::string>(e, "got");
-    me.count = r.get<uint64_t>(e, "count");
-    me.pid = r.get<int64_t>(e, "pid");
-    me.thread = r.get<uint32_t>(e, "thread");
-    p.errors.push_back(std::move(me));
+  if (doc.contains("errors")) {
+    const json& errors = r.array(doc, "errors", lim::kErrors);
+    const JsonReader re = r.at("errors");
+    for (size_t i = 0; i < errors.size(); ++i) {
+      const json& e = errors[i];
+      const JsonReader rei = re.at(i);
+      MarkerError me;
+      me.kind = rei.str(e, "kind", 64);
+      me.expected = rei.str(e, "expected", lim::kNameBytes);
+      me.got = rei.str(e, "got", lim::kNameBytes);
+      me.count = rei.get<uint64_t>(e, "count");
+      me.pid = rei.get<int64_t>(e, "pid");
+      me.thread = rei.get<uint32_t>(e, "thread");
+      p.errors.push_back(std::move(me));
+    }
   }
   p.notes = r.get_or<std::vector<std::string>>(doc, "notes", {});
   return p;
@@ -254,16 +305,14 @@ Profile load_profile(const std::string& path) {
     }
     return aggregate(read_raw_profiles(files, nullptr), RunInfo{});
   }
-  if (!fs::exists(path, ec)) throw Error(path + ": no such file or directory");
-  const std::string text = read_file(path);
-  if (text.empty()) throw Error(path + ": the file is empty");
-  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) {
-    throw Error(path + ": not JSON (truncated or corrupt?)");
-  }
-  const std::string format = format_of(doc);
-  if (format == "rprof-raw") {
-    return aggregate({parse_raw_profile(text, path)}, RunInfo{});
+  const std::string text = read_input_file(path, limits::kProfileFileBytes, "rprof profile");
+  const json doc = JsonReader(path, "rprof profile").parse(text);
+  if (format_of(doc) == "rprof-raw") {
+    if (text.size() > limits::kRawFileBytes) {
+      throw Error(fmt::format("{}: {} bytes is beyond the limit of {} bytes for an rprof raw profile",
+                              path, text.size(), limits::kRawFileBytes));
+    }
+    return aggregate({raw_profile_from_json(doc, path)}, RunInfo{});
   }
   return profile_from_json(doc, path);
 }

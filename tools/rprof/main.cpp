@@ -2,6 +2,7 @@
 // handle saved profiles and the machine.
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <iostream>
 
 #include "common/error.h"
@@ -75,6 +76,10 @@ int main(int argc, char** argv) {
   } catch (const rprof::Error& e) {
     std::cerr << "rprof: " << e.what() << "\n";
     return e.exit_code();
+  } catch (const std::filesystem::filesystem_error& e) {
+    // What the operation was, on which path, and the errno text: one line.
+    std::cerr << "rprof: " << e.path1().string() << ": " << e.code().message() << "\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "rprof: internal error: " << e.what() << "\n";
     return 1;
