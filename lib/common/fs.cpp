@@ -55,8 +55,10 @@ std::string read_input_file(const std::string& path, uint64_t max_bytes,
     if (errno == ENOENT) throw Error(path + ": no such file or directory");
     throw Error("cannot read " + path + ": " + std::strerror(errno));
   }
-  const std::string problem = file_kind_problem(st.st_mode);
-  if (!problem.empty()) throw Error(path + ": " + problem + ", not an " + kind + " (rprof reads regular files only)");
+  auto not_a_file = [&](const std::string& problem) {
+    return Error(path + ": " + problem + ", not an " + kind + " (rprof reads regular files only)");
+  };
+  if (!file_kind_problem(st.st_mode).empty()) throw not_a_file(file_kind_problem(st.st_mode));
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) throw Error("cannot read " + path + ": " + std::strerror(errno));
   struct Closer {
@@ -64,32 +66,33 @@ std::string read_input_file(const std::string& path, uint64_t max_bytes,
     ~Closer() { ::close(fd); }
   } closer{fd};
   if (::fstat(fd, &st) != 0) throw Error("cannot read " + path + ": " + std::strerror(errno));
-  const std::string swapped = file_kind_problem(st.st_mode);
-  if (!swapped.empty()) throw Error(path + ": " + swapped + ", not an " + kind + " (rprof reads regular files only)");
+  if (!file_kind_problem(st.st_mode).empty()) throw not_a_file(file_kind_problem(st.st_mode));
   auto too_big = [&](uint64_t size) {
     return Error(fmt::format("{}: {} bytes is beyond the limit of {} bytes for an {}", path, size,
                              max_bytes, kind));
   };
-  if (static_cast<uint64_t>(st.st_size) > max_bytes) throw too_big(static_cast<uint64_t>(st.st_size));
+  if (static_cast<uint64_t>(st.st_size) > max_bytes) {
+    throw too_big(static_cast<uint64_t>(st.st_size));
+  }
   std::string text;
   text.resize(static_cast<size_t>(st.st_size));
   size_t got = 0;
-  // The file may grow while it is read: read at most one byte past the cap.
+  char more[4096];  // past the size stat gave: the file grew (or /proc says 0)
   for (;;) {
-    if (got == text.size()) {
-      if (got > max_bytes) throw too_big(got);
-      text.resize(std::min<size_t>(std::max<size_t>(2 * got, 4096), max_bytes + 1));
-      if (got == text.size()) throw too_big(got);
-    }
-    const ssize_t n = ::read(fd, &text[got], text.size() - got);
+    const bool full = got == text.size();
+    const ssize_t n = full ? ::read(fd, more, sizeof more)
+                           : ::read(fd, &text[got], text.size() - got);
     if (n < 0) {
       if (errno == EINTR) continue;
       throw Error("cannot read " + path + ": " + std::strerror(errno));
     }
     if (n == 0) break;
+    if (full) {
+      if (got + static_cast<size_t>(n) > max_bytes) throw too_big(got + static_cast<size_t>(n));
+      text.append(more, static_cast<size_t>(n));
+    }
     got += static_cast<size_t>(n);
   }
-  if (got > max_bytes) throw too_big(got);
   text.resize(got);
   return text;
 }

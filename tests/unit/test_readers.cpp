@@ -101,8 +101,15 @@ TEST_CASE("JSON caps: nesting, string length, number of values") {
   CHECK_NOTHROW(JsonReader("t.json", "x").parse(std::string(64, '[') + std::string(64, ']')));
   const std::string big = "[\"" + std::string(limits::kJsonStringBytes + 1, 'x') + "\"]";
   CHECK(parse_error(big) ==
-        "t.json: not a valid rprof profile: a string of 1048577 bytes is beyond the limit of "
-        "1048576 bytes");
+        "t.json: not a valid rprof profile: a string of 1048577 bytes at byte 1 (line 1, "
+        "column 2) is beyond the limit of 1048576 bytes");
+  // Escaped quotes do not end a string; the length counts its bytes as written.
+  JsonLimits short_strings;
+  short_strings.string_bytes = 8;
+  CHECK_NOTHROW(JsonReader("t.json", "x").parse(R"(["ab\\", "c\"d", "12345678"])", short_strings));
+  CHECK(parse_error("{\"k\": \"12\\\"3456789\"}", short_strings) ==
+        "t.json: not a valid rprof profile: a string of 11 bytes at byte 6 (line 1, column 7) "
+        "is beyond the limit of 8 bytes");
   JsonLimits few;
   few.values = 10;
   CHECK(parse_error("[0,0,0,0,0,0,0,0,0,0,0,0]", few) ==

@@ -25,7 +25,13 @@ namespace fs = std::filesystem;
 std::vector<std::string> raw_files_of(const std::string& arg) {
   std::error_code ec;
   if (fs::is_regular_file(arg, ec)) return {arg};
-  if (!fs::is_directory(arg, ec)) throw Error(arg + ": no such file or directory");
+  if (!fs::is_directory(arg, ec)) {
+    const std::string problem = not_regular_file(arg);  // a device or FIFO: never read
+    if (!problem.empty()) {
+      throw Error(arg + ": " + problem + ", not an rprof raw profile or a directory of them");
+    }
+    throw Error(arg + ": no such file or directory");
+  }
   std::vector<std::string> files = list_raw_profiles(arg);
   if (files.empty() && fs::is_directory(fs::path(arg) / "raw", ec)) {
     files = list_raw_profiles((fs::path(arg) / "raw").string());
