@@ -152,6 +152,16 @@ size_t long_string_at(const std::string& text, size_t max_bytes, size_t* length)
   return std::string::npos;
 }
 
+// At least the number of values in text: every value but the first follows
+// a ',' or opens an array or object (commas inside strings only add to it).
+// One vectorised pass, so a file with too many values is refused before
+// any of them is built.
+uint64_t values_bound(const std::string& text) {
+  uint64_t n = 1;
+  for (const char c : text) n += static_cast<uint64_t>((c == ',') | (c == '[') | (c == '{'));
+  return n;
+}
+
 }  // namespace
 
 JsonReader::JsonReader(std::string file, std::string kind, std::string advice)
@@ -190,6 +200,11 @@ JsonReader::json JsonReader::parse(const std::string& text, const JsonLimits& li
   if (long_at != std::string::npos) {
     fail(fmt::format("a string of {} bytes at byte {} ({}) is beyond the limit of {} bytes",
                      length, long_at, line_column(text, long_at), lim.string_bytes));
+  }
+  // Counted exactly while parsing; this bound only spares building most of
+  // a file that has far too many (strings with commas can inflate it).
+  if (values_bound(text) > 2 * lim.values) {
+    fail(fmt::format("more than {} JSON values (the limit)", lim.values));
   }
   json doc;
   CappedSax sax(doc, lim);

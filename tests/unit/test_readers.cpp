@@ -115,6 +115,11 @@ TEST_CASE("JSON caps: nesting, string length, number of values") {
   CHECK(parse_error("[0,0,0,0,0,0,0,0,0,0,0,0]", few) ==
         "t.json: not a valid rprof profile: more than 10 JSON values (the limit)");
   CHECK_NOTHROW(JsonReader("t.json", "x").parse("[0,0,0,0,0,0,0,0,0]", few));
+  // Far too many: refused by a count before the parser builds any.
+  CHECK(parse_error("[" + std::string(1000, '0') + std::string(100, ',') + "]", few) ==
+        "t.json: not a valid rprof profile: more than 10 JSON values (the limit)");
+  // Commas inside strings inflate the count, within its slack of 2x.
+  CHECK_NOTHROW(JsonReader("t.json", "x").parse("[\"" + std::string(15, ',') + "\"]", few));
 }
 
 TEST_CASE("type errors name the field path") {
