@@ -238,10 +238,10 @@ std::string JsonReader::type_of(const json& v) {
 void JsonReader::check_integer(const json& v, const std::string& key, int64_t lo,
                                uint64_t hi) const {
   if (!v.is_number_integer()) fail_at(key, "expected an integer, got " + type_of(v));
+  const int64_t i = v.is_number_unsigned() ? 0 : v.get<int64_t>();
   const bool fits = v.is_number_unsigned()
                         ? v.get<uint64_t>() <= hi
-                        : v.get<int64_t>() >= lo &&
-                              (v.get<int64_t>() < 0 || static_cast<uint64_t>(v.get<int64_t>()) <= hi);
+                        : i >= lo && (i < 0 || static_cast<uint64_t>(i) <= hi);
   if (!fits) {
     fail_at(key, v.dump() + " is out of range (" + std::to_string(lo) + " to " +
                      std::to_string(hi) + ")");

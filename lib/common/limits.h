@@ -29,8 +29,10 @@ inline constexpr uint64_t kMachineJsonValues = 1u << 20;   // 1,048,576
 
 // The profile model.
 inline constexpr size_t kNameBytes = 4096;          // a region name (the runtime keeps 1024)
-inline constexpr size_t kRegions = 1u << 20;        // region paths in a profile, names in a raw profile
-inline constexpr size_t kNodes = 1u << 22;          // region instances of one thread in a raw profile
+// Region paths in a profile, region names in a raw profile.
+inline constexpr size_t kRegions = 1u << 20;
+// Region instances (nodes) of one thread in a raw profile.
+inline constexpr size_t kNodes = 1u << 22;
 inline constexpr size_t kPathDepth = 4096;          // regions in one path (nesting)
 inline constexpr size_t kThreads = 1u << 16;        // threads of one process
 inline constexpr size_t kCounters = 1024;           // counters of one profile

@@ -67,7 +67,8 @@ Provenance provenance_from(const json& j, const JsonReader& r) {
   p.working_set_bytes = r.get<uint64_t>(j, "working_set_bytes");
   p.threads = static_cast<int>(r.in_range(j, "threads", 0, limits::kLogicalCpus));
   p.repetitions = static_cast<int>(r.in_range(j, "repetitions", 0, 1 << 20));
-  p.seconds_per_rep = j.contains("seconds_per_repetition") ? r.nonneg(j, "seconds_per_repetition") : 0;
+  p.seconds_per_rep =
+      j.contains("seconds_per_repetition") ? r.nonneg(j, "seconds_per_repetition") : 0;
   p.best = r.nonneg(j, "best");
   p.median = r.nonneg(j, "median");
   p.worst = r.nonneg(j, "worst");

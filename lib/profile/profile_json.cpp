@@ -217,9 +217,10 @@ Profile profile_from_json(const json& doc, const std::string& file) {
   p.run.signal = static_cast<int>(rr.in_range(run, "signal", 0, 128));
   p.run.processes = static_cast<int>(rr.in_range(run, "processes", 0, lim::kWorldSize));
   p.run.threads = static_cast<int>(rr.in_range(run, "threads", 0, INT32_MAX));
-  p.run.world_size =
-      run.contains("world_size") ? static_cast<int>(rr.in_range(run, "world_size", -1, lim::kWorldSize))
-                                 : -1;
+  p.run.world_size = -1;
+  if (run.contains("world_size")) {
+    p.run.world_size = static_cast<int>(rr.in_range(run, "world_size", -1, lim::kWorldSize));
+  }
   if (run.contains("missing_ranks")) {
     const json& missing = rr.array(run, "missing_ranks",
                                    static_cast<size_t>(std::max(p.run.world_size, 0)));
@@ -232,11 +233,8 @@ Profile profile_from_json(const json& doc, const std::string& file) {
       p.run.missing_ranks.push_back(missing[i].get<int>());
     }
   }
-  {
-    const json& counters = r.array(doc, "counters", lim::kCounters);
-    (void)counters;
-    p.counters = r.get<std::vector<std::string>>(doc, "counters");
-  }
+  r.array(doc, "counters", lim::kCounters);
+  p.counters = r.get<std::vector<std::string>>(doc, "counters");
   const json& regions = r.array(doc, "regions", lim::kRegions);
   const JsonReader rg = r.at("regions");
   p.regions.reserve(regions.size());
@@ -309,7 +307,8 @@ Profile load_profile(const std::string& path) {
   const json doc = JsonReader(path, "rprof profile").parse(text);
   if (format_of(doc) == "rprof-raw") {
     if (text.size() > limits::kRawFileBytes) {
-      throw Error(fmt::format("{}: {} bytes is beyond the limit of {} bytes for an rprof raw profile",
+      throw Error(fmt::format("{}: {} bytes is beyond the limit of {} bytes for an rprof raw "
+                              "profile",
                               path, text.size(), limits::kRawFileBytes));
     }
     return aggregate({raw_profile_from_json(doc, path)}, RunInfo{});

@@ -77,7 +77,9 @@ const char* const kTokens[] = {
 class Mutator {
  public:
   explicit Mutator(uint64_t seed) : rng_(seed) {}
-  size_t below(size_t n) { return n == 0 ? 0 : std::uniform_int_distribution<size_t>(0, n - 1)(rng_); }
+  size_t below(size_t n) {
+    return n == 0 ? 0 : std::uniform_int_distribution<size_t>(0, n - 1)(rng_);
+  }
 
   std::string mutate(std::string s, const std::vector<std::string>& corpus) {
     const size_t rounds = 1 + below(4);
@@ -212,10 +214,10 @@ int main(int argc, char** argv) {
   uint64_t n = 0;
   for (;; ++n) {
     if (runs != 0 && n >= runs) break;
-    if (max_time > 0 && (n & 63) == 0 &&
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= max_time) {
-      break;
-    }
+    const auto elapsed = [&] {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
+    if (max_time > 0 && (n & 63) == 0 && elapsed() >= max_time) break;
     std::string input = m.mutate(corpus[m.below(corpus.size())], corpus);
     alarm(timeout);
     run_one(input);
