@@ -4,6 +4,7 @@
 #include <exception>
 #include <filesystem>
 #include <iostream>
+#include <string>
 
 #include "common/error.h"
 #include "tools/rprof/cli.h"
@@ -78,7 +79,8 @@ int main(int argc, char** argv) {
     return e.exit_code();
   } catch (const std::filesystem::filesystem_error& e) {
     // What the operation was, on which path, and the errno text: one line.
-    std::cerr << "rprof: " << e.path1().string() << ": " << e.code().message() << "\n";
+    const std::string path = e.path1().string();
+    std::cerr << "rprof: " << (path.empty() ? "" : path + ": ") << e.code().message() << "\n";
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "rprof: internal error: " << e.what() << "\n";
