@@ -2,6 +2,7 @@
 #ifndef RPROF_COMMON_FS_H_
 #define RPROF_COMMON_FS_H_
 
+#include <cstdint>
 #include <functional>
 #include <ostream>
 #include <string>
@@ -10,6 +11,14 @@ namespace rprof {
 
 // Whole file as a string; throws Error naming the file.
 std::string read_file(const std::string& path);
+// An input file of the tool (`kind`: "rprof profile", "rprof machine file"),
+// refused with one line unless it is a regular file of at most max_bytes:
+// a directory, a device (/dev/zero), a FIFO or a socket is named as such and
+// never read, so no input makes the tool hang or fill memory.
+std::string read_input_file(const std::string& path, uint64_t max_bytes, const std::string& kind);
+// "is a directory", "is a FIFO", ... for a path that is not a regular file;
+// "" for a regular file or one that does not exist.
+std::string not_regular_file(const std::string& path);
 // A small system file (/proc, /sys) with trailing whitespace removed, or ""
 // when it cannot be read: absent files are normal there, never an error.
 std::string read_system_file(const std::string& path);

@@ -1,69 +1,332 @@
 #include "common/json_reader.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
 #include "common/error.h"
 
 namespace rprof {
+namespace {
 
-void JsonReader::fail(const std::string& what) const {
-  throw Error(file_ + ": not a valid " + kind_ + ": " + what + advice_);
+using json = nlohmann::json;
+
+// The DOM builder of nlohmann::json with the caps of JsonLimits checked as
+// values arrive; a syntax error is kept (not thrown) with its byte offset.
+// Base is the plain DOM builder, or the one that asks a callback whether to
+// keep each value (a stream of regions read one at a time).
+template <class Base>
+class CappedSax : public Base {
+ public:
+  template <class... BaseArgs>
+  CappedSax(const JsonLimits& lim, json& out, BaseArgs&&... args)
+      : Base(out, std::forward<BaseArgs>(args)..., false), lim_(lim) {}
+
+  bool null() { return value() && Base::null(); }
+  bool boolean(bool v) { return value() && Base::boolean(v); }
+  bool number_integer(json::number_integer_t v) { return value() && Base::number_integer(v); }
+  bool number_unsigned(json::number_unsigned_t v) {
+    return value() && Base::number_unsigned(v);
+  }
+  bool number_float(json::number_float_t v, const json::string_t& s) {
+    return value() && Base::number_float(v, s);
+  }
+  bool string(json::string_t& s) { return text(s) && value() && Base::string(s); }
+  bool binary(json::binary_t& b) { return value() && Base::binary(b); }
+  bool key(json::string_t& s) { return text(s) && Base::key(s); }
+  bool start_object(std::size_t n) { return open() && Base::start_object(n); }
+  bool end_object() { return close() && Base::end_object(); }
+  bool start_array(std::size_t n) { return open() && Base::start_array(n); }
+  bool end_array() { return close() && Base::end_array(); }
+  template <class Exception>
+  bool parse_error(std::size_t byte, const std::string& token, const Exception& ex) {
+    // `byte` counts the characters read (the offending one included); a
+    // number too large for a double is pointed at where it starts.
+    error_byte_ = byte > 0 ? byte - 1 : 0;
+    if (ex.id == 406 && !token.empty() && byte >= token.size()) error_byte_ = byte - token.size();
+    error_ = ex.what();
+    return false;
+  }
+
+  // Why the parse stopped: a cap ("" when it was a syntax error).
+  const std::string& cap() const { return cap_; }
+  const std::string& error() const { return error_; }
+  size_t error_byte() const { return error_byte_; }
+
+ private:
+  bool value() {
+    if (++values_ <= lim_.values) return true;
+    cap_ = fmt::format("more than {} JSON values (the limit)", lim_.values);
+    return false;
+  }
+  bool text(const std::string& s) {
+    if (s.size() <= lim_.string_bytes) return true;
+    cap_ = fmt::format("a string of {} bytes is beyond the limit of {} bytes", s.size(),
+                       lim_.string_bytes);
+    return false;
+  }
+  bool open() {
+    if (!value()) return false;
+    if (++depth_ <= lim_.depth) return true;
+    cap_ = fmt::format("arrays and objects nested deeper than {} levels (the limit)", lim_.depth);
+    return false;
+  }
+  bool close() {
+    --depth_;
+    return true;
+  }
+
+  const JsonLimits& lim_;
+  uint64_t values_ = 0;
+  size_t depth_ = 0;
+  std::string cap_, error_;
+  size_t error_byte_ = 0;
+};
+
+// "line 3, column 7" of the byte at offset `at` (0-based) of text.
+std::string line_column(const std::string& text, size_t at) {
+  at = std::min(at, text.size());
+  const size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + at, '\n'));
+  const size_t nl = at == 0 ? std::string::npos : text.rfind('\n', at - 1);
+  const size_t column = nl == std::string::npos ? at + 1 : at - nl;
+  return fmt::format("line {}, column {}", line, column);
 }
 
-void JsonReader::check_integer(const json& v, const char* key, int64_t lo, uint64_t hi) const {
-  if (!v.is_number_integer()) fail(std::string("'") + key + "' has the wrong type");
-  const bool fits = v.is_number_unsigned()
-                        ? v.get<uint64_t>() <= hi
-                        : v.get<int64_t>() >= lo &&
-                              (v.get<int64_t>() < 0 || static_cast<uint64_t>(v.get<int64_t>()) <= hi);
-  if (!fits) {
-    fail(std::string("'") + key + "' = " + v.dump() + " is out of range (" + std::to_string(lo) +
-         " to " + std::to_string(hi) + ")");
+// nlohmann's "[json.exception.parse_error.101] parse error at line 1, column
+// 5: syntax error while parsing value - unexpected end of input; expected
+// '[', '{', or a literal" without its prefix: "unexpected end of input;
+// expected '[', '{', or a literal".
+std::string syntax_detail(const std::string& what) {
+  std::string s = what;
+  const size_t se = s.find("syntax error while parsing ");
+  if (se != std::string::npos) {
+    s = s.substr(se + 27);
+    const size_t dash = s.find(" - ");
+    if (dash != std::string::npos) s = s.substr(dash + 3);
+  } else if (s.rfind("[json.exception.", 0) == 0 && s.find("] ") != std::string::npos) {
+    s = s.substr(s.find("] ") + 2);
+  }
+  // "last read: '<the token so far>'" can be a whole long string: keep its end.
+  const std::string lr = "last read: '";
+  const size_t a = s.find(lr);
+  if (a != std::string::npos) {
+    const size_t from = a + lr.size();
+    size_t to = s.find("'; expected", from);
+    if (to == std::string::npos) to = s.rfind('\'');
+    if (to != std::string::npos && to > from && to - from > 40) {
+      s.replace(from, to - from, "..." + s.substr(to - 37, 37));
+    }
+  }
+  return s;
+}
+
+// The offset of the first string longer than max_bytes, or npos. Run before
+// the parser, which would build such a string whole (a 200 MB region name
+// would take 200 MB more) before its callback could refuse it. memchr keeps
+// it cheap (milliseconds for 100 MB).
+size_t long_string_at(const std::string& text, size_t max_bytes, size_t* length) {
+  const char* const begin = text.data();
+  const char* const end = begin + text.size();
+  const char* p = begin;
+  while (p < end) {
+    const char* open = static_cast<const char*>(std::memchr(p, '"', static_cast<size_t>(end - p)));
+    if (open == nullptr) return std::string::npos;
+    const char* q = open + 1;
+    const char* close = nullptr;
+    while (q < end) {
+      const char* c = static_cast<const char*>(std::memchr(q, '"', static_cast<size_t>(end - q)));
+      if (c == nullptr) break;
+      size_t backslashes = 0;
+      for (const char* b = c - 1; b > open && *b == '\\'; --b) ++backslashes;
+      if (backslashes % 2 == 0) {
+        close = c;
+        break;
+      }
+      q = c + 1;
+    }
+    const size_t n = static_cast<size_t>((close != nullptr ? close : end) - open - 1);
+    if (n > max_bytes) {
+      *length = n;
+      return static_cast<size_t>(open - begin);
+    }
+    if (close == nullptr) return std::string::npos;
+    p = close + 1;
+  }
+  return std::string::npos;
+}
+
+// At least the number of values in text: every value but the first follows
+// a ',' or opens an array or object (commas inside strings only add to it).
+// One vectorised pass, so a file with too many values is refused before
+// any of them is built.
+uint64_t values_bound(const std::string& text) {
+  uint64_t n = 1;
+  for (const char c : text) n += static_cast<uint64_t>((c == ',') | (c == '[') | (c == '{'));
+  return n;
+}
+
+}  // namespace
+
+JsonReader::JsonReader(std::string file, std::string kind, std::string advice)
+    : root_(std::make_shared<Root>(Root{std::move(file), std::move(kind), std::move(advice)})) {}
+
+JsonReader JsonReader::at(const char* key) const { return JsonReader(this, key, 0); }
+JsonReader JsonReader::at(size_t index) const { return JsonReader(this, nullptr, index); }
+
+std::string JsonReader::path() const {
+  if (parent_ == nullptr) return "";
+  if (key_ == nullptr) return parent_->path() + "[" + std::to_string(index_) + "]";
+  return parent_->path(key_);
+}
+
+std::string JsonReader::path(const std::string& key) const {
+  std::string p = path();
+  if (!p.empty() && !key.empty() && key[0] != '[') p += '.';
+  return p + key;
+}
+
+void JsonReader::fail(const std::string& what) const {
+  const std::string p = path();
+  throw Error(root_->file + ": not a valid " + root_->kind + ": " + (p.empty() ? "" : p + ": ") +
+              what + root_->advice);
+}
+
+void JsonReader::fail_at(const std::string& key, const std::string& what) const {
+  throw Error(root_->file + ": not a valid " + root_->kind + ": " + path(key) + ": " + what +
+              root_->advice);
+}
+
+JsonReader::json JsonReader::parse(const std::string& text, const JsonLimits& lim) const {
+  return parse(text, nullptr, lim);
+}
+
+JsonReader::json JsonReader::parse(const std::string& text, const json::parser_callback_t& keep,
+                                   const JsonLimits& lim) const {
+  if (text.empty()) fail("the file is empty");
+  size_t length = 0;
+  const size_t long_at = long_string_at(text, lim.string_bytes, &length);
+  if (long_at != std::string::npos) {
+    fail(fmt::format("a string of {} bytes at byte {} ({}) is beyond the limit of {} bytes",
+                     length, long_at, line_column(text, long_at), lim.string_bytes));
+  }
+  // Counted exactly while parsing; this bound only spares building most of
+  // a file that has far too many (strings with commas can inflate it).
+  if (values_bound(text) > 2 * lim.values) {
+    fail(fmt::format("more than {} JSON values (the limit)", lim.values));
+  }
+  json doc;
+  std::string cap, error;
+  size_t error_byte = 0;
+  bool ok = false;
+  if (keep) {
+    CappedSax<nlohmann::detail::json_sax_dom_callback_parser<json>> sax(lim, doc, keep);
+    ok = json::sax_parse(text, &sax);
+    cap = sax.cap(), error = sax.error(), error_byte = sax.error_byte();
+  } else {
+    CappedSax<nlohmann::detail::json_sax_dom_parser<json>> sax(lim, doc);
+    ok = json::sax_parse(text, &sax);
+    cap = sax.cap(), error = sax.error(), error_byte = sax.error_byte();
+  }
+  if (ok) return doc;
+  if (!cap.empty()) fail(cap);
+  const size_t at = error_byte;
+  const bool truncated = at >= text.size();
+  const bool overflow = error.find("out_of_range") != std::string::npos;
+  fail(fmt::format("{} at byte {} ({}): {}",
+                   truncated  ? "not JSON (truncated?), it ends"
+                   : overflow ? "a number beyond any finite value"
+                              : "not JSON, syntax error",
+                   at, line_column(text, at), syntax_detail(error)));
+}
+
+std::string JsonReader::type_of(const json& v) {
+  switch (v.type()) {
+    case json::value_t::null: return "null";
+    case json::value_t::boolean: return v.get<bool>() ? "true" : "false";
+    case json::value_t::string: return "a string";
+    case json::value_t::array: return "an array";
+    case json::value_t::object: return "an object";
+    case json::value_t::number_float: return fmt::format("{:g}", v.get<double>());
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned: return v.dump();
+    default: return "another type";
   }
 }
 
-const JsonReader::json& JsonReader::field(const json& obj, const char* key,
-                                          const char* where) const {
-  if (!obj.is_object()) fail(std::string(where) + " is not an object");
+void JsonReader::check_integer(const json& v, const std::string& key, int64_t lo,
+                               uint64_t hi) const {
+  if (!v.is_number_integer()) fail_at(key, "expected an integer, got " + type_of(v));
+  const int64_t i = v.is_number_unsigned() ? 0 : v.get<int64_t>();
+  const bool fits = v.is_number_unsigned()
+                        ? v.get<uint64_t>() <= hi
+                        : i >= lo && (i < 0 || static_cast<uint64_t>(i) <= hi);
+  if (!fits) {
+    fail_at(key, v.dump() + " is out of range (" + std::to_string(lo) + " to " +
+                     std::to_string(hi) + ")");
+  }
+}
+
+const JsonReader::json& JsonReader::member(const json& obj, const char* key) const {
+  if (!obj.is_object()) fail(std::string("expected an object holding '") + key + "', got " +
+                             type_of(obj));
   auto it = obj.find(key);
-  if (it == obj.end()) fail(std::string(where) + " has no '" + key + "'");
+  if (it == obj.end()) fail(std::string("missing '") + key + "'");
   return *it;
 }
 
-uint64_t JsonReader::u64(const json& obj, const char* key, const char* where) const {
-  const json& v = field(obj, key, where);
-  if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<int64_t>() >= 0)) {
-    fail(std::string(where) + "." + key + " is not a non-negative integer");
+const JsonReader::json& JsonReader::array(const json& obj, const char* key, size_t max) const {
+  const json& v = member(obj, key);
+  if (!v.is_array()) fail_at(key, "expected an array, got " + type_of(v));
+  if (v.size() > max) {
+    fail_at(key, fmt::format("{} entries are beyond the limit of {}", v.size(), max));
   }
-  return v.get<uint64_t>();
-}
-
-int64_t JsonReader::i64(const json& obj, const char* key, const char* where) const {
-  const json& v = field(obj, key, where);
-  if (!v.is_number_integer()) fail(std::string(where) + "." + key + " is not an integer");
-  return v.get<int64_t>();
-}
-
-std::string JsonReader::str(const json& obj, const char* key, const char* where) const {
-  const json& v = field(obj, key, where);
-  if (!v.is_string()) fail(std::string(where) + "." + key + " is not a string");
-  return v.get<std::string>();
-}
-
-const JsonReader::json& JsonReader::array(const json& obj, const char* key,
-                                          const char* where) const {
-  const json& v = field(obj, key, where);
-  if (!v.is_array()) fail(std::string(where) + "." + key + " is not an array");
   return v;
 }
 
-std::vector<uint64_t> JsonReader::counts(const json& obj, const char* key, size_t n,
-                                         const char* where) const {
+const JsonReader::json& JsonReader::object(const json& obj, const char* key) const {
+  const json& v = member(obj, key);
+  if (!v.is_object()) fail_at(key, "expected an object, got " + type_of(v));
+  return v;
+}
+
+std::string JsonReader::str(const json& obj, const char* key, size_t max_bytes) const {
+  const json& v = member(obj, key);
+  if (!v.is_string()) fail_at(key, "expected a string, got " + type_of(v));
+  const std::string& s = v.get_ref<const std::string&>();
+  if (s.size() > max_bytes) {
+    fail_at(key, fmt::format("{} bytes are beyond the limit of {} bytes", s.size(), max_bytes));
+  }
+  return s;
+}
+
+double JsonReader::nonneg(const json& obj, const char* key) const {
+  const double v = get<double>(obj, key);
+  if (v < 0) fail_at(key, fmt::format("{:g} is negative", v));
+  return v;
+}
+
+int64_t JsonReader::in_range(const json& obj, const char* key, int64_t lo, int64_t hi) const {
+  const json& v = member(obj, key);
+  check_integer(v, key, lo, static_cast<uint64_t>(hi));
+  return v.get<int64_t>();
+}
+
+std::vector<uint64_t> JsonReader::counts(const json& obj, const char* key, size_t n) const {
   std::vector<uint64_t> out;
   if (n == 0 && obj.find(key) == obj.end()) return out;
-  const json& a = array(obj, key, where);
-  if (a.size() != n) fail(std::string(where) + "." + key + " has the wrong length");
-  for (const json& v : a) {
-    if (!v.is_number_unsigned()) fail(std::string(where) + "." + key + " holds a non-count");
-    out.push_back(v.get<uint64_t>());
+  const json& a = array(obj, key, n);
+  if (a.size() != n) {
+    fail_at(key, fmt::format("{} counts, but the profile names {} counters", a.size(), n));
+  }
+  out.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (!a[i].is_number_unsigned()) {
+      fail_at(std::string(key) + "[" + std::to_string(i) + "]",
+              "expected a count (an integer >= 0), got " + type_of(a[i]));
+    }
+    out.push_back(a[i].get<uint64_t>());
   }
   return out;
 }

@@ -1,71 +1,159 @@
 // Checked reading of the tool's JSON files (raw profiles, profiles, machine
-// files): every failure names the file, what kind of file it should be, and
-// the field, so a user can tell a truncated file from a foreign one.
-//
-// Two styles of the same checks, both used by existing files and their
-// tests: get<T>(obj, key) ("missing 'key'", "'key' has the wrong type") and
-// the typed accessors with the object's role (where.key: "region has no
-// 'id'", "region.id is not a non-negative integer").
+// files): every failure is one line naming the file, what kind of file it
+// should be, and where: the byte offset (line:column) of a syntax error and
+// what was expected there, or the path of a field ("regions[3].calls:
+// expected an integer"), so a user can tell a truncated file from a foreign
+// one. Sizes are capped (common/limits.h) before anything is built.
 #ifndef RPROF_COMMON_JSON_READER_H_
 #define RPROF_COMMON_JSON_READER_H_
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
-#include <type_traits>
+#include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "common/limits.h"
+
 namespace rprof {
+
+// Caps on one JSON text, checked while it is parsed.
+struct JsonLimits {
+  size_t depth = limits::kJsonDepth;
+  size_t string_bytes = limits::kJsonStringBytes;
+  uint64_t values = limits::kJsonValues;
+};
 
 class JsonReader {
  public:
   using json = nlohmann::json;
 
-  // Failures read "<file>: not a valid <kind>: <what><advice>".
-  JsonReader(std::string file, std::string kind, std::string advice = "")
-      : file_(std::move(file)), kind_(std::move(kind)), advice_(std::move(advice)) {}
+  // Failures read "<file>: not a valid <kind>: <path>: <what><advice>".
+  JsonReader(std::string file, std::string kind, std::string advice = "");
 
-  const std::string& file() const { return file_; }
+  // A reader of the member `key` (or element `index`) of what this one reads:
+  // its failures name the path ("regions[3].threads"). It refers to *this
+  // and must not outlive it.
+  JsonReader at(const char* key) const;
+  JsonReader at(size_t index) const;
+
+  const std::string& file() const { return root_->file; }
+  // "regions[3].threads", or "" for the whole document.
+  std::string path() const;
+  // path() followed by a member: "regions[3].calls".
+  std::string path(const std::string& key) const;
+
+  // "<file>: not a valid <kind>: <path>: <what>" (no path at the root).
   [[noreturn]] void fail(const std::string& what) const;
+  // The same for the member `key`: "<path>.<key>: <what>".
+  [[noreturn]] void fail_at(const std::string& key, const std::string& what) const;
 
-  // The member `key` of obj converted to T. Integers must be integers and
-  // fit T: -5 is no count, 1e30 no call count, 4294967297 no schema version.
+  // Parses a whole text within `lim`: the empty file, syntax errors (byte,
+  // line:column, what was expected), too deep, too long a string and too many
+  // values are refused with one line.
+  json parse(const std::string& text, const JsonLimits& lim = JsonLimits()) const;
+  // The same, asking `keep` (nlohmann's parser callback) whether to keep
+  // each value as it is parsed: a large file read piece by piece.
+  json parse(const std::string& text, const json::parser_callback_t& keep,
+             const JsonLimits& lim = JsonLimits()) const;
+
+  // The member `key` of obj converted to T, checked: integers must be
+  // integers that fit T (-5 is no count, 1e30 no call count, 4294967297 no
+  // schema version), numbers finite, strings strings; vectors and maps
+  // (std::map<std::string, U>) check each element.
   template <class T>
   T get(const json& obj, const char* key) const {
-    if (!obj.is_object()) fail(std::string("expected an object holding '") + key + "'");
-    auto it = obj.find(key);
-    if (it == obj.end()) fail(std::string("missing '") + key + "'");
-    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-      check_integer(*it, key, static_cast<int64_t>(std::numeric_limits<T>::min()),
-                    static_cast<uint64_t>(std::numeric_limits<T>::max()));
-    }
-    try {
-      return it->get<T>();
-    } catch (const json::exception&) {
-      fail(std::string("'") + key + "' has the wrong type");
-    }
+    return convert<T>(member(obj, key), key);
   }
   template <class T>
   T get_or(const json& obj, const char* key, T fallback) const {
-    return obj.is_object() && obj.contains(key) ? get<T>(obj, key) : fallback;
+    if (!obj.is_object()) fail("expected an object");
+    auto it = obj.find(key);
+    return it == obj.end() ? fallback : convert<T>(*it, key);
   }
-
-  // `where` names the object's role in messages ("profile", "region").
-  const json& field(const json& obj, const char* key, const char* where) const;
-  uint64_t u64(const json& obj, const char* key, const char* where) const;
-  int64_t i64(const json& obj, const char* key, const char* where) const;
-  std::string str(const json& obj, const char* key, const char* where) const;
-  const json& array(const json& obj, const char* key, const char* where) const;
+  // A member that must exist, of any type.
+  const json& member(const json& obj, const char* key) const;
+  // A member that must be an array (or an object) of at most `max` entries.
+  const json& array(const json& obj, const char* key, size_t max) const;
+  const json& object(const json& obj, const char* key) const;
+  // A string of at most max_bytes bytes.
+  std::string str(const json& obj, const char* key, size_t max_bytes) const;
+  // A number that is finite and >= 0 (seconds, bytes, FLOPs).
+  double nonneg(const json& obj, const char* key) const;
+  // An integer in [lo, hi].
+  int64_t in_range(const json& obj, const char* key, int64_t lo, int64_t hi) const;
   // An array of n counts; absent is fine when n == 0.
-  std::vector<uint64_t> counts(const json& obj, const char* key, size_t n,
-                               const char* where) const;
+  std::vector<uint64_t> counts(const json& obj, const char* key, size_t n) const;
 
  private:
-  // Fails unless v is an integer in [lo, hi].
-  void check_integer(const json& v, const char* key, int64_t lo, uint64_t hi) const;
+  struct Root {
+    std::string file, kind, advice;
+  };
+  JsonReader(const JsonReader* parent, const char* key, size_t index)
+      : root_(parent->root_), parent_(parent), key_(key), index_(index) {}
 
-  std::string file_, kind_, advice_;
+  // Fails unless v is an integer in [lo, hi].
+  void check_integer(const json& v, const std::string& key, int64_t lo, uint64_t hi) const;
+
+  template <class T>
+  struct is_vector : std::false_type {};
+  template <class U>
+  struct is_vector<std::vector<U>> : std::true_type {};
+  template <class T>
+  struct is_map : std::false_type {};
+  template <class U>
+  struct is_map<std::map<std::string, U>> : std::true_type {};
+
+  template <class T>
+  T convert(const json& v, const std::string& key) const {
+    if constexpr (std::is_same_v<T, json>) {
+      return v;
+    } else if constexpr (std::is_same_v<T, bool>) {
+      if (!v.is_boolean()) fail_at(key, "expected true or false, got " + type_of(v));
+      return v.get<bool>();
+    } else if constexpr (std::is_integral_v<T>) {
+      check_integer(v, key, static_cast<int64_t>(std::numeric_limits<T>::min()),
+                    static_cast<uint64_t>(std::numeric_limits<T>::max()));
+      return v.is_number_unsigned() ? static_cast<T>(v.get<uint64_t>())
+                                    : static_cast<T>(v.get<int64_t>());
+    } else if constexpr (std::is_floating_point_v<T>) {
+      if (!v.is_number()) fail_at(key, "expected a number, got " + type_of(v));
+      const T x = v.get<T>();
+      if (!std::isfinite(x)) fail_at(key, "the number is not finite");
+      return x;
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      if (!v.is_string()) fail_at(key, "expected a string, got " + type_of(v));
+      return v.get<std::string>();
+    } else if constexpr (is_vector<T>::value) {
+      if (!v.is_array()) fail_at(key, "expected an array, got " + type_of(v));
+      T out;
+      out.reserve(v.size());
+      const JsonReader in = at(key.c_str());
+      for (size_t i = 0; i < v.size(); ++i) {
+        out.push_back(in.convert<typename T::value_type>(v[i], "[" + std::to_string(i) + "]"));
+      }
+      return out;
+    } else {
+      static_assert(is_map<T>::value, "JsonReader cannot convert to this type");
+      if (!v.is_object()) fail_at(key, "expected an object, got " + type_of(v));
+      T out;
+      const JsonReader in = at(key.c_str());
+      for (const auto& [k, x] : v.items()) {
+        out.emplace(k, in.convert<typename T::mapped_type>(x, k));
+      }
+      return out;
+    }
+  }
+  static std::string type_of(const json& v);
+
+  std::shared_ptr<const Root> root_;
+  const JsonReader* parent_ = nullptr;
+  const char* key_ = nullptr;  // member name, or null for an element
+  size_t index_ = 0;
 };
 
 }  // namespace rprof

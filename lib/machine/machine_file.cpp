@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "common/fs.h"
 #include "common/json_reader.h"
+#include "common/limits.h"
 
 namespace rprof {
 namespace {
@@ -35,18 +36,16 @@ constexpr double kMaxLatencyNs = 1e6;  // 1 ms
 double positive(const JsonReader& r, const json& obj, const char* key, double max,
                 const char* unit) {
   const double v = r.get<double>(obj, key);
-  if (!std::isfinite(v) || v <= 0) r.fail(std::string("'") + key + "' must be > 0");
+  if (v <= 0) r.fail_at(key, fmt::format("{:g} {} must be > 0", v, unit));
   if (v > max) {
-    r.fail(fmt::format("'{}' = {:g} {} is beyond any machine (at most {:g} {})", key, v, unit,
-                       max, unit));
+    r.fail_at(key, fmt::format("{:g} {} is beyond any machine (at most {:g} {})", v, unit, max,
+                               unit));
   }
   return v;
 }
 
-const json& array_of(const JsonReader& r, const json& obj, const char* key) {
-  const json& a = obj.at(key);
-  if (!a.is_array()) r.fail(std::string("'") + key + "' is not an array");
-  return a;
+const json& array_of(const JsonReader& r, const json& obj, const char* key, size_t max) {
+  return r.array(obj, key, max);
 }
 
 json provenance_json(const Provenance& p) {
@@ -66,12 +65,13 @@ Provenance provenance_from(const json& j, const JsonReader& r) {
   Provenance p;
   p.kernel = r.get<std::string>(j, "kernel");
   p.working_set_bytes = r.get<uint64_t>(j, "working_set_bytes");
-  p.threads = r.get<int>(j, "threads");
-  p.repetitions = r.get<int>(j, "repetitions");
-  p.seconds_per_rep = r.get_or<double>(j, "seconds_per_repetition", 0);
-  p.best = r.get<double>(j, "best");
-  p.median = r.get<double>(j, "median");
-  p.worst = r.get<double>(j, "worst");
+  p.threads = static_cast<int>(r.in_range(j, "threads", 0, limits::kLogicalCpus));
+  p.repetitions = static_cast<int>(r.in_range(j, "repetitions", 0, 1 << 20));
+  p.seconds_per_rep =
+      j.contains("seconds_per_repetition") ? r.nonneg(j, "seconds_per_repetition") : 0;
+  p.best = r.nonneg(j, "best");
+  p.median = r.nonneg(j, "median");
+  p.worst = r.nonneg(j, "worst");
   p.spread = r.get<double>(j, "spread");
   p.disturbed = r.get_or<int>(j, "disturbed_repetitions", 0);
   return p;
@@ -212,7 +212,9 @@ json machine_to_json(const Machine& m) {
 }
 
 Machine machine_from_json(const json& doc, const std::string& file) {
-  const JsonReader r = machine_reader(file);
+  const JsonReader this_reader = machine_reader(file);
+  const JsonReader& r = this_reader;
+  static const json kNoEntries = json::array();
   if (!doc.is_object() || !doc.contains("format") || doc["format"] != kFormat) {
     r.fail("missing \"format\": \"rprof-machine\" (a foreign file?)");
   }
@@ -228,7 +230,7 @@ Machine machine_from_json(const json& doc, const std::string& file) {
   m.rprof_version = r.get_or<std::string>(doc, "rprof_version", "");
   m.created_unix_s = r.get<int64_t>(doc, "created_unix_s");
   m.host = r.get_or<std::string>(doc, "host", "");
-  const json& c = r.get<json>(doc, "cpu");
+  const json& c = r.object(doc, "cpu");
   m.cpu.vendor = r.get<std::string>(c, "vendor");
   m.cpu.family = r.get<int>(c, "family");
   m.cpu.model = r.get<int>(c, "model");
@@ -240,71 +242,98 @@ Machine machine_from_json(const json& doc, const std::string& file) {
   m.cpu.avx2 = r.get_or<bool>(isa, "avx2", false);
   m.cpu.fma = r.get_or<bool>(isa, "fma", false);
   m.cpu.avx512f = r.get_or<bool>(isa, "avx512f", false);
-  m.logical_cpus = r.get<int>(doc, "logical_cpus");
-  m.clock_ghz = r.get_or<double>(doc, "clock_ghz", 0);
-  (void)r.get<json>(doc, "caches");
-  for (const json& k : array_of(r, doc, "caches")) {
+  m.logical_cpus = static_cast<int>(r.in_range(doc, "logical_cpus", 1, limits::kLogicalCpus));
+  m.clock_ghz = doc.contains("clock_ghz") ? r.nonneg(doc, "clock_ghz") : 0;
+  const json& caches = array_of(r, doc, "caches", 16);
+  const JsonReader caches_reader = this_reader.at("caches");
+  for (size_t i = 0; i < caches.size(); ++i) {
+    const json& k = caches[i];
+    const JsonReader e = caches_reader.at(i);
     CacheInfo ci;
-    ci.level = r.get<int>(k, "level");
-    ci.reported_bytes = r.get<uint64_t>(k, "reported_bytes");
-    ci.effective_bytes = r.get<uint64_t>(k, "effective_bytes");
-    ci.associativity = r.get_or<int>(k, "associativity", 0);
-    ci.line_bytes = r.get_or<int>(k, "line_bytes", 64);
-    ci.shared_cpus = r.get_or<int>(k, "shared_cpus", 1);
+    ci.level = e.get<int>(k, "level");
+    ci.reported_bytes = e.get<uint64_t>(k, "reported_bytes");
+    ci.effective_bytes = e.get<uint64_t>(k, "effective_bytes");
+    ci.associativity = e.get_or<int>(k, "associativity", 0);
+    ci.line_bytes = e.get_or<int>(k, "line_bytes", 64);
+    ci.shared_cpus = e.get_or<int>(k, "shared_cpus", 1);
     m.caches.push_back(ci);
   }
-  (void)r.get<json>(doc, "ceilings");
-  for (const json& s : array_of(r, doc, "ceilings")) {
+  const json& ceilings = array_of(r, doc, "ceilings", limits::kCeilingSets);
+  const JsonReader rcs = r.at("ceilings");
+  for (size_t si = 0; si < ceilings.size(); ++si) {
+    const json& s = ceilings[si];
+    const JsonReader rs = rcs.at(si);
     CeilingSet set;
-    set.threads = r.get<int>(s, "threads");
-    if (set.threads < 1) r.fail("a ceiling set has threads < 1");
-    set.cpus = r.get_or<std::vector<int>>(s, "cpus", {});
-    set.pinned = r.get_or<bool>(s, "pinned", true);
-    (void)r.get<json>(s, "peaks");
-    for (const json& p : array_of(r, s, "peaks")) {
+    set.threads = static_cast<int>(rs.in_range(s, "threads", 1, limits::kLogicalCpus));
+    if (s.contains("cpus")) rs.array(s, "cpus", limits::kLogicalCpus);
+    set.cpus = rs.get_or<std::vector<int>>(s, "cpus", {});
+    set.pinned = rs.get_or<bool>(s, "pinned", true);
+    const json& peaks = array_of(rs, s, "peaks", limits::kCeilings);
+    const JsonReader peaks_reader = rs.at("peaks");
+    for (size_t pi = 0; pi < peaks.size(); ++pi) {
+      const json& p = peaks[pi];
+      const JsonReader e = peaks_reader.at(pi);
       PeakCeiling pc;
-      pc.precision = parse_enum<Precision>(r.get<std::string>(p, "precision"), "precision",
-                                           r, parse_precision);
-      pc.width = parse_enum<Width>(r.get<std::string>(p, "width"), "width", r,
+      pc.precision = parse_enum<Precision>(e.get<std::string>(p, "precision"), "precision",
+                                           e, parse_precision);
+      pc.width = parse_enum<Width>(e.get<std::string>(p, "width"), "width", e,
                                    parse_width);
-      pc.mix = parse_enum<FlopMix>(r.get<std::string>(p, "mix"), "mix", r, parse_mix);
-      pc.isa = r.get<std::string>(p, "isa");
-      pc.gflops = positive(r, p, "gflops", kMaxGflops, "GFLOP/s");
-      pc.how = provenance_from(r.get<json>(p, "provenance"), r);
+      pc.mix = parse_enum<FlopMix>(e.get<std::string>(p, "mix"), "mix", e, parse_mix);
+      pc.isa = e.get<std::string>(p, "isa");
+      pc.gflops = positive(e, p, "gflops", kMaxGflops, "GFLOP/s");
+      pc.how = provenance_from(e.object(p, "provenance"), e.at("provenance"));
       set.peaks.push_back(pc);
     }
-    (void)r.get<json>(s, "bandwidth");
-    for (const json& b : array_of(r, s, "bandwidth")) {
+    const json& bandwidth = array_of(rs, s, "bandwidth", limits::kCeilings);
+    const JsonReader bandwidth_reader = rs.at("bandwidth");
+    for (size_t bi = 0; bi < bandwidth.size(); ++bi) {
+      const json& b = bandwidth[bi];
+      const JsonReader e = bandwidth_reader.at(bi);
       BandwidthCeiling bc;
-      bc.boundary = parse_enum<Boundary>(r.get<std::string>(b, "boundary"), "boundary",
-                                         r, parse_boundary_key);
-      bc.mix = parse_enum<StreamMix>(r.get<std::string>(b, "kernel"), "kernel", r,
+      bc.boundary = parse_enum<Boundary>(e.get<std::string>(b, "boundary"), "boundary",
+                                         e, parse_boundary_key);
+      bc.mix = parse_enum<StreamMix>(e.get<std::string>(b, "kernel"), "kernel", e,
                                      parse_stream_mix);
-      bc.gbs = positive(r, b, "gbs", kMaxGbs, "GB/s");
-      bc.traffic_gbs = positive(r, b, "traffic_gbs", kMaxGbs, "GB/s");
-      bc.how = provenance_from(r.get<json>(b, "provenance"), r);
+      bc.gbs = positive(e, b, "gbs", kMaxGbs, "GB/s");
+      bc.traffic_gbs = positive(e, b, "traffic_gbs", kMaxGbs, "GB/s");
+      bc.how = provenance_from(e.object(b, "provenance"), e.at("provenance"));
       set.bandwidth.push_back(bc);
     }
-    for (const json& l : r.get_or<json>(s, "latency", json::array())) {
+    const json& latency = s.contains("latency") ? array_of(rs, s, "latency", limits::kCeilings)
+                                                : kNoEntries;
+    const JsonReader latency_reader = rs.at("latency");
+    for (size_t li = 0; li < latency.size(); ++li) {
+      const json& l = latency[li];
+      const JsonReader e = latency_reader.at(li);
       LatencyCeiling lc;
-      lc.level = r.get<std::string>(l, "level");
-      lc.ns = positive(r, l, "ns", kMaxLatencyNs, "ns");
-      lc.cycles = r.get_or<double>(l, "cycles", 0);
-      lc.how = provenance_from(r.get<json>(l, "provenance"), r);
+      lc.level = e.get<std::string>(l, "level");
+      lc.ns = positive(e, l, "ns", kMaxLatencyNs, "ns");
+      lc.cycles = l.contains("cycles") ? e.nonneg(l, "cycles") : 0;
+      lc.how = provenance_from(e.object(l, "provenance"), e.at("provenance"));
       set.latency.push_back(lc);
     }
     m.ceilings.push_back(std::move(set));
   }
   if (m.ceilings.empty()) r.fail("no ceilings in it");
-  for (const json& sw : r.get_or<json>(doc, "sweeps", json::array())) {
+  const json& sweeps = doc.contains("sweeps") ? array_of(r, doc, "sweeps", limits::kCeilings)
+                                              : kNoEntries;
+  const JsonReader sweeps_reader = this_reader.at("sweeps");
+  for (size_t wi = 0; wi < sweeps.size(); ++wi) {
+    const json& sw = sweeps[wi];
+    const JsonReader e = sweeps_reader.at(wi);
     Sweep s;
-    s.mix = parse_enum<StreamMix>(r.get<std::string>(sw, "kernel"), "kernel", r,
+    s.mix = parse_enum<StreamMix>(e.get<std::string>(sw, "kernel"), "kernel", e,
                                   parse_stream_mix);
-    s.threads = r.get<int>(sw, "threads");
-    s.purpose = r.get_or<std::string>(sw, "purpose", "capacity");
-    for (const json& p : r.get_or<json>(sw, "points", json::array())) {
-      s.points.push_back({r.get<uint64_t>(p, "bytes"), r.get<double>(p, "gbs"),
-                          r.get_or<double>(p, "spread", 0)});
+    s.threads = static_cast<int>(e.in_range(sw, "threads", 1, limits::kLogicalCpus));
+    s.purpose = e.get_or<std::string>(sw, "purpose", "capacity");
+    const json& points = sw.contains("points") ? array_of(e, sw, "points", limits::kCeilings)
+                                               : kNoEntries;
+    const JsonReader points_reader = e.at("points");
+    for (size_t pi = 0; pi < points.size(); ++pi) {
+      const JsonReader rp = points_reader.at(pi);
+      s.points.push_back({rp.get<uint64_t>(points[pi], "bytes"),
+                          positive(rp, points[pi], "gbs", kMaxGbs, "GB/s"),
+                          points[pi].contains("spread") ? rp.nonneg(points[pi], "spread") : 0});
     }
     m.sweeps.push_back(std::move(s));
   }
@@ -317,11 +346,10 @@ Machine load_machine_file(const std::string& path) {
   if (!std::filesystem::exists(path, ec)) {
     throw Error(path + ": no such machine file; create it with: " + recalibrate_command(path));
   }
-  const std::string text = read_file(path);
-  if (text.empty()) machine_reader(path).fail("the file is empty");
-  const json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) machine_reader(path).fail("not JSON (truncated or corrupt?)");
-  return machine_from_json(doc, path);
+  const std::string text = read_input_file(path, limits::kMachineFileBytes, "rprof machine file");
+  JsonLimits lim;
+  lim.values = limits::kMachineJsonValues;
+  return machine_from_json(machine_reader(path).parse(text, lim), path);
 }
 
 void save_machine_file(const Machine& m, const std::string& path) {

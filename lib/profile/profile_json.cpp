@@ -1,11 +1,15 @@
 #include "profile/profile_json.h"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 
 #include "common/error.h"
 #include "common/fs.h"
 #include "common/json_out.h"
 #include "common/json_reader.h"
+#include "common/limits.h"
+#include "profile/raw_profile.h"
 
 namespace rprof {
 namespace {
@@ -64,8 +68,9 @@ json thread_columns(const std::vector<ThreadRow>& rows) {
 std::vector<ThreadRow> thread_rows(const json& cols, const JsonReader& r) {
   const size_t n = r.get<size_t>(cols, "rows");
   auto column = [&]<class T>(const char* key, std::vector<T>* out) {
+    const json& c = r.array(cols, key, n);
+    if (c.size() != n) r.fail_at(key, fmt::format("{} entries, but rows is {}", c.size(), n));
     *out = r.get<std::vector<T>>(cols, key);
-    if (out->size() != n) r.fail(std::string("threads.") + key + " has the wrong length");
   };
   std::vector<std::string> host;
   std::vector<int64_t> pid, rank, tid;
@@ -82,53 +87,75 @@ std::vector<ThreadRow> thread_rows(const json& cols, const JsonReader& r) {
   column("exclusive_time_s", &excl_s);
   std::vector<ThreadRow> rows(n);
   for (size_t i = 0; i < n; ++i) {
+    if (time_s[i] < 0 || excl_s[i] < 0) {
+      r.at(time_s[i] < 0 ? "time_s" : "exclusive_time_s").at(i).fail("a time is negative");
+    }
     rows[i] = ThreadRow{host[i], pid[i], rank[i], thread[i], tid[i], calls[i],
                         time_s[i], excl_s[i], {}};
   }
-  const json counters = r.get_or<json>(cols, "counters", json::object());
+  if (!cols.contains("counters")) return rows;
+  const json& counters = r.object(cols, "counters");
+  if (counters.size() > limits::kCounters) {
+    r.fail_at("counters", fmt::format("{} counters are beyond the limit of {}", counters.size(),
+                                      limits::kCounters));
+  }
+  const JsonReader rc = r.at("counters");
   for (const auto& [k, v] : counters.items()) {
-    std::vector<uint64_t> col;
-    try {
-      col = v.get<std::vector<uint64_t>>();
-    } catch (const json::exception&) {
-      r.fail("threads.counters." + k + " is not a list of counts");
+    if (!v.is_array() || v.size() != n) {
+      rc.fail_at(k, fmt::format("expected a list of {} counts", n));
     }
-    if (col.size() != n) r.fail("threads.counters." + k + " has the wrong length");
+    const std::vector<uint64_t> col = rc.get<std::vector<uint64_t>>(counters, k.c_str());
     for (size_t i = 0; i < n; ++i) rows[i].counters[k] = col[i];
   }
   return rows;
 }
 
-Region region_from_json(const json& j, const JsonReader& r) {
-  Region g;
-  g.name = r.get<std::string>(j, "name");
-  g.path = r.get<std::vector<std::string>>(j, "path");
-  if (g.path.empty() || g.path.back() != g.name) {
-    r.fail("region '" + g.name + "' has a path that does not end in its name");
+CounterMap counter_map(const json& j, const char* key, const JsonReader& r) {
+  if (!j.contains(key)) return {};
+  const json& m = r.object(j, key);
+  if (m.size() > limits::kCounters) {
+    r.fail_at(key, fmt::format("{} counters are beyond the limit of {}", m.size(),
+                               limits::kCounters));
   }
-  g.calls = r.get<uint64_t>(j, "calls");
-  g.time_s = r.get<double>(j, "time_s");
-  g.exclusive_time_s = r.get<double>(j, "exclusive_time_s");
-  g.thread_time_s = r.get<double>(j, "thread_time_s");
-  g.complete = r.get<bool>(j, "complete");
-  g.open_calls = r.get_or<uint64_t>(j, "open_calls", 0);
-  g.open_time_s = r.get_or<double>(j, "open_time_s", 0);
+  return r.get<CounterMap>(j, key);
+}
+
+// One element of "regions", checked; ri names it ("regions[3]").
+Region region_from_json(const json& j, const JsonReader& ri) {
+  namespace lim = limits;
+  if (!j.is_object()) ri.fail("expected an object");
+  Region g;
+  g.name = ri.str(j, "name", lim::kNameBytes);
+  ri.array(j, "path", lim::kPathDepth);
+  g.path = ri.get<std::vector<std::string>>(j, "path");
+  if (g.path.empty() || g.path.back() != g.name) {
+    ri.fail_at("path", "does not end in the region's name '" + g.name + "'");
+  }
+  g.calls = ri.get<uint64_t>(j, "calls");
+  g.time_s = ri.nonneg(j, "time_s");
+  g.exclusive_time_s = ri.nonneg(j, "exclusive_time_s");
+  g.thread_time_s = ri.nonneg(j, "thread_time_s");
+  g.complete = ri.get<bool>(j, "complete");
+  g.open_calls = ri.get_or<uint64_t>(j, "open_calls", 0);
+  g.open_time_s = j.contains("open_time_s") ? ri.nonneg(j, "open_time_s") : 0;
   if (j.contains("declared_work")) {
-    const json& w = j.at("declared_work");
-    g.work_calls = r.get<uint64_t>(w, "calls");
-    g.work_flops = r.get<double>(w, "flops");
-    g.work_bytes = r.get<double>(w, "bytes");
+    const json& w = ri.object(j, "declared_work");
+    const JsonReader rw = ri.at("declared_work");
+    g.work_calls = rw.get<uint64_t>(w, "calls");
+    g.work_flops = rw.nonneg(w, "flops");
+    g.work_bytes = rw.nonneg(w, "bytes");
   }
   if (j.contains("function")) {
-    const json& f = j.at("function");
-    g.fn_object = r.get<std::string>(f, "object");
-    g.fn_symbol = r.get<std::string>(f, "symbol");
-    g.fn_source = r.get_or<std::string>(f, "source", "");
-    g.fn_inclusive = r.get_or<CounterMap>(f, "inclusive_counters", {});
+    const json& f = ri.object(j, "function");
+    const JsonReader rf = ri.at("function");
+    g.fn_object = rf.str(f, "object", lim::kNameBytes);
+    g.fn_symbol = rf.str(f, "symbol", lim::kNameBytes);
+    g.fn_source = f.contains("source") ? rf.str(f, "source", lim::kNameBytes) : "";
+    g.fn_inclusive = counter_map(f, "inclusive_counters", rf);
   }
-  g.counters = r.get_or<CounterMap>(j, "counters", {});
-  g.exclusive_counters = r.get_or<CounterMap>(j, "exclusive_counters", {});
-  if (j.contains("threads")) g.threads = thread_rows(j.at("threads"), r);
+  g.counters = counter_map(j, "counters", ri);
+  g.exclusive_counters = counter_map(j, "exclusive_counters", ri);
+  if (j.contains("threads")) g.threads = thread_rows(ri.object(j, "threads"), ri.at("threads"));
   return g;
 }
 
@@ -387,6 +414,7 @@ json profile_to_json(const Profile& p) {
 }
 
 Profile profile_from_json(const json& doc, const std::string& file) {
+  namespace lim = limits;
   const JsonReader r(file, "rprof profile");
   if (format_of(doc) != "rprof-profile") {
     r.fail("missing \"format\": \"rprof-profile\" (a foreign file?)");
@@ -398,33 +426,58 @@ Profile profile_from_json(const json& doc, const std::string& file) {
                   " is not supported (this rprof reads version " +
                   std::to_string(kProfileSchemaVersion) + ")");
   }
-  const json& run = r.get<json>(doc, "run");
-  p.run.command = r.get<std::vector<std::string>>(run, "command");
-  p.run.backend = r.get<std::string>(run, "backend");
-  p.run.host = r.get<std::string>(run, "host");
-  p.run.start_unix_s = r.get<int64_t>(run, "start_unix_s");
-  p.run.wall_time_s = r.get<double>(run, "wall_time_s");
-  p.run.user_time_s = r.get_or<double>(run, "user_time_s", 0);
-  p.run.system_time_s = r.get_or<double>(run, "system_time_s", 0);
-  p.run.exit_code = r.get<int>(run, "exit_code");
-  p.run.signal = r.get<int>(run, "signal");
-  p.run.processes = r.get<int>(run, "processes");
-  p.run.threads = r.get<int>(run, "threads");
-  p.run.world_size = r.get_or<int>(run, "world_size", -1);
-  p.run.missing_ranks = r.get_or<std::vector<int>>(run, "missing_ranks", {});
+  const json& run = r.object(doc, "run");
+  const JsonReader rr = r.at("run");
+  p.run.command = rr.get<std::vector<std::string>>(run, "command");
+  p.run.backend = rr.str(run, "backend", 64);
+  p.run.host = rr.str(run, "host", 255);
+  p.run.start_unix_s = rr.get<int64_t>(run, "start_unix_s");
+  p.run.wall_time_s = rr.nonneg(run, "wall_time_s");
+  p.run.user_time_s = run.contains("user_time_s") ? rr.nonneg(run, "user_time_s") : 0;
+  p.run.system_time_s = run.contains("system_time_s") ? rr.nonneg(run, "system_time_s") : 0;
+  p.run.exit_code = rr.get<int>(run, "exit_code");
+  p.run.signal = static_cast<int>(rr.in_range(run, "signal", 0, 128));
+  p.run.processes = static_cast<int>(rr.in_range(run, "processes", 0, lim::kWorldSize));
+  p.run.threads = static_cast<int>(rr.in_range(run, "threads", 0, INT32_MAX));
+  p.run.world_size = -1;
+  if (run.contains("world_size")) {
+    p.run.world_size = static_cast<int>(rr.in_range(run, "world_size", -1, lim::kWorldSize));
+  }
+  if (run.contains("missing_ranks")) {
+    const json& missing = rr.array(run, "missing_ranks",
+                                   static_cast<size_t>(std::max(p.run.world_size, 0)));
+    const JsonReader rm = rr.at("missing_ranks");
+    for (size_t i = 0; i < missing.size(); ++i) {
+      if (!missing[i].is_number_integer() || missing[i].get<int64_t>() < 0 ||
+          missing[i].get<int64_t>() >= p.run.world_size) {
+        rm.at(i).fail(fmt::format("expected a rank (0 to {})", p.run.world_size - 1));
+      }
+      p.run.missing_ranks.push_back(missing[i].get<int>());
+    }
+  }
+  r.array(doc, "counters", lim::kCounters);
   p.counters = r.get<std::vector<std::string>>(doc, "counters");
-  const json& regions = r.get<json>(doc, "regions");
-  if (!regions.is_array()) r.fail("'regions' is not an array");
-  for (const json& j : regions) p.regions.push_back(region_from_json(j, r));
-  for (const json& e : r.get_or<json>(doc, "errors", json::array())) {
-    MarkerError me;
-    me.kind = r.get<std::string>(e, "kind");
-    me.expected = r.get<std::string>(e, "expected");
-    me.got = r.get<std::string>(e, "got");
-    me.count = r.get<uint64_t>(e, "count");
-    me.pid = r.get<int64_t>(e, "pid");
-    me.thread = r.get<uint32_t>(e, "thread");
-    p.errors.push_back(std::move(me));
+  const json& regions = r.array(doc, "regions", lim::kRegions);
+  const JsonReader rg = r.at("regions");
+  p.regions.reserve(regions.size());
+  for (size_t i = 0; i < regions.size(); ++i) {
+    p.regions.push_back(region_from_json(regions[i], rg.at(i)));
+  }
+  if (doc.contains("errors")) {
+    const json& errors = r.array(doc, "errors", lim::kErrors);
+    const JsonReader re = r.at("errors");
+    for (size_t i = 0; i < errors.size(); ++i) {
+      const json& e = errors[i];
+      const JsonReader rei = re.at(i);
+      MarkerError me;
+      me.kind = rei.str(e, "kind", 64);
+      me.expected = rei.str(e, "expected", lim::kNameBytes);
+      me.got = rei.str(e, "got", lim::kNameBytes);
+      me.count = rei.get<uint64_t>(e, "count");
+      me.pid = rei.get<int64_t>(e, "pid");
+      me.thread = rei.get<uint32_t>(e, "thread");
+      p.errors.push_back(std::move(me));
+    }
   }
   p.notes = r.get_or<std::vector<std::string>>(doc, "notes", {});
   return p;
@@ -442,6 +495,7 @@ struct RawFormat {};
 Profile parse_profile_stream(const std::string& text, const std::string& file,
                              bool with_regions) {
   const JsonReader r(file, "rprof profile");
+  const JsonReader rg = r.at("regions");
   std::vector<Region> regions;
   std::string key;  // the top-level member being parsed
   // Regions are converted as they end only once the file has said it is a
@@ -464,13 +518,15 @@ Profile parse_profile_stream(const std::string& text, const std::string& file,
     } else if (depth == 2 && event == E::object_end && key == "regions") {
       if (!with_regions) return false;
       if (!profile) return true;
-      regions.push_back(region_from_json(parsed, r));
+      if (regions.size() >= limits::kRegions) {
+        r.fail_at("regions", fmt::format("more than {} regions (the limit)", limits::kRegions));
+      }
+      regions.push_back(region_from_json(parsed, rg.at(regions.size())));
       return false;
     }
     return true;
   };
-  json doc = json::parse(text.begin(), text.end(), keep, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) throw Error(file + ": not JSON (truncated or corrupt?)");
+  json doc = r.parse(text, keep);
   // The regions before "format" (and anything in "regions" that is not an
   // object) come first, as they stood in the file.
   Profile p = profile_from_json(doc, file);
@@ -481,8 +537,7 @@ Profile parse_profile_stream(const std::string& text, const std::string& file,
 }  // namespace
 
 RunInfo read_profile_run(const std::string& file) {
-  const std::string text = read_file(file);
-  if (text.empty()) throw Error(file + ": the file is empty");
+  const std::string text = read_input_file(file, limits::kProfileFileBytes, "rprof profile");
   try {
     return parse_profile_stream(text, file, /*with_regions=*/false).run;
   } catch (const RawFormat&) {
@@ -506,12 +561,15 @@ Profile load_profile(const std::string& path) {
     }
     return aggregate(read_raw_profiles(files, nullptr), RunInfo{});
   }
-  if (!fs::exists(path, ec)) throw Error(path + ": no such file or directory");
-  const std::string text = read_file(path);
-  if (text.empty()) throw Error(path + ": the file is empty");
+  const std::string text = read_input_file(path, limits::kProfileFileBytes, "rprof profile");
   try {
     return parse_profile_stream(text, path, /*with_regions=*/true);
   } catch (const RawFormat&) {
+    if (text.size() > limits::kRawFileBytes) {
+      throw Error(fmt::format("{}: {} bytes is beyond the limit of {} bytes for an rprof raw "
+                              "profile",
+                              path, text.size(), limits::kRawFileBytes));
+    }
     return aggregate({parse_raw_profile(text, path)}, RunInfo{});
   }
 }

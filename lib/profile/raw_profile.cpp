@@ -5,107 +5,155 @@
 #include <optional>
 #include <thread>
 #include <filesystem>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
 #include "common/fs.h"
 #include "common/json_reader.h"
+#include "common/limits.h"
 
 namespace rprof {
 using nlohmann::json;
 
 RawProfile parse_raw_profile(const std::string& text, const std::string& file) {
+  return raw_profile_from_json(JsonReader(file, "rprof raw profile").parse(text), file);
+}
+
+RawProfile raw_profile_from_json(const json& doc, const std::string& file) {
+  namespace lim = limits;
   const JsonReader r(file, "rprof raw profile");
-  if (text.empty()) r.fail("the file is empty");
-  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) {
-    r.fail("not JSON (truncated or corrupt?)");
-  }
   const auto format = doc.is_object() ? doc.find("format") : doc.end();
   if (!doc.is_object() || format == doc.end() || *format != "rprof-raw") {
     r.fail("missing \"format\": \"rprof-raw\" (a foreign file?)");
   }
   RawProfile p;
   p.file = file;
-  p.schema_version = static_cast<int>(r.i64(doc, "schema_version", "profile"));
+  p.schema_version = r.get<int>(doc, "schema_version");
   if (p.schema_version != kRawSchemaVersion) {
     r.fail("schema_version " + std::to_string(p.schema_version) +
            " is not supported (this rprof reads version " +
            std::to_string(kRawSchemaVersion) + ")");
   }
-  p.host = r.str(doc, "host", "profile");
-  p.pid = r.i64(doc, "pid", "profile");
-  p.parent_pid = r.i64(doc, "parent_pid", "profile");
-  p.rank = r.i64(doc, "rank", "profile");
-  if (doc.contains("world_size")) p.world_size = r.i64(doc, "world_size", "profile");
-  p.backend = r.str(doc, "backend", "profile");
-  p.start_unix_s = r.i64(doc, "start_unix_s", "profile");
-  p.duration_ns = r.u64(doc, "duration_ns", "profile");
+  p.host = r.str(doc, "host", 255);
+  p.pid = r.get<int64_t>(doc, "pid");
+  p.parent_pid = r.get<int64_t>(doc, "parent_pid");
+  // -1 when not MPI (0 from an empty launcher variable means the same).
+  if (doc.contains("world_size")) {
+    p.world_size = r.in_range(doc, "world_size", -1, lim::kWorldSize);
+    if (p.world_size == 0) p.world_size = -1;
+  }
+  p.rank = r.in_range(doc, "rank", -1, lim::kWorldSize - 1);
+  p.backend = r.str(doc, "backend", 64);
+  p.start_unix_s = r.get<int64_t>(doc, "start_unix_s");
+  p.duration_ns = r.get<uint64_t>(doc, "duration_ns");
   if (doc.contains("clock")) {
-    const json& clock = r.field(doc, "clock", "profile");
-    p.clock_source = r.str(clock, "source", "clock");
-    p.clock_ticks_per_s = r.u64(clock, "ticks_per_s", "clock");
+    const json& clock = r.object(doc, "clock");
+    const JsonReader rc = r.at("clock");
+    p.clock_source = rc.str(clock, "source", 64);
+    p.clock_ticks_per_s = rc.get<uint64_t>(clock, "ticks_per_s");
     if (p.clock_source != "tsc" && p.clock_source != "monotonic") {
-      r.fail("clock.source '" + p.clock_source + "' is neither tsc nor monotonic");
+      rc.fail_at("source", "'" + p.clock_source + "' is neither tsc nor monotonic");
     }
-    if (p.clock_ticks_per_s == 0) r.fail("clock.ticks_per_s is 0");
+    if (p.clock_ticks_per_s == 0) rc.fail_at("ticks_per_s", "0 ticks per second");
   }
-  p.reason = r.str(doc, "reason", "profile");
-  p.signal = static_cast<int>(r.i64(doc, "signal", "profile"));
-  for (const json& c : r.array(doc, "counters", "profile")) {
-    if (!c.is_string()) r.fail("profile.counters holds a non-string");
-    p.counters.push_back(c.get<std::string>());
+  p.reason = r.str(doc, "reason", 64);
+  p.signal = static_cast<int>(r.in_range(doc, "signal", 0, 128));
+  {
+    const json& counters = r.array(doc, "counters", lim::kCounters);
+    const JsonReader rc = r.at("counters");
+    for (size_t i = 0; i < counters.size(); ++i) {
+      const json& c = counters[i];
+      if (!c.is_string()) rc.at(i).fail("expected a counter name (a string)");
+      if (c.get_ref<const std::string&>().size() > lim::kCounterNameBytes) {
+        rc.at(i).fail(fmt::format("a counter name is at most {} bytes", lim::kCounterNameBytes));
+      }
+      p.counters.push_back(c.get<std::string>());
+    }
   }
-  for (const json& reg : r.array(doc, "regions", "profile")) {
-    const uint64_t id = r.u64(reg, "id", "region");
-    if (id == 0 || id > UINT32_MAX) r.fail("region id out of range");
-    p.region_names[static_cast<uint32_t>(id)] = r.str(reg, "name", "region");
+  {
+    const json& regions = r.array(doc, "regions", lim::kRegions);
+    const JsonReader rr = r.at("regions");
+    for (size_t i = 0; i < regions.size(); ++i) {
+      const JsonReader ri = rr.at(i);
+      const json& reg = regions[i];
+      const uint64_t id = ri.get<uint64_t>(reg, "id");
+      if (id == 0 || id > UINT32_MAX) ri.fail_at("id", "out of range (1 to 4294967295)");
+      p.region_names[static_cast<uint32_t>(id)] = ri.str(reg, "name", lim::kNameBytes);
+    }
   }
   const size_t nc = p.counters.size();
-  for (const json& th : r.array(doc, "threads", "profile")) {
+  const json& threads = r.array(doc, "threads", lim::kThreads);
+  const JsonReader rt = r.at("threads");
+  for (size_t ti = 0; ti < threads.size(); ++ti) {
+    const JsonReader rth = rt.at(ti);
+    const json& th = threads[ti];
     RawThread t;
-    t.index = static_cast<uint32_t>(r.u64(th, "index", "thread"));
-    t.tid = r.i64(th, "tid", "thread");
-    const json& exited = r.field(th, "exited", "thread");
-    if (!exited.is_boolean()) r.fail("thread.exited is not a boolean");
-    t.exited = exited.get<bool>();
-    for (const json& n : r.array(th, "nodes", "thread")) {
+    t.index = rth.get<uint32_t>(th, "index");
+    t.tid = rth.get<int64_t>(th, "tid");
+    t.exited = rth.get<bool>(th, "exited");
+    const json& nodes = rth.array(th, "nodes", lim::kNodes);
+    const JsonReader rn = rth.at("nodes");
+    t.nodes.reserve(nodes.size());
+    std::vector<uint32_t> depth;  // of each node: its path's length
+    depth.reserve(nodes.size());
+    for (size_t ni = 0; ni < nodes.size(); ++ni) {
+      const JsonReader rni = rn.at(ni);
+      const json& n = nodes[ni];
       RawNode node;
-      const int64_t id = r.i64(n, "id", "node");
-      if (id != static_cast<int64_t>(t.nodes.size())) r.fail("node ids are not in order");
-      node.parent = r.i64(n, "parent", "node");
-      if (node.parent < -1 || node.parent >= id) r.fail("node parent out of range");
-      const uint64_t region = r.u64(n, "region", "node");
-      if (!p.region_names.count(static_cast<uint32_t>(region))) {
-        r.fail("node refers to unknown region " + std::to_string(region));
+      const int64_t id = rni.get<int64_t>(n, "id");
+      if (id != static_cast<int64_t>(t.nodes.size())) {
+        rni.fail_at("id", fmt::format("{} is out of order (expected {})", id, t.nodes.size()));
+      }
+      node.parent = rni.get<int64_t>(n, "parent");
+      if (node.parent < -1 || node.parent >= id) {
+        rni.fail_at("parent", fmt::format("{} is out of range (-1 to {})", node.parent, id - 1));
+      }
+      depth.push_back(node.parent < 0 ? 1 : depth[static_cast<size_t>(node.parent)] + 1);
+      if (depth.back() > lim::kPathDepth) {
+        rni.fail(fmt::format("regions nested deeper than {} levels (the limit)", lim::kPathDepth));
+      }
+      const uint64_t region = rni.get<uint64_t>(n, "region");
+      if (region > UINT32_MAX || !p.region_names.count(static_cast<uint32_t>(region))) {
+        rni.fail_at("region", "refers to unknown region " + std::to_string(region));
       }
       node.region = static_cast<uint32_t>(region);
-      node.calls = r.u64(n, "calls", "node");
-      node.incl_ns = r.u64(n, "incl_ns", "node");
-      node.excl_ns = r.u64(n, "excl_ns", "node");
+      node.calls = rni.get<uint64_t>(n, "calls");
+      node.incl_ns = rni.get<uint64_t>(n, "incl_ns");
+      node.excl_ns = rni.get<uint64_t>(n, "excl_ns");
       if (n.contains("work_calls")) {
-        node.work_calls = r.u64(n, "work_calls", "node");
-        node.work_flops = static_cast<double>(r.u64(n, "work_flops", "node"));
-        node.work_bytes = static_cast<double>(r.u64(n, "work_bytes", "node"));
+        node.work_calls = rni.get<uint64_t>(n, "work_calls");
+        node.work_flops = static_cast<double>(rni.get<uint64_t>(n, "work_flops"));
+        node.work_bytes = static_cast<double>(rni.get<uint64_t>(n, "work_bytes"));
       }
-      node.incl = r.counts(n, "incl", nc, "node");
-      node.excl = r.counts(n, "excl", nc, "node");
+      node.incl = rni.counts(n, "incl", nc);
+      node.excl = rni.counts(n, "excl", nc);
       t.nodes.push_back(std::move(node));
     }
-    for (const json& o : r.array(th, "open", "thread")) {
-      const int64_t id = r.i64(o, "node", "open");
-      if (id < 0 || id >= static_cast<int64_t>(t.nodes.size())) r.fail("open node out of range");
+    const json& open = rth.array(th, "open", lim::kPathDepth);
+    const JsonReader ro = rth.at("open");
+    for (size_t oi = 0; oi < open.size(); ++oi) {
+      const JsonReader roi = ro.at(oi);
+      const int64_t id = roi.get<int64_t>(open[oi], "node");
+      if (id < 0 || id >= static_cast<int64_t>(t.nodes.size())) {
+        roi.fail_at("node", fmt::format("{} is out of range (0 to {})", id,
+                                        static_cast<int64_t>(t.nodes.size()) - 1));
+      }
       t.nodes[static_cast<size_t>(id)].open_calls += 1;
       // Recursive instances share a node: count the outermost's time once.
       RawNode& node = t.nodes[static_cast<size_t>(id)];
-      node.open_ns = std::max(node.open_ns, r.u64(o, "elapsed_ns", "open"));
+      node.open_ns = std::max(node.open_ns, roi.get<uint64_t>(open[oi], "elapsed_ns"));
     }
-    for (const json& e : r.array(th, "errors", "thread")) {
+    const json& errors = rth.array(th, "errors", lim::kErrors);
+    const JsonReader re = rth.at("errors");
+    for (size_t ei = 0; ei < errors.size(); ++ei) {
+      const JsonReader rei = re.at(ei);
+      const json& e = errors[ei];
       RawError err;
-      err.kind = r.str(e, "kind", "error");
-      err.expected = static_cast<uint32_t>(r.u64(e, "expected", "error"));
-      err.got = static_cast<uint32_t>(r.u64(e, "got", "error"));
-      err.count = r.u64(e, "count", "error");
+      err.kind = rei.str(e, "kind", 64);
+      err.expected = rei.get<uint32_t>(e, "expected");
+      err.got = rei.get<uint32_t>(e, "got");
+      err.count = rei.get<uint64_t>(e, "count");
       t.errors.push_back(std::move(err));
     }
     p.threads.push_back(std::move(t));
@@ -116,7 +164,8 @@ RawProfile parse_raw_profile(const std::string& text, const std::string& file) {
 }
 
 RawProfile read_raw_profile(const std::string& file) {
-  return parse_raw_profile(read_file(file), file);
+  return parse_raw_profile(read_input_file(file, limits::kRawFileBytes, "rprof raw profile"),
+                           file);
 }
 
 std::vector<RawProfile> read_raw_profiles(const std::vector<std::string>& files,

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -68,7 +69,10 @@ struct RawProfile {
   std::vector<RawThread> threads;
 };
 
+// Sizes are capped (common/limits.h): a file beyond one is refused with one
+// line naming the file, the field and the limit.
 RawProfile parse_raw_profile(const std::string& text, const std::string& file);
+RawProfile raw_profile_from_json(const nlohmann::json& doc, const std::string& file);
 RawProfile read_raw_profile(const std::string& file);
 // Reads many files on all cores, in order. A file that fails is skipped with
 // its message appended to *errors, or, when errors is null, the first failure

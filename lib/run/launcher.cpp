@@ -96,6 +96,11 @@ std::string make_output_dir(const std::string& requested, const std::string& app
                         " is not empty; choose a new one so profiles are not mixed",
                     2);
       }
+      if (access(requested.c_str(), W_OK | X_OK) != 0) {
+        throw Error("cannot write to output directory " + requested + ": " +
+                        std::strerror(errno),
+                    2);
+      }
     } else if (mkdir(requested.c_str(), 0700) != 0) {
       throw Error("cannot create output directory " + requested + ": " +
                       std::strerror(errno),

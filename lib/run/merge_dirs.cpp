@@ -65,7 +65,13 @@ Input read_input(const std::string& arg) {
     in.passes[kTimed] = {arg};
     return in;
   }
-  if (!fs::is_directory(arg, ec)) throw Error(arg + ": no such file or directory");
+  if (!fs::is_directory(arg, ec)) {
+    const std::string problem = not_regular_file(arg);  // a device or FIFO: never read
+    if (!problem.empty()) {
+      throw Error(arg + ": " + problem + ", not an rprof output directory or raw profile");
+    }
+    throw Error(arg + ": no such file or directory");
+  }
   const fs::path dir(arg);
   if (std::vector<std::string> own = list_raw_profiles(arg); !own.empty()) {
     in.passes[kTimed] = std::move(own);  // a directory of raw profiles

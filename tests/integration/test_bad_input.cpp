@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "integration/harness.h"
+#include "skip.h"
 
 using namespace rprof::test;
 namespace fs = std::filesystem;
@@ -222,4 +223,91 @@ TEST_CASE("bad options: one line, exit 2") {
   auto r = run_command({RPROF_BIN, "-o", d, sample("daxpy")});
   CHECK(r.status == 2);
   CHECK_THAT(r.err, Catch::Contains("not empty"));
+}
+
+TEST_CASE("hostile inputs to report, diff and merge: one line naming the file, the field and the limit") {
+  const std::string d = fresh_dir("hostile");
+  const std::string corpus = std::string(RPROF_SOURCE_DIR) + "/tests/fuzz/corpus";
+  const std::string fifo = d + "/fifo";
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  // A raw profile whose one region name is 200 MB: refused at the string,
+  // before the parser builds it.
+  const std::string huge_name = d + "/huge-name.json";
+  {
+    std::string text = read_text(corpus + "/raw/valid-two-threads.json");
+    const std::string at = "\"name\": \"a\"";
+    const size_t i = text.find(at);
+    REQUIRE(i != std::string::npos);
+    text.replace(i, at.size(), "\"name\": \"" + std::string(200000000, 'n') + "\"");
+    std::ofstream(huge_name, std::ios::binary) << text;
+  }
+  struct Case {
+    std::vector<std::string> args;
+    std::string expect;
+  };
+  const Case cases[] = {
+      {{"report", "/dev/zero"},
+       "rprof: /dev/zero: is a device, not an rprof profile (rprof reads regular files only)\n"},
+      {{"report", fifo},
+       "rprof: " + fifo +
+           ": is a FIFO (named pipe), not an rprof profile (rprof reads regular files only)\n"},
+      {{"diff", "/dev/zero", corpus + "/profile/valid-two-threads.json"},
+       "rprof: /dev/zero: is a device, not an rprof profile (rprof reads regular files only)\n"},
+      {{"merge", "/dev/zero"},
+       "rprof: /dev/zero: is a device, not an rprof raw profile or a directory of them\n"},
+      {{"report", corpus + "/raw/hostile-world-size.json"},
+       "rprof: " + corpus + "/raw/hostile-world-size.json: not a valid rprof raw profile: "
+       "world_size: 2147483646 is out of range (-1 to 1048576)\n"},
+      {{"merge", corpus + "/raw/hostile-world-size.json"},
+       "rprof: " + corpus + "/raw/hostile-world-size.json: not a valid rprof raw profile: "
+       "world_size: 2147483646 is out of range (-1 to 1048576)\n"},
+      {{"report", corpus + "/raw/hostile-deep-arrays.json"},
+       "rprof: " + corpus + "/raw/hostile-deep-arrays.json: not a valid rprof profile: arrays "
+       "and objects nested deeper than 64 levels (the limit)\n"},
+      {{"report", corpus + "/profile/hostile-world-size.json"},
+       "rprof: " + corpus + "/profile/hostile-world-size.json: not a valid rprof profile: "
+       "run.world_size: 50000000 is out of range (-1 to 1048576)\n"},
+      {{"report", huge_name},
+       "rprof: " + huge_name + ": not a valid rprof profile: a string of 200000000 bytes at "
+       "byte 343 (line 1, column 344) is beyond the limit of 1048576 bytes\n"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> argv = {RPROF_BIN};
+    argv.insert(argv.end(), c.args.begin(), c.args.end());
+    INFO(c.args.front() << " " << c.args[1]);
+    auto r = run_command(argv);
+    CHECK(r.status == 1);
+    CHECK(r.err == c.expect);
+  }
+  fs::remove(huge_name);
+}
+
+TEST_CASE("a machine file that is a directory is named as one") {
+  const std::string d = fresh_dir("machine-dir");
+  const std::string profile = std::string(RPROF_SOURCE_DIR) +
+                              "/tests/fuzz/corpus/profile/valid-two-threads.json";
+  auto r = run_command({RPROF_BIN, "report", profile}, {"RPROF_MACHINE_FILE=" + d});
+  CHECK(r.status == 1);
+  CHECK(r.err == "rprof: " + d +
+                     ": is a directory, not an rprof machine file (rprof reads regular files "
+                     "only)\n");
+  r = run_command({RPROF_BIN, "report", profile, "--machine", d});
+  CHECK(r.status == 1);
+  CHECK_THAT(r.err, Catch::Contains("is a directory") && !Catch::Contains("empty"));
+}
+
+TEST_CASE("an output directory that cannot be written: one line with the directory and why") {
+  // root writes anywhere: run as nobody where setpriv can drop to it.
+  std::vector<std::string> argv;
+  if (geteuid() == 0) {
+    if (access("/usr/bin/setpriv", X_OK) != 0) skip_test("root writes into a read-only directory");
+    argv = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
+  }
+  const std::string d = fresh_dir("readonly");
+  REQUIRE(chmod(d.c_str(), 0555) == 0);
+  argv.insert(argv.end(), {RPROF_BIN, "-o", d, "--backend=time", "/bin/true"});
+  auto r = run_command(argv);
+  chmod(d.c_str(), 0700);
+  CHECK(r.status == 2);
+  CHECK(r.err == "rprof: cannot write to output directory " + d + ": Permission denied\n");
 }

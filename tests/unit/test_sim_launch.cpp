@@ -136,7 +136,10 @@ TEST_CASE("sim run: totals, AVX-512 and Valgrind failures") {
   std::ofstream(dir / "valgrind.102.log") << "two\n";
   const CounterMap m = read_sim_totals(dir.string());
   const std::string logs = read_sim_logs(dir.string());
+  const std::string names = sim_log_names(dir.string());
   std::filesystem::remove_all(dir);
+  CHECK(names == "test_sim_totals/valgrind.101.log, test_sim_totals/valgrind.102.log");
+  CHECK(sim_log_names(dir.string()) == "no Valgrind log in test_sim_totals/");
   CHECK(m.at("flops.dp.256") == 808);
   CHECK(m.at("bytes.l1.read") == 24);
   CHECK(logs == "one\ntwo\n");
@@ -148,13 +151,16 @@ TEST_CASE("sim run: totals, AVX-512 and Valgrind failures") {
       "==1== valgrind: Unrecognised instruction at address 0x109139.\n"
       "vex amd64->IR: unhandled instruction bytes: 0x62 0xF1 0xFD 0x48 0x58\n";
   CHECK(log_shows_avx512(log));
-  const std::string why = diagnose_sim_run(sigill, log, "./app");
+  const std::string why = diagnose_sim_run(sigill, log, "./app", "sim/valgrind.7.log");
   CHECK(why.find("AVX-512") != std::string::npos);
   CHECK(why.find("-mno-avx512f") != std::string::npos);
-  CHECK(diagnose_sim_run(LaunchResult{}, "==1== all fine\n", "./app").empty());
-  CHECK(diagnose_sim_run(LaunchResult{}, "valgrind: Bad option: --rp-l1=x\n", "./app")
+  CHECK(diagnose_sim_run(LaunchResult{}, "==1== all fine\n", "./app", "sim/valgrind.7.log").empty());
+  CHECK(diagnose_sim_run(LaunchResult{}, "valgrind: Bad option: --rp-l1=x\n", "./app",
+                         "sim/valgrind.7.log")
             .find("option") != std::string::npos);
-  CHECK(diagnose_sim_run(sigill, "", "./app").find("signal 4") != std::string::npos);
+  // The message names the real log, never a placeholder.
+  CHECK(diagnose_sim_run(sigill, "", "./app", "sim/valgrind.7.log") ==
+        "./app was killed by signal 4 under the simulator (see sim/valgrind.7.log)");
 }
 
 TEST_CASE("join: times from the timed run, counters from the counted run") {

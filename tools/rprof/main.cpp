@@ -2,7 +2,9 @@
 // handle saved profiles and the machine.
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <iostream>
+#include <string>
 
 #include "common/error.h"
 #include "tools/rprof/cli.h"
@@ -75,6 +77,11 @@ int main(int argc, char** argv) {
   } catch (const rprof::Error& e) {
     std::cerr << "rprof: " << e.what() << "\n";
     return e.exit_code();
+  } catch (const std::filesystem::filesystem_error& e) {
+    // What the operation was, on which path, and the errno text: one line.
+    const std::string path = e.path1().string();
+    std::cerr << "rprof: " << (path.empty() ? "" : path + ": ") << e.code().message() << "\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "rprof: internal error: " << e.what() << "\n";
     return 1;

@@ -162,7 +162,8 @@ RunOutcome SimDriver::finish(const RunPlan&, std::vector<PassResult> passes) {
   }
   PassResult& counted = passes.back();
   add_signal_note(counted.profile, counted.launch);
-  out.problem = diagnose_sim_run(counted.launch, read_sim_logs(files_.dir), request_.app.front());
+  out.problem = diagnose_sim_run(counted.launch, read_sim_logs(files_.dir), request_.app.front(),
+                                 sim_log_names(files_.dir));
   out.profile = counted_profile(counted, out.problem, std::move(out.profile), out.result);
   if (!native_) out.result = counted.launch;
   if (request_.functions > 0) {
@@ -208,7 +209,7 @@ Profile SimDriver::counted_profile(PassResult& counted, const std::string& probl
     if (sr.exit_code != timed_result.exit_code || sr.signal != timed_result.signal) {
       p.notes.push_back("the program " + outcome_phrase(timed_result) +
                         " when timed but " + outcome_phrase(sr) +
-                        " when counted (see sim/valgrind.<pid>.log)");
+                        " when counted (see " + sim_log_names(files_.dir) + ")");
     }
     p.notes.push_back(
         "times from a native run; counts from a second run under rprof's "

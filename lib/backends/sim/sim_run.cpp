@@ -326,6 +326,15 @@ std::string read_sim_logs(const std::string& dir) {
   return all;
 }
 
+std::string sim_log_names(const std::string& dir) {
+  const std::string folder = fs::path(dir).filename().string();
+  std::string names;
+  for (const std::string& f : files_like(dir, "valgrind.", ".log")) {
+    names += (names.empty() ? "" : ", ") + folder + "/" + fs::path(f).filename().string();
+  }
+  return names.empty() ? "no Valgrind log in " + folder + "/" : names;
+}
+
 std::string sanitizer_of(const std::string& program_path) {
   static const std::pair<const char*, const char*> kInits[] = {
       {"__asan_init", "AddressSanitizer"},
@@ -355,7 +364,7 @@ bool log_shows_avx512(const std::string& log_text) {
 }
 
 std::string diagnose_sim_run(const LaunchResult& result, const std::string& log_text,
-                             const std::string& program) {
+                             const std::string& program, const std::string& log_names) {
   if (log_shows_avx512(log_text)) {
     return program +
            " uses AVX-512 (EVEX-encoded) instructions, which Valgrind 3.19 cannot "
@@ -377,7 +386,7 @@ std::string diagnose_sim_run(const LaunchResult& result, const std::string& log_
   }
   if (result.signal != 0) {
     return program + " was killed by signal " + std::to_string(result.signal) +
-           " under the simulator (see sim/valgrind.<pid>.log)";
+           " under the simulator (see " + log_names + ")";
   }
   return "";
 }

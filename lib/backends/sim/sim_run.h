@@ -62,6 +62,9 @@ void parse_sim_functions(const std::string& text, const std::string& file, Funct
 CounterMap read_sim_totals(const std::string& dir);
 // Valgrind's logs (valgrind.*.log of dir), concatenated.
 std::string read_sim_logs(const std::string& dir);
+// Those logs as a user finds them in the output directory
+// ("sim/valgrind.4242.log", comma-separated), or "no Valgrind log in sim/".
+std::string sim_log_names(const std::string& dir);
 
 // The sanitizer a program was built with ("AddressSanitizer", ...), or "":
 // such programs cannot run under Valgrind. Looks for the sanitizer's init
@@ -73,9 +76,10 @@ std::string sanitizer_of(const std::string& program_path);
 bool log_shows_avx512(const std::string& log_text);
 
 // What went wrong in a sim run, for people (one line), or "" when the run
-// ended as the program wanted. `log_text` is Valgrind's log.
+// ended as the program wanted. `log_text` is Valgrind's log, `log_names`
+// where it is (sim_log_names).
 std::string diagnose_sim_run(const LaunchResult& result, const std::string& log_text,
-                             const std::string& program);
+                             const std::string& program, const std::string& log_names);
 
 }  // namespace rprof
 
