@@ -8,6 +8,7 @@
 
 #include "backends/sim/sim_run.h"
 #include "common/error.h"
+#include "common/fs.h"
 #include "profile/join.h"
 #include "profile/merge_runs.h"
 #include "profile/profile_json.h"
