@@ -108,12 +108,31 @@ struct Isa {
   double (*triad)(double* const*, size_t, uint64_t);
 };
 
-Isa widest() {
-  if (__builtin_cpu_supports("avx512f")) return {"avx512f", 8, load_512, copy_512, triad_512};
+std::vector<Isa> supported() {
+  std::vector<Isa> out;
+  if (__builtin_cpu_supports("avx512f")) out.push_back({"avx512f", 8, load_512, copy_512, triad_512});
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-    return {"avx2,fma", 4, load_256, copy_256, triad_256};
+    out.push_back({"avx2,fma", 4, load_256, copy_256, triad_256});
   }
-  return {"sse2", 2, load_128, copy_128, triad_128};
+  out.push_back({"sse2", 2, load_128, copy_128, triad_128});
+  return out;
+}
+
+Isa widest() { return supported().front(); }
+
+StreamKernel kernel_of(const Isa& isa, StreamMix mix) {
+  switch (mix) {
+    case StreamMix::kLoad:
+      return {mix, isa.name, "read-only: OR-fold of a[i], 4 vector loads per iteration",
+              1, 1, 0, 4 * isa.step, isa.load};
+    case StreamMix::kCopy:
+      return {mix, isa.name, "copy b[i] = a[i] (regular stores)", 2, 1, 1, 4 * isa.step,
+              isa.copy};
+    case StreamMix::kTriad:
+    default:
+      return {mix, isa.name, "triad a[i] = b[i]*c[i] + d[i] (regular stores)", 4, 3, 1,
+              4 * isa.step, isa.triad};
+  }
 }
 
 }  // namespace
@@ -133,20 +152,12 @@ bool parse_stream_mix(const std::string& s, StreamMix& out) {
   return false;
 }
 
-StreamKernel stream_kernel(StreamMix mix) {
-  const Isa isa = widest();
-  switch (mix) {
-    case StreamMix::kLoad:
-      return {mix, isa.name, "read-only: OR-fold of a[i], 4 vector loads per iteration",
-              1, 1, 0, 4 * isa.step, isa.load};
-    case StreamMix::kCopy:
-      return {mix, isa.name, "copy b[i] = a[i] (regular stores)", 2, 1, 1, 4 * isa.step,
-              isa.copy};
-    case StreamMix::kTriad:
-    default:
-      return {mix, isa.name, "triad a[i] = b[i]*c[i] + d[i] (regular stores)", 4, 3, 1,
-              4 * isa.step, isa.triad};
-  }
+StreamKernel stream_kernel(StreamMix mix) { return kernel_of(widest(), mix); }
+
+std::vector<StreamKernel> stream_kernel_variants(StreamMix mix) {
+  std::vector<StreamKernel> out;
+  for (const Isa& isa : supported()) out.push_back(kernel_of(isa, mix));
+  return out;
 }
 
 }  // namespace rprof
