@@ -15,7 +15,7 @@ namespace {
 // the loop branch, as likwid-bench's load kernels (which load into registers
 // with no consumer). Compilers keep the four accumulators in registers but
 // may add a register copy per accumulator and iteration (GCC 12 does at
-// 512 bits), which costs an eighth of the L1 load rate. n must be a non-zero
+// 512 bits), which cost about a tenth of the L1 load rate. n must be a non-zero
 // multiple of 4 * STEP.
 #define RPROF_STREAM_KERNELS(SUFFIX, TARGET, VI, VD, STEP, LOAD, STORE, CAST, OR, ZERO, FMA, \
                              STOREI, BYTES, ORMEM, VREG)                                 \
