@@ -51,7 +51,7 @@ triad_kernel=triad_${isa}_fma
 
 echo "bench: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $cpus CPUs;" \
      "likwid-bench $(likwid-bench -h 2>&1 | grep -m1 -o 'Version *[0-9.]*' | awk '{print $2}')" \
-     "(runs of ${likwid_bytes:-1 s} ${likwid_bytes:+bytes}, best of $reps); rprof machine --$mode; raw outputs in $out" >&2
+     "(runs of ${likwid_bytes:-1 s}${likwid_bytes:+ bytes}, best of $reps); rprof machine --$mode; raw outputs in $out" >&2
 echo "bench: load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
 # likwid-bench: best of $reps runs of one kernel; prints MFlops/s or MByte/s.
