@@ -6,7 +6,11 @@
 #
 # Usage: bench/machine_vs_likwid.sh [path/to/rprof]   (default build/bin/rprof)
 # Environment: BENCH_MODE=quick|full (default full), BENCH_REPS (likwid runs
-# per figure, best kept, default 3), BENCH_OUT (directory for raw outputs).
+# per figure, best kept, default 3), BENCH_OUT (directory for raw outputs),
+# BENCH_LIKWID_BYTES (bytes one likwid-bench run moves: its -i is this over the
+# working set, at least 10; default: likwid's own runs of at least 1 s). On a
+# busy machine short runs, as rprof's repetitions are, give both tools the
+# same chance of an undisturbed one: e.g. BENCH_LIKWID_BYTES=4e9 BENCH_REPS=10.
 #
 # Conventions match on both sides: GFLOP/s with FMA = 2 FLOPs; GB/s with
 # GB = 1e9 bytes counting the kernels' loads and stores (no write-allocate
@@ -18,6 +22,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 rprof=${1:-$root/build/bin/rprof}
 mode=${BENCH_MODE:-full}
 reps=${BENCH_REPS:-3}
+likwid_bytes=${BENCH_LIKWID_BYTES:-}
 out=${BENCH_OUT:-$(mktemp -d /tmp/rprof-bench.XXXXXX)}
 mkdir -p "$out"
 
@@ -45,15 +50,19 @@ triad_kernel=triad_${isa}_fma
 [[ $isa == sse ]] && triad_kernel=triad_sse
 
 echo "bench: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $cpus CPUs;" \
-     "likwid-bench $(likwid-bench -h 2>&1 | grep -m1 -o 'likwid-bench -- Version [0-9.]*' | awk '{print $4}');" \
-     "rprof machine --$mode; raw outputs in $out" >&2
+     "likwid-bench $(likwid-bench -h 2>&1 | grep -m1 -o 'Version *[0-9.]*' | awk '{print $2}')" \
+     "(runs of ${likwid_bytes:-1 s}${likwid_bytes:+ bytes}, best of $reps); rprof machine --$mode; raw outputs in $out" >&2
 echo "bench: load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
 # likwid-bench: best of $reps runs of one kernel; prints MFlops/s or MByte/s.
 likwid_best() {  # kernel workgroup field
-  local best=0 v
+  local best=0 v iters=()
+  if [[ -n $likwid_bytes ]]; then  # N:32kB:1 -> -i bytes / 32000
+    iters=(-i "$(python3 -c "import re, math; m = re.match(r'([0-9.]+)([kMG])B', '$2'.split(':')[1]);
+print(max(10, math.ceil(float('$likwid_bytes') / (float(m[1]) * {'k': 1e3, 'M': 1e6, 'G': 1e9}[m[2]]))))")")
+  fi
   for ((i = 0; i < reps; i++)); do
-    v=$(likwid-bench -t "$1" -W "$2" 2>&1 | tee -a "$out/likwid.log" |
+    v=$(likwid-bench "${iters[@]}" -t "$1" -W "$2" 2>&1 | tee -a "$out/likwid.log" |
         awk -v f="$3" '$1 == f":" {print $2}')
     [[ -z $v ]] && { echo "bench: likwid-bench -t $1 -W $2 printed no $3 (see $out/likwid.log)" >&2; echo 0; return; }
     best=$(python3 -c "print(max($best, $v))")

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <ctime>
 #include <fstream>
@@ -21,6 +22,7 @@ namespace {
 
 constexpr uint64_t kMiB = uint64_t{1} << 20;
 constexpr uint64_t kPadBytes = 320;  // between arrays: breaks 4 KiB aliasing
+constexpr int kPlacements = 3;       // buffers tried for cache-sized working sets
 
 Provenance provenance(const std::string& kernel, uint64_t ws, int threads, const Stat& s,
                       double scale) {
@@ -60,8 +62,10 @@ class Calibrator {
     ++done_;
   }
   void init_buffers(ThreadTeam& team, uint64_t bytes_per_thread);
+  // Bandwidth of one mix at a working set per thread; `placements`: in
+  // several buffers when the working set is near a private cache's size.
   Stat stream(ThreadTeam& team, StreamMix mix, uint64_t ws_per_thread, const RepeatPlan& rp,
-              uint64_t* ws_used);
+              uint64_t* ws_used, bool placements);
   void measure_set(int threads);
   void measure_latency(ThreadTeam& team, CeilingSet& set);
   std::vector<Boundary> boundaries() const;
@@ -71,6 +75,7 @@ class Calibrator {
   Machine m_;
   LevelSizes sizes_;
   uint64_t dram_total_ = 0;
+  uint64_t placement_limit_ = 0;  // bytes per thread: 2 x the largest private cache
   int llc_level_ = 0;
   std::vector<Buffer> bufs_;
   size_t done_ = 0, total_ = 0;
@@ -88,24 +93,52 @@ void Calibrator::init_buffers(ThreadTeam& team, uint64_t bytes_per_thread) {
 }
 
 Stat Calibrator::stream(ThreadTeam& team, StreamMix mix, uint64_t ws_per_thread,
-                        const RepeatPlan& rp, uint64_t* ws_used) {
+                        const RepeatPlan& rp, uint64_t* ws_used, bool placements) {
   const StreamKernel k = stream_kernel(mix);
   const uint64_t arrays = static_cast<uint64_t>(k.arrays);
   const uint64_t cap = bufs_.front().bytes() / 8;
   uint64_t n = ws_per_thread / (8 * arrays) / k.granule * k.granule;
   n = std::max<uint64_t>(n, k.granule);
   while (n > k.granule && arrays * (n + kPadBytes / 8) > cap) n -= k.granule;
-  std::vector<std::array<double*, 4>> ptr(bufs_.size());
-  for (size_t w = 0; w < bufs_.size(); ++w) {
-    for (uint64_t a = 0; a < arrays; ++a) {
-      ptr[w][a] = bufs_[w].doubles() + a * (n + kPadBytes / 8);
-    }
-  }
-  const auto body = [&](int w, uint64_t units) {
-    k.run(ptr[static_cast<size_t>(w)].data(), n, units);
-  };
+  const uint64_t bytes_per_thread = arrays * (n + kPadBytes / 8) * 8;
   *ws_used = n * 8 * arrays * static_cast<uint64_t>(team.size());
-  return measure_rate(team, body, static_cast<double>(n) * k.explicit_bytes_per_elem(), rp);
+  const double work = static_cast<double>(n) * k.explicit_bytes_per_elem();
+
+  // Physically indexed caches place a 4 KiB page by its physical address:
+  // whether a working set near a private cache's size fits or conflicts with
+  // itself depends on the pages it got (15-20 % at 1 MB in a 1 MiB L2).
+  // Such working sets are measured in kPlacements buffers allocated side by
+  // side (distinct pages) and the best is kept, as a best of separate runs
+  // (likwid-bench's) does; each placement gets half the repetitions.
+  std::vector<std::vector<Buffer>> extra;
+  const int count = placements && bytes_per_thread <= placement_limit_ ? kPlacements : 1;
+  for (int c = 1; c < count; ++c) {
+    std::vector<Buffer> set(bufs_.size());
+    for (Buffer& b : set) b = Buffer(bytes_per_thread + 4096, opt_.huge_pages);
+    team.run([&](int w) {
+      Buffer& b = set[static_cast<size_t>(w)];
+      std::fill(b.doubles(), b.doubles() + b.bytes() / 8, 1.0);
+    });
+    extra.push_back(std::move(set));
+  }
+  RepeatPlan each = rp;
+  if (count > 1) {
+    each.reps = std::max(2, (rp.reps + 1) / 2);
+    each.max_tries = rp.max_tries > 0 ? std::max(3 * each.reps, (rp.max_tries + 1) / 2) : 0;
+  }
+  Samples samples;
+  for (int c = 0; c < count; ++c) {
+    std::vector<std::array<double*, 4>> ptr(bufs_.size());
+    for (size_t w = 0; w < bufs_.size(); ++w) {
+      double* base = c == 0 ? bufs_[w].doubles() : extra[static_cast<size_t>(c - 1)][w].doubles();
+      for (uint64_t a = 0; a < arrays; ++a) ptr[w][a] = base + a * (n + kPadBytes / 8);
+    }
+    const auto body = [&](int w, uint64_t units) {
+      k.run(ptr[static_cast<size_t>(w)].data(), n, units);
+    };
+    sample_rate(team, body, work, each, samples);
+  }
+  return summarize(samples);
 }
 
 std::vector<Boundary> Calibrator::boundaries() const {
@@ -200,7 +233,7 @@ void Calibrator::measure_set(int threads) {
       progress(fmt::format("bandwidth {} {} ({} thread{})", boundary_name(b), stream_key(mix),
                            threads, threads == 1 ? "" : "s"));
       uint64_t used = 0;
-      const Stat s = stream(team, mix, ws, plan_.bw, &used);
+      const Stat s = stream(team, mix, ws, plan_.bw, &used, true);
       const StreamKernel k = stream_kernel(mix);
       BandwidthCeiling c;
       c.boundary = b;
@@ -218,7 +251,7 @@ void Calibrator::measure_set(int threads) {
       progress(fmt::format("{} at {} KiB ({} thread{})", stream_key(mix), size >> 10, threads,
                            threads == 1 ? "" : "s"));
       uint64_t used = 0;
-      const Stat s = stream(team, mix, size / t, plan_.bw, &used);
+      const Stat s = stream(team, mix, size / t, plan_.bw, &used, true);
       sw.points.push_back({used, s.best / 1e9, s.spread()});
     }
     if (!sw.points.empty()) m_.sweeps.push_back(std::move(sw));
@@ -266,6 +299,7 @@ Machine Calibrator::run() {
   sizes_.has_llc = llc != nullptr && llc->level >= 3;
   sizes_.llc = sizes_.has_llc ? llc->size_bytes : sizes_.l2;
   sizes_.llc_shared_cpus = sizes_.has_llc ? llc->shared_cpus : 1;
+  placement_limit_ = 2 * (l2 ? l2->size_bytes : sizes_.l1);
   llc_level_ = sizes_.has_llc ? llc->level : 0;
   const uint64_t llc_bytes = std::max(sizes_.llc, sizes_.l2);
   const int instances = sizes_.has_llc
@@ -298,7 +332,7 @@ Machine Calibrator::run() {
     for (uint64_t size : sweep) {
       progress(fmt::format("sweep: load at {} KiB", size >> 10));
       uint64_t used = 0;
-      const Stat st = stream(one, StreamMix::kLoad, size, plan_.sweep, &used);
+      const Stat st = stream(one, StreamMix::kLoad, size, plan_.sweep, &used, false);
       sw.points.push_back({used, st.best / 1e9, st.spread()});
     }
     bufs_.clear();

@@ -18,8 +18,8 @@ Stat summarize(std::vector<double> rates, double seconds_per_rep) {
   return s;
 }
 
-Stat measure_rate(ThreadTeam& team, const std::function<void(int, uint64_t)>& body,
-                  double work_per_unit, const RepeatPlan& plan) {
+void sample_rate(ThreadTeam& team, const std::function<void(int, uint64_t)>& body,
+                 double work_per_unit, const RepeatPlan& plan, Samples& into) {
   uint64_t units = 1;
   uint64_t current = 1;
   const std::function<void(int)> task = [&](int w) { body(w, current); };
@@ -36,23 +36,33 @@ Stat measure_rate(ThreadTeam& team, const std::function<void(int, uint64_t)>& bo
     units *= t < plan.target_s / 64 ? 8 : 2;
   }
   current = units;
-  std::vector<double> rates, disturbed;
-  double total = 0;
   const double work = work_per_unit * static_cast<double>(units) * team.size();
   const int want = std::max(1, plan.reps);
   const int tries = plan.max_tries > 0 ? plan.max_tries : 3 * want;
-  int ran = 0;
-  for (; ran < tries && static_cast<int>(rates.size()) < want; ++ran) {
+  int good = 0;
+  for (int ran = 0; ran < tries && good < want; ++ran) {
     const double t = team.run(task);
-    total += t;
+    into.seconds += t;
+    ++into.ran;
     const double rate = t > 0 ? work / t : 0;
-    (team.last_on_cpu() >= kMinOnCpu ? rates : disturbed).push_back(rate);
+    const bool undisturbed = team.last_on_cpu() >= kMinOnCpu;
+    good += undisturbed;
+    (undisturbed ? into.rates : into.disturbed).push_back(rate);
   }
-  const int n_disturbed = static_cast<int>(disturbed.size());
-  Stat s = summarize(rates.empty() ? std::move(disturbed) : std::move(rates),
-                     total / std::max(1, ran));
-  s.disturbed = n_disturbed;
-  return s;
+}
+
+Stat summarize(const Samples& s) {
+  Stat out = summarize(s.rates.empty() ? s.disturbed : s.rates,
+                       s.seconds / std::max(1, s.ran));
+  out.disturbed = static_cast<int>(s.disturbed.size());
+  return out;
+}
+
+Stat measure_rate(ThreadTeam& team, const std::function<void(int, uint64_t)>& body,
+                  double work_per_unit, const RepeatPlan& plan) {
+  Samples s;
+  sample_rate(team, body, work_per_unit, plan, s);
+  return summarize(s);
 }
 
 }  // namespace rprof

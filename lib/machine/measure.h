@@ -37,12 +37,29 @@ struct RepeatPlan {
 // repetition was).
 inline constexpr double kMinOnCpu = 0.97;
 
+// Timed repetitions of one or more runs of a kernel (one per buffer placement,
+// calibrate.cpp), summarised together.
+struct Samples {
+  std::vector<double> rates;      // undisturbed repetitions
+  std::vector<double> disturbed;  // another process took a CPU while they ran
+  double seconds = 0;             // all timed repetitions
+  int ran = 0;
+};
+
 // Runs body(worker, units) on every worker of the team: first with growing
 // `units` until one run lasts about plan.target_s (this also warms caches,
 // pages and clocks), then timed repetitions until plan.reps of them ran
-// undisturbed (ThreadTeam::last_on_cpu) or plan.max_tries ran. work_per_unit is the
-// work one unit does on one worker; the rate is the whole team's work per
-// second of elapsed time.
+// undisturbed (ThreadTeam::last_on_cpu) or plan.max_tries ran; adds them to
+// `into`. work_per_unit is the work one unit does on one worker; the rate is
+// the whole team's work per second of elapsed time.
+void sample_rate(ThreadTeam& team, const std::function<void(int, uint64_t)>& body,
+                 double work_per_unit, const RepeatPlan& plan, Samples& into);
+
+// The undisturbed repetitions' statistics (all of them when every one was
+// disturbed), with the count of disturbed ones.
+Stat summarize(const Samples& s);
+
+// sample_rate and summarize in one.
 Stat measure_rate(ThreadTeam& team, const std::function<void(int, uint64_t)>& body,
                   double work_per_unit, const RepeatPlan& plan);
 

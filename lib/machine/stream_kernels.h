@@ -49,6 +49,10 @@ struct StreamKernel {
 // The kernel for a mix at the widest vector ISA this CPU runs.
 StreamKernel stream_kernel(StreamMix mix);
 
+// The kernel for a mix at every vector ISA this CPU runs, widest first (for
+// tests: each variant must compute what it claims).
+std::vector<StreamKernel> stream_kernel_variants(StreamMix mix);
+
 }  // namespace rprof
 
 #endif  // RPROF_MACHINE_STREAM_KERNELS_H_

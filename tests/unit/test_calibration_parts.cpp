@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "machine/buffer.h"
@@ -109,6 +110,44 @@ TEST_CASE("stream kernels compute what they claim") {
   const StreamKernel t = stream_kernel(StreamMix::kTriad);
   CHECK(t.explicit_bytes_per_elem() == 32);
   CHECK(t.traffic_bytes_per_elem() == 40);
+}
+
+TEST_CASE("stream kernels: every ISA variant this CPU runs computes the same") {
+  const size_t n = 64;  // a multiple of every variant's granule (32 at 512 bits)
+  Buffer buf(6 * n * sizeof(double));
+  double *a = buf.doubles(), *b = a + n, *c = b + n, *d = c + n, *dst = d + n, *z = dst + n;
+  for (StreamMix mix : kStreamMixes) {
+    const std::vector<StreamKernel> ks = stream_kernel_variants(mix);
+    REQUIRE_FALSE(ks.empty());
+    CHECK(std::string(ks.back().isa) == "sse2");  // every x86-64 CPU has it
+    CHECK(std::string(ks.front().isa) == stream_kernel(mix).isa);
+    for (const StreamKernel& k : ks) {
+      INFO(stream_key(mix) << " " << k.isa);
+      REQUIRE(n % k.granule == 0);
+      for (size_t i = 0; i < n; ++i) {
+        a[i] = 0;
+        b[i] = static_cast<double>(i);
+        c[i] = 3;
+        d[i] = 0.5;
+        dst[i] = -1;
+        z[i] = 0;
+      }
+      if (mix == StreamMix::kTriad) {
+        double* arr[4] = {a, b, c, d};
+        k.run(arr, n, 2);
+        for (size_t i = 0; i < n; ++i) CHECK(a[i] == 3.0 * static_cast<double>(i) + 0.5);
+      } else if (mix == StreamMix::kCopy) {
+        double* arr[2] = {b, dst};
+        k.run(arr, n, 1);
+        CHECK(std::memcmp(dst, b, n * sizeof(double)) == 0);
+      } else {
+        double* zeros[1] = {z};
+        CHECK(k.run(zeros, n, 3) == 0);  // OR of zero bits
+        z[n - 1] = 1.0;                  // 0x3ff0000000000000: two non-zero bytes
+        CHECK(k.run(zeros, n, 1) > 0);   // the last vector is read too
+      }
+    }
+  }
 }
 
 TEST_CASE("flop kernels: the CPU's ISAs, FMA = 2 FLOPs, finite results") {
