@@ -29,6 +29,19 @@ void forward_signal(int sig) {
   if (g_child > 0) kill(g_child, sig);
 }
 
+// SIGINT and SIGQUIT: the terminal sends them to the whole foreground group,
+// the app included (si_code SI_KERNEL), so those are not forwarded (the app
+// would get them twice). One sent by a process to rprof alone (kill -INT
+// <rprof pid>: SI_USER, SI_QUEUE) is forwarded, so the app stops as it would
+// without rprof. A process that signals the whole group delivers it twice;
+// the runtime's flush then ends in the shared tables, which keep the regions.
+void forward_signal_from_process(int sig, siginfo_t* info, void* /*context*/) {
+  if (info != nullptr && (info->si_code == SI_USER || info->si_code == SI_QUEUE ||
+                          info->si_code == SI_TKILL)) {
+    forward_signal(sig);
+  }
+}
+
 double tv_seconds(const timeval& tv) {
   return static_cast<double>(tv.tv_sec) + 1e-6 * static_cast<double>(tv.tv_usec);
 }
@@ -141,17 +154,19 @@ namespace {
   _exit(127);
 }
 
-// While the app runs: SIGINT and SIGQUIT ignored, SIGTERM and SIGHUP
-// forwarded to it; restored when the app has ended.
+// While the app runs: SIGINT and SIGQUIT from the terminal ignored (the app
+// gets them too), from a process forwarded; SIGTERM and SIGHUP forwarded to
+// it; restored when the app has ended.
 class SignalsWhileWaiting {
  public:
   explicit SignalsWhileWaiting(pid_t child) {
     g_child = child;
-    struct sigaction ign{}, fwd{};
-    ign.sa_handler = SIG_IGN;
+    struct sigaction from_process{}, fwd{};
+    from_process.sa_sigaction = forward_signal_from_process;
+    from_process.sa_flags = SA_SIGINFO;
     fwd.sa_handler = forward_signal;
-    sigaction(SIGINT, &ign, &old_int_);
-    sigaction(SIGQUIT, &ign, &old_quit_);
+    sigaction(SIGINT, &from_process, &old_int_);
+    sigaction(SIGQUIT, &from_process, &old_quit_);
     sigaction(SIGTERM, &fwd, &old_term_);
     sigaction(SIGHUP, &fwd, &old_hup_);
   }
@@ -169,6 +184,25 @@ class SignalsWhileWaiting {
   struct sigaction old_int_{}, old_quit_{}, old_term_{}, old_hup_{};
 };
 
+// Blocks SIGINT, SIGQUIT, SIGTERM and SIGHUP; restore() (idempotent, also
+// at destruction) puts the previous mask back.
+class BlockForwarded {
+ public:
+  BlockForwarded() {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int sig : {SIGINT, SIGQUIT, SIGTERM, SIGHUP}) sigaddset(&set, sig);
+    sigprocmask(SIG_BLOCK, &set, &old_);
+  }
+  ~BlockForwarded() { restore(); }
+  void restore() const { sigprocmask(SIG_SETMASK, &old_, nullptr); }
+  BlockForwarded(const BlockForwarded&) = delete;
+  BlockForwarded& operator=(const BlockForwarded&) = delete;
+
+ private:
+  sigset_t old_{};
+};
+
 }  // namespace
 
 LaunchResult launch(const LaunchSpec& spec) {
@@ -181,9 +215,14 @@ LaunchResult launch(const LaunchSpec& spec) {
     throw Error(std::string("cannot create a pipe: ") + std::strerror(errno));
   }
   const auto t0 = std::chrono::steady_clock::now();
+  // The signals rprof forwards stay blocked from before fork() until their
+  // handlers know the app's pid, so none sent in between is lost (the app
+  // may be ready, and signalled, before the parent runs again).
+  const BlockForwarded blocked;
   const pid_t pid = fork();
   if (pid < 0) throw Error(std::string("cannot fork: ") + std::strerror(errno));
   if (pid == 0) {
+    blocked.restore();
     close(pipefd[0]);
     exec_child(spec, program, args, pipefd[1]);
   }
@@ -195,6 +234,7 @@ LaunchResult launch(const LaunchSpec& spec) {
   pid_t w;
   {
     const SignalsWhileWaiting signals(pid);
+    blocked.restore();
     do {
       n = read(pipefd[0], &exec_errno, sizeof(exec_errno));
     } while (n < 0 && errno == EINTR);

@@ -43,9 +43,11 @@ std::string resolve_program(const std::string& name);
 // ./rprof-<app>-<random> (mkdtemp, mode 0700). Returns its absolute path.
 std::string make_output_dir(const std::string& requested, const std::string& app);
 
-// Runs the program and waits for it. While waiting, SIGINT and SIGQUIT are
-// ignored by rprof (the terminal delivers them to the app too) and SIGTERM and
-// SIGHUP are forwarded to it, so rprof always lives to write the report.
+// Runs the program and waits for it. While waiting, SIGINT and SIGQUIT from
+// the terminal are ignored by rprof (the terminal delivers them to the app
+// too), the same sent by a process to rprof (kill -INT <rprof pid>) are
+// forwarded, and SIGTERM and SIGHUP are forwarded to it, so rprof always
+// lives to write the report.
 LaunchResult launch(const LaunchSpec& spec);
 
 }  // namespace rprof

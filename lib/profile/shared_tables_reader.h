@@ -1,0 +1,45 @@
+// Reads the shared region tables a process left in the launcher's private
+// directory (runtime/shared_tables.h) after it is gone, as a RawProfile: what
+// it completed however it ended (_exit, exec, any signal, SIGKILL included).
+//
+// The file is the app's: nothing in it is trusted. Magic, version and the
+// sizes of every structure must be this build's; every record, count, index,
+// parent link and name is bounds-checked; a file above kMaxTablesBytes is
+// refused. Anything wrong throws Error naming the file and the field.
+#ifndef RPROF_PROFILE_SHARED_TABLES_READER_H_
+#define RPROF_PROFILE_SHARED_TABLES_READER_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "profile/raw_profile.h"
+
+namespace rprof {
+
+inline constexpr uint64_t kMaxTablesBytes = uint64_t{1} << 30;
+
+struct TablesImage {
+  RawProfile raw;  // reason "tables"
+  int seq = 0;     // the image's number for its pid (exec keeps the pid)
+  // RawState of the runtime: 0 none written, 1 final, 2 explicit (rprof_flush),
+  // 3 failed (raw_errno).
+  uint32_t raw_state = 0;
+  int raw_errno = 0;
+  bool incomplete = false;  // some table could not be mapped (on the heap)
+  struct Open {
+    std::string name;
+    double open_s = 0;
+  };
+  std::vector<Open> open;  // regions open when the process ended, outermost first
+};
+
+// now_mono_ns: CLOCK_MONOTONIC when the launcher saw the app end (open
+// regions' times run up to it).
+TablesImage read_shared_tables(const std::string& file, uint64_t now_mono_ns);
+// rprof-tables.<pid>.<seq> files in dir, sorted by pid then seq.
+std::vector<std::string> list_shared_tables(const std::string& dir);
+
+}  // namespace rprof
+
+#endif  // RPROF_PROFILE_SHARED_TABLES_READER_H_
