@@ -5,7 +5,7 @@
 // The file is the app's: nothing in it is trusted. Magic, version and the
 // sizes of every structure must be this build's; every record, count, index,
 // parent link and name is bounds-checked; a file above kMaxTablesBytes is
-// refused. Anything wrong throws Error naming the file and the field.
+// refused, and files beyond kMaxTablesFiles are not read. Anything wrong throws Error naming the file and the field.
 #ifndef RPROF_PROFILE_SHARED_TABLES_READER_H_
 #define RPROF_PROFILE_SHARED_TABLES_READER_H_
 
@@ -17,7 +17,9 @@
 
 namespace rprof {
 
-inline constexpr uint64_t kMaxTablesBytes = uint64_t{1} << 30;
+// Largest tables file read (256 MiB: 450,000 nodes), and most files per run.
+inline constexpr uint64_t kMaxTablesBytes = uint64_t{256} << 20;
+inline constexpr size_t kMaxTablesFiles = 4096;
 
 struct TablesImage {
   RawProfile raw;  // reason "tables"

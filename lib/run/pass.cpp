@@ -139,7 +139,14 @@ std::string tables_note(const TablesImage& img, const std::string& how) {
 void add_shared_tables(const std::string& dir, const LaunchResult& launch, uint64_t now_ns,
                        std::vector<RawProfile>& raws, std::vector<std::string>& notes) {
   std::vector<TablesImage> images;
-  for (const std::string& file : list_shared_tables(dir)) {
+  const std::vector<std::string> files = list_shared_tables(dir);
+  if (files.size() > kMaxTablesFiles) {
+    notes.push_back("the app left " + std::to_string(files.size()) +
+                    " shared region tables, above the limit of " +
+                    std::to_string(kMaxTablesFiles) + "; only the first are read");
+  }
+  for (size_t i = 0; i < files.size() && i < kMaxTablesFiles; ++i) {
+    const std::string& file = files[i];
     try {
       images.push_back(read_shared_tables(file, now_ns));
     } catch (const std::exception& e) {

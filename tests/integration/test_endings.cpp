@@ -260,3 +260,22 @@ TEST_CASE("SIGINT sent to the launcher alone is forwarded to the app") {
   CHECK(find_region(p, "done")["calls"] == 2);
   CHECK(find_region(p, "open_outer")["complete"] == false);
 }
+
+TEST_CASE("hostile files among the shared tables are skipped with a note, never followed") {
+  auto r = run_rprof({"--backend=time", app("hostile_tables")});
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  const auto p = load_json(r.dir + "/profile.json");
+  CHECK(find_region(p, "ok")["calls"] == 2);
+  CHECK(p["run"]["processes"] == 1);
+  const std::string notes = notes_of(p);
+  INFO(notes);
+  CHECK(notes.find("rprof-tables.999999.0: shared region tables: not a regular file") !=
+        std::string::npos);  // the FIFO, opened without blocking
+  CHECK(notes.find("rprof-tables.999998.0: cannot open") != std::string::npos);  // the link
+  CHECK(notes.find("rprof-tables.999997.0: shared region tables: bad magic") !=
+        std::string::npos);
+  CHECK(notes.find("rprof-tables.999996.0: shared region tables: version 4294967295 is not "
+                   "supported") != std::string::npos);
+  CHECK(notes.find("root:") == std::string::npos);
+}
