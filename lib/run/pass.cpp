@@ -221,8 +221,14 @@ PassResult run_pass(const LaunchSpec& spec_in, const std::string& raw_dir,
   if (!tables.path().empty()) wait_for_stragglers(tables.path());
   // A missing or unreadable raw file becomes a note, never a lost report.
   std::vector<std::string> errors;
-  std::vector<RawProfile> raws = read_raw_profiles(list_raw_profiles(raw_dir), &errors);
   std::vector<std::string> notes;
+  std::vector<std::string> raw_files;
+  try {
+    raw_files = list_raw_profiles(raw_dir);
+  } catch (const std::exception& e) {  // removed or made unreadable while the app ran
+    notes.push_back(std::string("no raw profile could be read: ") + e.what());
+  }
+  std::vector<RawProfile> raws = read_raw_profiles(raw_files, &errors);
   for (const std::string& e : errors) notes.push_back("skipped " + e);
   if (!tables.path().empty()) {
     add_shared_tables(tables.path(), pass.launch, ended_ns, raws, notes);

@@ -132,6 +132,21 @@ TEST_CASE("rprof_flush() then more work then _exit: the later work is not lost")
         std::string::npos);
 }
 
+TEST_CASE("a failed raw write says so, and the regions come from the shared tables") {
+  auto r = run_rprof({"--backend=time", app("endings"), "rmdir_out"});
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.err.find("rprof: could not write the raw profile to ") != std::string::npos);
+  const auto p = load_json(r.dir + "/profile.json");
+  check_kept(p);
+  const std::string notes = notes_of(p);
+  INFO(notes);
+  CHECK(notes.find("could not write its raw profile (No such file or directory): 3 regions "
+                   "(6 calls) kept from the shared tables; 1 still open: compute") !=
+        std::string::npos);
+  CHECK(notes.find("no marker data") == std::string::npos);
+}
+
 TEST_CASE("a normal exit writes the raw profile and the tables are not used twice") {
   auto r = run_rprof({"--backend=time", app("crash"), "exit3"});
   REQUIRE(r.status == 3);

@@ -5,12 +5,15 @@
  *   completes "after" once and exits), sigpipe, sigusr1, sigkill (uncaught,
  *   raised), sigterm_pg (a forked child completes "child" 4 times, then
  *   SIGTERM to the new process group of both), flush_exit (rprof_flush(),
- *   then one more "step", then _exit).
+ *   then one more "step", then _exit), rmdir_out (removes its empty raw
+ *   profile directory, RPROF_OUTPUT_DIR, then exits normally: the raw write
+ *   fails).
  * Completed: step 3 calls, outer 1, outer/inner 2. */
 #include <rprof/markers.h>
 #include <rprof/rprof.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -42,6 +45,10 @@ int main(int argc, char** argv) {
   fflush(stdout);
   if (strcmp(how, "_exit") == 0 || strcmp(how, "flush_exit") == 0) {
     _exit(0);
+  } else if (strcmp(how, "rmdir_out") == 0) {
+    const char* dir = getenv("RPROF_OUTPUT_DIR");
+    if (dir == NULL || rmdir(dir) != 0) return 2;
+    exit(0);
   } else if (strcmp(how, "exec_true") == 0) {
     char* args[] = {(char*)"true", NULL};
     execv("/bin/true", args);
