@@ -140,7 +140,9 @@ TablesImage read_shared_tables(const std::string& file, uint64_t now_mono_ns) {
   p.clock_source = RPROF_H(clock_tsc) != 0 ? "tsc" : "monotonic";
   p.clock_ticks_per_s = tps;
   p.reason = "tables";
-  img.raw_state = t.at<uint32_t>(offsetof(TablesHeader, raw_state));
+  const uint32_t raw_state = t.at<uint32_t>(offsetof(TablesHeader, raw_state));
+  if (raw_state > static_cast<uint32_t>(runtime::RawState::kFailed)) t.fail("raw_state out of range");
+  img.raw_state = static_cast<runtime::RawState>(raw_state);
   img.raw_errno = t.at<int32_t>(offsetof(TablesHeader, raw_errno));
   img.incomplete = t.at<uint32_t>(offsetof(TablesHeader, incomplete)) != 0;
   for (int k = 0; k < nc; ++k) {
@@ -190,13 +192,11 @@ TablesImage read_shared_tables(const std::string& file, uint64_t now_mono_ns) {
   for (const auto& [index, base] : threads) {
     RawThread th;
     th.index = index;
-#define RPROF_T(field) t.at<decltype(ThreadShared::field)>(base + offsetof(ThreadShared, field))
     th.tid = t.at<int32_t>(base + offsetof(ThreadShared, tid));
     th.exited = t.at<uint32_t>(base + offsetof(ThreadShared, exited)) != 0;
     const int depth = t.at<int>(base + offsetof(ThreadShared, depth));
     int32_t count = t.at<int32_t>(base + offsetof(ThreadShared, nodes));
     const int errors = t.at<int>(base + offsetof(ThreadShared, errors));
-#undef RPROF_T
     if (depth < 0 || depth > runtime::kMaxDepth) t.fail("thread depth out of range");
     if (count < 0 || count > runtime::kMaxChunks * runtime::kNodesPerChunk) {
       t.fail("thread node count out of range");

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "profile/raw_profile.h"
+#include "runtime/shared_tables.h"
 
 namespace rprof {
 
@@ -23,10 +24,10 @@ inline constexpr size_t kMaxTablesFiles = 4096;
 
 struct TablesImage {
   RawProfile raw;  // reason "tables"
-  int seq = 0;     // the image's number for its pid (exec keeps the pid)
-  // RawState of the runtime: 0 none written, 1 final, 2 explicit (rprof_flush),
-  // 3 failed (raw_errno).
-  uint32_t raw_state = 0;
+  // What the image's runtime wrote as a raw profile: none, final (it has
+  // everything), explicit (rprof_flush; later work only here), failed
+  // (raw_errno says why).
+  runtime::RawState raw_state = runtime::RawState::kNone;
   int raw_errno = 0;
   bool incomplete = false;  // some table could not be mapped (on the heap)
   struct Open {

@@ -87,7 +87,7 @@ std::string signal_phrase(int sig) {
 // ended.
 std::string how_it_ended(const TablesImage& img, bool replaced_by_exec, const LaunchResult& r,
                          bool top) {
-  if (img.raw_state == 3) {
+  if (img.raw_state == runtime::RawState::kFailed) {
     return "could not write its raw profile (" + std::string(std::strerror(img.raw_errno)) +
            ")";
   }
@@ -101,7 +101,7 @@ std::string how_it_ended(const TablesImage& img, bool replaced_by_exec, const La
   } else {
     how = "ended by _exit(), exec() or a signal";
   }
-  if (img.raw_state == 2) how += " after its last rprof_flush()";
+  if (img.raw_state == runtime::RawState::kExplicit) how += " after its last rprof_flush()";
   return how + " without writing its raw profile";
 }
 
@@ -158,7 +158,7 @@ void add_shared_tables(const std::string& dir, const LaunchResult& launch, uint6
   for (const TablesImage& img : images) {
     table_pids.insert(img.raw.pid);
     ++images_per_pid[img.raw.pid];
-    if (img.raw_state == 1) final_pids.insert(img.raw.pid);
+    if (img.raw_state == runtime::RawState::kFinal) final_pids.insert(img.raw.pid);
   }
   const std::string host = images.empty() ? "" : images.front().raw.host;
   std::vector<RawProfile> kept;
@@ -170,7 +170,7 @@ void add_shared_tables(const std::string& dir, const LaunchResult& launch, uint6
   std::map<int64_t, int> seen;
   for (TablesImage& img : images) {
     const int nth = seen[img.raw.pid]++;
-    if (img.raw_state == 1) continue;
+    if (img.raw_state == runtime::RawState::kFinal) continue;
     const bool replaced = nth + 1 < images_per_pid[img.raw.pid];
     const bool top = img.raw.parent_pid == 0;
     notes.push_back(tables_note(img, how_it_ended(img, replaced, launch, top)));

@@ -108,7 +108,7 @@ TEST_CASE("shared tables: the reader gets back exactly what the runtime complete
   CHECK(p.pid == getpid());
   CHECK(p.backend == "fake");
   CHECK(p.counters == std::vector<std::string>{"fake_a", "fake_b"});
-  CHECK(img.raw_state == 0);
+  CHECK(img.raw_state == RawState::kNone);
   REQUIRE(p.threads.size() == 1);
   CHECK(p.threads[0].tid == 77);
   std::map<std::string, uint64_t> calls;
@@ -146,6 +146,9 @@ TEST_CASE("shared tables: damaged or hostile files are refused with the file and
   bad = good;
   put<int32_t>(bad, offsetof(TablesHeader, world_size), 50000000);
   CHECK(error_of(bad) == name + "pid, rank or world size out of range");
+  bad = good;
+  put<uint32_t>(bad, offsetof(TablesHeader, raw_state), 7);
+  CHECK(error_of(bad) == name + "raw_state out of range");
   bad = good;
   put<uint64_t>(bad, offsetof(TablesHeader, used), uint64_t{1} << 40);
   CHECK(error_of(bad) == name + "used size out of range");
