@@ -255,6 +255,7 @@ LaunchResult launch(const LaunchSpec& spec) {
   r.system_time_s = tv_seconds(ru.ru_stime);
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+  r.pid = static_cast<int>(pid);
   return r;
 }
 

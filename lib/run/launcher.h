@@ -26,6 +26,7 @@ struct LaunchSpec {
 struct LaunchResult {
   int exit_code = 0;   // when the app exited
   int signal = 0;      // when a signal killed it
+  int pid = 0;         // the app's process id (the first image of it)
   double wall_time_s = 0;
   double user_time_s = 0;
   double system_time_s = 0;

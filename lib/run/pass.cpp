@@ -99,7 +99,7 @@ std::string how_it_ended(const TablesImage& img, bool replaced_by_exec, const La
   } else if (top) {
     how = "ended by _exit() or exec() with status " + std::to_string(r.exit_code);
   } else {
-    how = "ended by _exit(), exec() or a signal";
+    how = "ended by _exit(), exec() or a signal (SIGKILL included)";
   }
   if (img.raw_state == runtime::RawState::kExplicit) how += " after its last rprof_flush()";
   return how + " without writing its raw profile";
@@ -172,7 +172,7 @@ void add_shared_tables(const std::string& dir, const LaunchResult& launch, uint6
     const int nth = seen[img.raw.pid]++;
     if (img.raw_state == runtime::RawState::kFinal) continue;
     const bool replaced = nth + 1 < images_per_pid[img.raw.pid];
-    const bool top = img.raw.parent_pid == 0;
+    const bool top = img.raw.pid == launch.pid;
     notes.push_back(tables_note(img, how_it_ended(img, replaced, launch, top)));
     raws.push_back(std::move(img.raw));
   }
