@@ -1,7 +1,9 @@
-/* A SIGALRM handler calls markers ("tick") every 50 us while the main thread
- * loops 20000 times over outer/inner. Prints "ticks N refused M": handler
- * runs, and those whose rprof_begin was refused because it interrupted a
- * marker call of the main thread (then its rprof_end is refused too). */
+/* A SIGALRM handler calls markers ("tick") every 200 us while the main thread
+ * loops over outer/inner until 200 ticks have come (bounded by ticks, not
+ * iterations, so a slow build cannot livelock in handlers). Prints
+ * "loops L ticks N refused M": main-loop iterations, handler runs, and those
+ * whose rprof_begin was refused because it interrupted a marker call of the
+ * main thread (then its rprof_end is refused too). */
 #include <rprof/rprof.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,17 +26,19 @@ int main(void) {
   sa.sa_handler = on_alarm;
   sa.sa_flags = SA_RESTART;
   sigaction(SIGALRM, &sa, NULL);
-  struct itimerval every = {{0, 50}, {0, 50}};
+  struct itimerval every = {{0, 200}, {0, 200}};
   setitimer(ITIMER_REAL, &every, NULL);
-  for (int i = 0; i < 20000; ++i) {
+  long loops = 0;
+  while (g_ticks < 200) {
     rprof_begin("outer");
     rprof_begin("inner");
     rprof_end("inner");
     rprof_end("outer");
+    ++loops;
   }
   struct itimerval off;
   memset(&off, 0, sizeof(off));
   setitimer(ITIMER_REAL, &off, NULL);
-  printf("ticks %d refused %d\n", (int)g_ticks, (int)g_refused);
+  printf("loops %ld ticks %d refused %d\n", loops, (int)g_ticks, (int)g_refused);
   return 0;
 }
