@@ -50,8 +50,10 @@ void check_kept(const nlohmann::json& p, int open_calls = 1) {
   CHECK(compute["calls"] == 0);
   CHECK(compute["open_calls"] == open_calls);
   CHECK(compute["complete"] == false);
-  // Opened 20 ms before the end at least; the launcher saw the end soon after.
-  CHECK(compute["open_time_s"].get<double>() >= 0.019);
+  // Opened 20 ms before the end at least; the launcher saw the end soon
+  // after. Ticks since the process started are converted with the TSC rate
+  // the runtime measured over 5 ms, which a loaded machine can skew: 25%.
+  CHECK(compute["open_time_s"].get<double>() >= 0.015);
   CHECK(compute["open_time_s"].get<double>() < 30);
 }
 
