@@ -6,8 +6,9 @@
  *   compute  N(N+1)/2 calls    exchange  N(N+1)/2 calls
  * and min/mean/max time over ranks (rank r works r + 1 units: imbalanced).
  * With die_rank = k, rank k kills itself (SIGKILL, no chance to flush) after
- * the others have finished: the report lists rank k as missing and keeps the
- * other ranks' results. */
+ * the others have finished: the launcher reads what rank k completed from
+ * its shared region tables (the notes say so), and keeps the other ranks'
+ * results. */
 #include <mpi.h>
 #include <rprof/markers.h>
 #include <signal.h>
@@ -46,7 +47,8 @@ int main(int argc, char** argv) {
   }
   if (rank == 0) printf("mpi_ranks: %d ranks, total %.3f\n", size, total);
   if (die_rank >= 0) {
-    /* The survivors write their profiles now; the dying rank never does. */
+    /* The survivors write their profiles now; the dying rank never does
+     * (its shared tables keep what it completed). */
     if (rank != die_rank) rprof_flush();
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == die_rank) raise(SIGKILL);

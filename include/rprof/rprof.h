@@ -30,9 +30,11 @@ enum rprof_status {
   RPROF_INACTIVE = 1,          /* not run under the launcher: nothing recorded */
   RPROF_ERR_NAME = -1,         /* null or empty region name */
   RPROF_ERR_NESTING = -2,      /* end does not match the innermost open region */
-  RPROF_ERR_DEPTH = -3,        /* nesting deeper than RPROF_MAX_DEPTH */
+  RPROF_ERR_DEPTH = -3,        /* nesting deeper than RPROF_MAX_DEPTH (call the end
+                                  anyway: the end of a refused begin is absorbed) */
   RPROF_ERR_CAPACITY = -4,     /* too many distinct regions, or out of memory */
-  RPROF_ERR_IO = -5            /* the raw profile could not be written */
+  RPROF_ERR_IO = -5,           /* the raw profile could not be written */
+  RPROF_ERR_VALUE = -6         /* rprof_work(): NaN, negative or above 1e18 (ignored) */
 };
 
 /* A static per-call-site descriptor. `name` must outlive the program (a string

@@ -63,7 +63,9 @@ std::optional<MarkerErrorKind> parse_marker_error_kind(const std::string& s) {
       {"empty_name", MarkerErrorKind::kEmptyName},
       {"too_deep", MarkerErrorKind::kTooDeep},
       {"too_many_regions", MarkerErrorKind::kTooManyRegions},
-      {"work_outside_region", MarkerErrorKind::kWorkOutsideRegion}};
+      {"work_outside_region", MarkerErrorKind::kWorkOutsideRegion},
+      {"bad_work", MarkerErrorKind::kBadWork},
+      {"in_signal_handler", MarkerErrorKind::kInSignalHandler}};
   for (const auto& [key, kind] : kinds) {
     if (s == key) return kind;
   }

@@ -56,6 +56,8 @@ enum class MarkerErrorKind {
   kTooDeep,
   kTooManyRegions,
   kWorkOutsideRegion,
+  kBadWork,
+  kInSignalHandler,
 };
 std::optional<MarkerErrorKind> parse_marker_error_kind(const std::string& s);
 

@@ -37,13 +37,21 @@ std::string error_line(const MarkerError& e) {
         what = "a marker with a null or empty name (ignored)";
         break;
       case MarkerErrorKind::kTooDeep:
-        what = "begin " + got + " nested deeper than 256 regions (ignored)";
+        what = "begin " + got + " nested deeper than 256 regions (ignored, its end too)";
         break;
       case MarkerErrorKind::kTooManyRegions:
         what = "more distinct regions than the runtime holds (ignored)";
         break;
       case MarkerErrorKind::kWorkOutsideRegion:
         what = "rprof_work() with no region open (ignored)";
+        break;
+      case MarkerErrorKind::kBadWork:
+        what = "rprof_work() with a NaN, negative or absurd (above 1e18) count in " + got +
+               " (ignored)";
+        break;
+      case MarkerErrorKind::kInSignalHandler:
+        what = "a marker called from a signal handler that interrupted another marker "
+               "call of its thread (ignored; the interrupted region is intact)";
         break;
     }
   }
@@ -123,8 +131,12 @@ void TextReporter::write(const Analysis& a, const ReportOptions& opt,
       label += " (" + printable(slash == std::string::npos ? r.fn_source
                                                            : r.fn_source.substr(slash + 1)) + ")";
     }
-    std::vector<std::string> row = {label, r.is_function() ? "" : fmt::format("{}", r.calls),
-                                    seconds(r.time_s), seconds(r.exclusive_time_s)};
+    // A region with no completed call shows how long it has been open.
+    const bool only_open = r.calls == 0 && r.open_calls > 0;
+    std::vector<std::string> row = {
+        label, r.is_function() ? "" : fmt::format("{}", r.calls),
+        only_open ? seconds(r.open_time_s) + " open" : seconds(r.time_s),
+        only_open ? "" : seconds(r.exclusive_time_s)};
     if (run.wall_time_s > 0) {
       row.push_back(fmt::format("{:.1f}", 100.0 * r.time_s / run.wall_time_s));
     }
@@ -145,7 +157,9 @@ void TextReporter::write(const Analysis& a, const ReportOptions& opt,
       row.push_back(r.work_calls ? fmt::format("{:.4g}", r.work_bytes / 1e9) : "");
     }
     if (any_open) {
-      row.push_back(r.complete ? "" : fmt::format("{} open (incomplete)", r.open_calls));
+      row.push_back(r.complete ? ""
+                               : fmt::format("{} open for {} s (incomplete)", r.open_calls,
+                                             seconds(r.open_time_s)));
     }
     table.add_row(std::move(row));
     if (opt.show_threads && r.threads.size() > 1) {

@@ -234,7 +234,10 @@ Verdict classify(const VerdictInput& in, const VerdictThresholds& t) {
   }
   const double overhead = t.marker_pair_s + in.clock_resolution_s;
   const double per_call = r.calls > 0 ? r.time_s / static_cast<double>(r.calls) : r.time_s;
-  if (r.time_s < t.min_total_s || per_call < t.too_short_overheads * overhead) {
+  // A region only open (no call completed) has no time to judge yet: its
+  // open time is reported instead (never "0 s in 0 calls").
+  const bool only_open = r.calls == 0 && r.open_calls > 0;
+  if (!only_open && (r.time_s < t.min_total_s || per_call < t.too_short_overheads * overhead)) {
     v.flags.push_back(
         {Flag::kTooShort,
          fmt::format("{:.3g} s in {} call{} ({:.3g} s per call) against a marker "

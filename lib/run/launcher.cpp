@@ -31,6 +31,19 @@ void forward_signal(int sig) {
   if (g_child > 0) kill(g_child, sig);
 }
 
+// SIGINT and SIGQUIT: the terminal sends them to the whole foreground group,
+// the app included (si_code SI_KERNEL), so those are not forwarded (the app
+// would get them twice). One sent by a process to rprof alone (kill -INT
+// <rprof pid>: SI_USER, SI_QUEUE) is forwarded, so the app stops as it would
+// without rprof. A process that signals the whole group delivers it twice;
+// the runtime's flush then ends in the shared tables, which keep the regions.
+void forward_signal_from_process(int sig, siginfo_t* info, void* /*context*/) {
+  if (info != nullptr && (info->si_code == SI_USER || info->si_code == SI_QUEUE ||
+                          info->si_code == SI_TKILL)) {
+    forward_signal(sig);
+  }
+}
+
 double tv_seconds(const timeval& tv) {
   return static_cast<double>(tv.tv_sec) + 1e-6 * static_cast<double>(tv.tv_usec);
 }
@@ -211,17 +224,19 @@ void close_gate(const SamplingGate& gate) {
   _exit(127);
 }
 
-// While the app runs: SIGINT and SIGQUIT ignored, SIGTERM and SIGHUP
-// forwarded to it; restored when the app has ended.
+// While the app runs: SIGINT and SIGQUIT from the terminal ignored (the app
+// gets them too), from a process forwarded; SIGTERM and SIGHUP forwarded to
+// it; restored when the app has ended.
 class SignalsWhileWaiting {
  public:
   explicit SignalsWhileWaiting(pid_t child) {
     g_child = child;
-    struct sigaction ign{}, fwd{};
-    ign.sa_handler = SIG_IGN;
+    struct sigaction from_process{}, fwd{};
+    from_process.sa_sigaction = forward_signal_from_process;
+    from_process.sa_flags = SA_SIGINFO;
     fwd.sa_handler = forward_signal;
-    sigaction(SIGINT, &ign, &old_int_);
-    sigaction(SIGQUIT, &ign, &old_quit_);
+    sigaction(SIGINT, &from_process, &old_int_);
+    sigaction(SIGQUIT, &from_process, &old_quit_);
     sigaction(SIGTERM, &fwd, &old_term_);
     sigaction(SIGHUP, &fwd, &old_hup_);
   }
@@ -239,6 +254,25 @@ class SignalsWhileWaiting {
   struct sigaction old_int_{}, old_quit_{}, old_term_{}, old_hup_{};
 };
 
+// Blocks SIGINT, SIGQUIT, SIGTERM and SIGHUP; restore() (idempotent, also
+// at destruction) puts the previous mask back.
+class BlockForwarded {
+ public:
+  BlockForwarded() {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int sig : {SIGINT, SIGQUIT, SIGTERM, SIGHUP}) sigaddset(&set, sig);
+    sigprocmask(SIG_BLOCK, &set, &old_);
+  }
+  ~BlockForwarded() { restore(); }
+  void restore() const { sigprocmask(SIG_SETMASK, &old_, nullptr); }
+  BlockForwarded(const BlockForwarded&) = delete;
+  BlockForwarded& operator=(const BlockForwarded&) = delete;
+
+ private:
+  sigset_t old_{};
+};
+
 }  // namespace
 
 LaunchResult launch(const LaunchSpec& spec) {
@@ -252,6 +286,10 @@ LaunchResult launch(const LaunchSpec& spec) {
   }
   SamplingGate gate = open_sampling_gate(spec);
   const auto t0 = std::chrono::steady_clock::now();
+  // The signals rprof forwards stay blocked from before fork() until their
+  // handlers know the app's pid, so none sent in between is lost (the app
+  // may be ready, and signalled, before the parent runs again).
+  const BlockForwarded blocked;
   const pid_t pid = fork();
   if (pid < 0) {
     const int err = errno;
@@ -259,6 +297,7 @@ LaunchResult launch(const LaunchSpec& spec) {
     throw Error(std::string("cannot fork: ") + std::strerror(err));
   }
   if (pid == 0) {
+    blocked.restore();
     close(pipefd[0]);
     if (gate.write_fd >= 0) close(gate.write_fd);
     exec_child(spec, program, args, pipefd[1], gate.read_fd);
@@ -272,6 +311,7 @@ LaunchResult launch(const LaunchSpec& spec) {
   pid_t w;
   {
     const SignalsWhileWaiting signals(pid);
+    blocked.restore();
     do {
       n = read(pipefd[0], &exec_errno, sizeof(exec_errno));
     } while (n < 0 && errno == EINTR);
@@ -293,6 +333,7 @@ LaunchResult launch(const LaunchSpec& spec) {
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
   if (spec.sample_functions) r.functions = finish_sampling(sampler, gate);
+  r.pid = static_cast<int>(pid);
   return r;
 }
 

@@ -26,6 +26,7 @@ struct LaunchSpec {
 struct LaunchResult {
   int exit_code = 0;   // when the app exited
   int signal = 0;      // when a signal killed it
+  int pid = 0;         // the app's process id (the first image of it)
   double wall_time_s = 0;
   double user_time_s = 0;
   double system_time_s = 0;
@@ -43,9 +44,11 @@ std::string resolve_program(const std::string& name);
 // ./rprof-<app>-<random> (mkdtemp, mode 0700). Returns its absolute path.
 std::string make_output_dir(const std::string& requested, const std::string& app);
 
-// Runs the program and waits for it. While waiting, SIGINT and SIGQUIT are
-// ignored by rprof (the terminal delivers them to the app too) and SIGTERM and
-// SIGHUP are forwarded to it, so rprof always lives to write the report.
+// Runs the program and waits for it. While waiting, SIGINT and SIGQUIT from
+// the terminal are ignored by rprof (the terminal delivers them to the app
+// too), the same sent by a process to rprof (kill -INT <rprof pid>) are
+// forwarded, and SIGTERM and SIGHUP are forwarded to it, so rprof always
+// lives to write the report.
 LaunchResult launch(const LaunchSpec& spec);
 
 }  // namespace rprof

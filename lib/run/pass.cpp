@@ -1,7 +1,27 @@
 #include "run/pass.h"
 
+#include <signal.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+#include <map>
+#include <set>
+
+#include "common/error.h"
+#include "profile/shared_tables_reader.h"
+#include "runtime/handshake.h"
+
 namespace rprof {
 namespace {
+
+namespace fs = std::filesystem;
 
 RunInfo run_info(const std::vector<std::string>& command, const std::string& backend,
                  const LaunchResult& r) {
@@ -16,34 +36,231 @@ RunInfo run_info(const std::vector<std::string>& command, const std::string& bac
   return run;
 }
 
+// The launcher's private directory for the shared region tables
+// (runtime/shared_tables.h): mkdtemp (0700) under $TMPDIR, removed with
+// everything in it when the pass is over. Empty path when it cannot be made
+// (the run goes on; only flushed raw profiles count then).
+class TablesDir {
+ public:
+  TablesDir() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string templ = std::string(tmp != nullptr && *tmp == '/' ? tmp : "/tmp") +
+                        "/rprof-tables-XXXXXX";
+    if (mkdtemp(templ.data()) != nullptr) path_ = templ;
+  }
+  ~TablesDir() {
+    std::error_code ec;
+    if (!path_.empty()) fs::remove_all(path_, ec);
+  }
+  TablesDir(const TablesDir&) = delete;
+  TablesDir& operator=(const TablesDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Job launchers whose command line makes the run an MPI job: the rank
+// variables they set count (RPROF_MPI_JOB).
+bool is_mpi_launcher(const std::vector<std::string>& argv) {
+  if (argv.empty()) return false;
+  const std::string base = fs::path(argv.front()).filename().string();
+  for (const char* name : {"mpirun", "mpiexec", "mpiexec.hydra", "orterun", "srun", "prun",
+                           "aprun", "jsrun"}) {
+    if (base == name) return true;
+  }
+  return false;
+}
+
+uint64_t monotonic_now_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+std::string signal_phrase(int sig) {
+  const char* name = strsignal(sig);
+  return "signal " + std::to_string(sig) + (name != nullptr ? std::string(" (") + name + ")" : "");
+}
+
+// What the launcher can say of how an image without a final raw profile
+// ended.
+std::string how_it_ended(const TablesImage& img, bool replaced_by_exec, const LaunchResult& r,
+                         bool top) {
+  if (img.raw_state == runtime::RawState::kFailed) {
+    return "could not write its raw profile (" + std::string(std::strerror(img.raw_errno)) +
+           ")";
+  }
+  std::string how;
+  if (replaced_by_exec) {
+    how = "was replaced by exec()";
+  } else if (top && r.signal != 0) {
+    how = "was killed by " + signal_phrase(r.signal);
+  } else if (top) {
+    how = "ended by _exit() or exec() with status " + std::to_string(r.exit_code);
+  } else {
+    how = "ended by _exit(), exec() or a signal (SIGKILL included)";
+  }
+  if (img.raw_state == runtime::RawState::kExplicit) how += " after its last rprof_flush()";
+  return how + " without writing its raw profile";
+}
+
+// The note for one image read from the shared tables: what was kept and what
+// was still open.
+std::string tables_note(const TablesImage& img, const std::string& how) {
+  uint64_t regions = 0, calls = 0;
+  for (const RawThread& t : img.raw.threads) {
+    for (const RawNode& n : t.nodes) {
+      if (n.calls > 0) ++regions;
+      calls += n.calls;
+    }
+  }
+  std::string note = "process " + std::to_string(img.raw.pid) + " " + how + ": " +
+                     std::to_string(regions) + " region" + (regions == 1 ? "" : "s") + " (" +
+                     std::to_string(calls) + " call" + (calls == 1 ? "" : "s") +
+                     ") kept from the shared tables";
+  if (!img.open.empty()) {
+    note += "; " + std::to_string(img.open.size()) + " still open:";
+    for (size_t i = 0; i < img.open.size(); ++i) {
+      char secs[32];
+      std::snprintf(secs, sizeof(secs), "%.2f", img.open[i].open_s);
+      note += std::string(i ? "," : "") + " " + img.open[i].name + " (open " + secs + " s)";
+    }
+  }
+  if (img.incomplete) note += " (some tables did not fit in the mapping and are missing)";
+  return note;
+}
+
+// Adds to raws what the shared tables hold that no raw profile does. Per
+// process image: a final raw profile (written at exit or on a fatal signal)
+// wins; an image without one (_exit, exec, an uncaught signal, SIGKILL, an
+// explicit rprof_flush() followed by more work, a failed write) is read from
+// its tables, and a stale explicit raw profile of that pid is dropped.
+void add_shared_tables(const std::string& dir, const LaunchResult& launch, uint64_t now_ns,
+                       std::vector<RawProfile>& raws, std::vector<std::string>& notes) {
+  std::vector<TablesImage> images;
+  const std::vector<std::string> files = list_shared_tables(dir);
+  if (files.size() > kMaxTablesFiles) {
+    notes.push_back("the app left " + std::to_string(files.size()) +
+                    " shared region tables, above the limit of " +
+                    std::to_string(kMaxTablesFiles) + "; only the first are read");
+  }
+  for (size_t i = 0; i < files.size() && i < kMaxTablesFiles; ++i) {
+    const std::string& file = files[i];
+    try {
+      images.push_back(read_shared_tables(file, now_ns));
+    } catch (const std::exception& e) {
+      notes.push_back(std::string("skipped ") + e.what());
+    }
+  }
+  std::set<int64_t> final_pids, table_pids;
+  std::map<int64_t, int> images_per_pid;
+  for (const TablesImage& img : images) {
+    table_pids.insert(img.raw.pid);
+    ++images_per_pid[img.raw.pid];
+    if (img.raw_state == runtime::RawState::kFinal) final_pids.insert(img.raw.pid);
+  }
+  const std::string host = images.empty() ? "" : images.front().raw.host;
+  std::vector<RawProfile> kept;
+  for (RawProfile& raw : raws) {
+    const bool stale = raw.host == host && table_pids.count(raw.pid) && !final_pids.count(raw.pid);
+    if (!stale) kept.push_back(std::move(raw));
+  }
+  raws = std::move(kept);
+  std::map<int64_t, int> seen;
+  for (TablesImage& img : images) {
+    const int nth = seen[img.raw.pid]++;
+    if (img.raw_state == runtime::RawState::kFinal) continue;
+    const bool replaced = nth + 1 < images_per_pid[img.raw.pid];
+    const bool top = img.raw.pid == launch.pid;
+    notes.push_back(tables_note(img, how_it_ended(img, replaced, launch, top)));
+    raws.push_back(std::move(img.raw));
+  }
+}
+
+// True while process pid runs (a zombie has ended).
+bool running(long pid) {
+  if (kill(static_cast<pid_t>(pid), 0) != 0 && errno != EPERM) return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  const size_t paren = line.rfind(')');
+  return paren == std::string::npos || paren + 2 >= line.size() || line[paren + 2] != 'Z';
+}
+
+// Processes of the app that outlive it (a child still flushing after a
+// signal to the whole group) get up to 1 s to finish, so their raw profile,
+// not a half-written table, is what is read.
+void wait_for_stragglers(const std::string& dir) {
+  std::vector<long> pids;
+  for (const std::string& file : list_shared_tables(dir)) {
+    long pid = 0, seq = 0;
+    if (std::sscanf(fs::path(file).filename().c_str(), "rprof-tables.%ld.%ld", &pid, &seq) == 2) {
+      pids.push_back(pid);
+    }
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  for (long pid : pids) {
+    while (running(pid) && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+}
+
 }  // namespace
 
-PassResult run_pass(const LaunchSpec& spec, const std::string& raw_dir,
+PassResult run_pass(const LaunchSpec& spec_in, const std::string& raw_dir,
                     const std::string& run_backend, const std::string& runtime_backend) {
   PassResult pass;
+  LaunchSpec spec = spec_in;
+  const TablesDir tables;
+  if (!tables.path().empty()) spec.env[RPROF_ENV_TABLES_DIR] = tables.path();
+  spec.env[RPROF_ENV_MPI_JOB] = is_mpi_launcher(spec.argv) ? "1" : "0";
   pass.launch = launch(spec);
+  const uint64_t ended_ns = monotonic_now_ns();
+  if (!tables.path().empty()) wait_for_stragglers(tables.path());
   // A missing or unreadable raw file becomes a note, never a lost report.
   std::vector<std::string> errors;
-  const std::vector<RawProfile> raws = read_raw_profiles(list_raw_profiles(raw_dir), &errors);
-  pass.profile = aggregate(raws, run_info(spec.argv, run_backend, pass.launch));
   std::vector<std::string> notes;
+  std::vector<std::string> raw_files;
+  try {
+    raw_files = list_raw_profiles(raw_dir);
+  } catch (const std::exception& e) {  // removed or made unreadable while the app ran
+    notes.push_back(std::string("no raw profile could be read: ") + e.what());
+  }
+  std::vector<RawProfile> raws = read_raw_profiles(raw_files, &errors);
   for (const std::string& e : errors) notes.push_back("skipped " + e);
+  if (!tables.path().empty()) {
+    add_shared_tables(tables.path(), pass.launch, ended_ns, raws, notes);
+  }
+  pass.profile = aggregate(raws, run_info(spec.argv, run_backend, pass.launch));
   pass.profile.notes.insert(pass.profile.notes.begin(), notes.begin(), notes.end());
   for (const RawProfile& raw : raws) pass.counters_off |= raw.backend != runtime_backend;
+  size_t threads = 0;
+  for (const RawProfile& raw : raws) threads += raw.threads.size();
   if (raws.empty()) {
     pass.profile.notes.push_back(
-        "no marker data: the program has no rprof markers, is not linked with "
-        "the rprof runtime, or died before writing its profile; only the whole "
-        "program was measured");
+        tables.path().empty()
+            ? "no marker data: the program has no rprof markers, is not linked with "
+              "the rprof runtime, or died before writing its profile; only the whole "
+              "program was measured"
+            : "no marker data: the program is not linked with the rprof runtime (or its "
+              "markers were inactive); only the whole program was measured");
+  } else if (threads == 0) {
+    pass.profile.notes.push_back(
+        "no marker data: the program ran with the rprof runtime but called no marker; "
+        "only the whole program was measured");
   }
   return pass;
 }
 
 void add_signal_note(Profile& p, const LaunchResult& r) {
-  if (r.signal != 0) {
-    p.notes.push_back("the app was killed by signal " + std::to_string(r.signal) +
-                      "; regions it completed are kept, open ones are marked incomplete");
-  }
+  if (r.signal == 0) return;
+  bool regions = false;
+  for (const Region& reg : p.regions) regions |= !reg.is_program();
+  p.notes.push_back("the app was killed by " + signal_phrase(r.signal) +
+                    (regions ? "; regions it completed are kept, open ones are marked incomplete"
+                             : "; no region was recorded"));
 }
 
 std::string outcome_phrase(const LaunchResult& r) {

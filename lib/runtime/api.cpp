@@ -64,11 +64,31 @@ class MarkerScope {
   ThreadState* t_;
 };
 
+// Marks the thread as inside a marker call for its whole length: a marker
+// called from a signal handler that interrupted this one is refused before it
+// touches the name cache, the stack of open regions or a lock.
+class CallGuard {
+ public:
+  explicit CallGuard(ThreadState* t) : t_(t), entered_(t->enter_call()) {}
+  ~CallGuard() {
+    if (entered_) t_->leave_call();
+  }
+  bool entered() const { return entered_; }
+  CallGuard(const CallGuard&) = delete;
+  CallGuard& operator=(const CallGuard&) = delete;
+
+ private:
+  ThreadState* t_;
+  bool entered_;
+};
+
 template <class Key>
 int begin(Key key) {
   if (!active()) return RPROF_INACTIVE;
   ThreadState* t = current_thread();
   if (t == nullptr) return RPROF_ERR_CAPACITY;
+  const CallGuard call(t);
+  if (!call.entered()) return RPROF_ERR_NESTING;
   MarkerScope scope(t);
   const uint32_t id = region_of(t, key);
   return id == 0 ? RPROF_ERR_NAME : t->begin(id);
@@ -79,6 +99,8 @@ int end(Key key) {
   if (!active()) return RPROF_INACTIVE;
   ThreadState* t = current_thread();
   if (t == nullptr) return RPROF_ERR_CAPACITY;
+  const CallGuard call(t);
+  if (!call.entered()) return RPROF_ERR_NESTING;
   MarkerScope scope(t);
   const uint32_t id = region_of(t, key);
   return id == 0 ? RPROF_ERR_NAME : t->end(id);
@@ -97,6 +119,8 @@ RPROF_API int rprof_work(double flops, double bytes) {
   if (!active()) return RPROF_INACTIVE;
   ThreadState* t = current_thread();
   if (t == nullptr) return RPROF_ERR_CAPACITY;
+  const CallGuard call(t);
+  if (!call.entered()) return RPROF_ERR_NESTING;
   return t->work(flops, bytes);
 }
 

@@ -22,6 +22,15 @@
 #define RPROF_ENV_OUTPUT_DIR "RPROF_OUTPUT_DIR"
 /* The runtime's counter backend: time (default), sim, perf, papi, likwid, fake. */
 #define RPROF_ENV_BACKEND "RPROF_BACKEND"
+/* The launcher's private directory (0700) for the shared region tables
+ * (runtime/shared_tables.h): one file per process image, read by the launcher
+ * after the app is gone, so regions survive _exit, exec and any signal. */
+#define RPROF_ENV_TABLES_DIR "RPROF_TABLES_DIR"
+/* 1 when the launcher was asked to run an MPI job (mpirun, mpiexec, srun ...
+ * first on the command line): the rank variables below count then, or when
+ * the program itself initialised MPI; otherwise a run is one process whatever
+ * SLURM_PROCID or OMPI_COMM_WORLD_SIZE the environment holds. */
+#define RPROF_ENV_MPI_JOB "RPROF_MPI_JOB"
 
 /* --- Per backend, set by the launcher's plan of each run ----------------- */
 /* perf: comma-separated event groups (backends/perf/perf_spec.h), the
@@ -47,7 +56,10 @@
 /* Say on stderr why markers are inactive. */
 #define RPROF_ENV_VERBOSE "RPROF_VERBOSE"
 /* The MPI rank and world size, from whichever launcher started the job: the
- * first variable that holds a non-negative integer wins (initializer lists). */
+ * first variable that holds a non-negative integer wins (initializer lists).
+ * Counted only in an MPI job (RPROF_MPI_JOB, or MPI initialised); a world
+ * size above RPROF_MAX_WORLD_SIZE is refused with a message. */
+#define RPROF_MAX_WORLD_SIZE 1048576
 #define RPROF_ENV_RANK_VARS "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"
 #define RPROF_ENV_WORLD_SIZE_VARS "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"
 

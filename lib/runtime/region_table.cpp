@@ -5,6 +5,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "runtime/shared_tables.h"
+
 namespace rprof::runtime {
 namespace {
 
@@ -60,6 +62,9 @@ uint32_t intern_region(const char* name) {
   std::memcpy(copy, name, len);
   copy[len] = '\0';
   g_entries[id] = Entry{copy, hash};
+  // The name also goes to the shared tables, so a reader after the process is
+  // gone can name the nodes.
+  if (void* rec = tables_alloc(RecordType::kName, id, 0, len)) std::memcpy(rec, name, len);
   g_count.store(id, std::memory_order_release);
   g_slots[slot].store(id, std::memory_order_release);
   return id;

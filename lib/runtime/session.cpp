@@ -1,5 +1,6 @@
 #include "runtime/session.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -21,6 +22,7 @@
 #include "runtime/clock.h"
 #include "runtime/raw_writer.h"
 #include "runtime/handshake.h"
+#include "runtime/shared_tables.h"
 
 namespace rprof::runtime {
 
@@ -36,8 +38,10 @@ struct Session {
   char host[256] = {};
   int pid = 0;
   int parent_pid = 0;
-  int rank = -1;
+  int rank = -1;        // from the environment; counted in an MPI job only
   int world_size = -1;
+  bool mpi_job = false;  // RPROF_MPI_JOB=1: the launcher ran mpirun & co
+  int (*mpi_initialized)(int*) = nullptr;  // MPI_Initialized, when linked
   uint64_t start_ticks = 0;
   int64_t start_unix_s = 0;
   std::atomic<ThreadState*> threads{nullptr};
@@ -65,25 +69,55 @@ void say(const char* what) {
   std::fprintf(stderr, "rprof: %s\n", what);
 }
 
-// The first of these variables that holds a non-negative integer.
-int int_from_env(std::initializer_list<const char*> vars) {
+// The first of these variables that holds a non-negative integer; *var_out
+// names it.
+int int_from_env(std::initializer_list<const char*> vars, const char** var_out) {
   for (const char* var : vars) {
     const char* v = std::getenv(var);
     if (v != nullptr && *v != '\0') {
       char* end = nullptr;
+      errno = 0;
       const long r = std::strtol(v, &end, 10);
-      if (*end == '\0' && r >= 0 && r < INT_MAX) return static_cast<int>(r);
+      if (*end == '\0' && errno == 0 && r >= 0 && r < INT_MAX) {
+        *var_out = var;
+        return static_cast<int>(r);
+      }
     }
   }
   return -1;
 }
 
 int detect_rank() {
-  return int_from_env({RPROF_ENV_RANK_VARS});
+  const char* var = nullptr;
+  return int_from_env({RPROF_ENV_RANK_VARS}, &var);
 }
 
+// The job's world size, refused above RPROF_MAX_WORLD_SIZE (nothing is sized
+// from an absurd value).
 int detect_world_size() {
-  return int_from_env({RPROF_ENV_WORLD_SIZE_VARS});
+  const char* var = nullptr;
+  const int n = int_from_env({RPROF_ENV_WORLD_SIZE_VARS}, &var);
+  if (n > RPROF_MAX_WORLD_SIZE) {
+    std::fprintf(stderr,
+                 "rprof: %s=%d is above the limit of %d MPI ranks; the world size is "
+                 "not recorded\n",
+                 var, n, RPROF_MAX_WORLD_SIZE);
+    return -1;
+  }
+  return n;
+}
+
+// Rank variables count only in an MPI job: the launcher ran one (mpirun,
+// srun ... on its command line), or this program initialised MPI. A plain
+// run inside a batch job (SLURM_PROCID=0 SLURM_NTASKS=512) is one process.
+// In a signal handler MPI is not asked (not async-signal-safe): a program
+// linked with MPI counts then.
+bool in_mpi_job(const Session& s, bool in_signal) {
+  if (s.mpi_job) return true;
+  if (s.mpi_initialized == nullptr) return false;
+  if (in_signal) return true;
+  int flag = 0;
+  return s.mpi_initialized(&flag) == 0 && flag != 0;
 }
 
 const int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
@@ -122,6 +156,8 @@ void after_fork_in_child() {
   Session& s = *g_session;
   s.parent_pid = s.pid;
   s.pid = static_cast<int>(getpid());
+  // Before the reset below: the mapping is still the parent's file.
+  tables_after_fork(s.parent_pid);
   const uint64_t now = now_ticks();
   s.start_ticks = now;
   s.flushing.store(false);
@@ -150,6 +186,28 @@ bool is_preload_target() {
     say(msg.c_str());
   }
   return false;
+}
+
+// The shared tables in the launcher's private directory (RPROF_TABLES_DIR);
+// without them the tables stay on the heap and only a flushed raw profile
+// keeps them.
+void open_tables(const Session& s) {
+  const char* dir = std::getenv(RPROF_ENV_TABLES_DIR);
+  if (dir == nullptr || *dir == '\0') return;
+  const bool mpi = in_mpi_job(s, /*in_signal=*/true);
+  TablesInfo info{};
+  info.host = s.host;
+  info.backend = s.backend->name();
+  info.counter_names = s.counter_names;
+  info.num_counters = s.num_counters;
+  info.rank = mpi ? s.rank : -1;
+  info.world_size = mpi ? s.world_size : -1;
+  info.start_ticks = s.start_ticks;
+  info.start_unix_s = s.start_unix_s;
+  if (!tables_open(dir, info) && verbose()) {
+    say("shared region tables unavailable: regions are kept only if the raw "
+        "profile is written");
+  }
 }
 
 void init() {
@@ -195,9 +253,14 @@ void init() {
   s->pid = static_cast<int>(getpid());
   s->rank = detect_rank();
   s->world_size = detect_world_size();
+  const char* mpi_job = std::getenv(RPROF_ENV_MPI_JOB);
+  s->mpi_job = mpi_job != nullptr && std::strcmp(mpi_job, "1") == 0;
+  s->mpi_initialized =
+      reinterpret_cast<int (*)(int*)>(dlsym(RTLD_DEFAULT, "MPI_Initialized"));
   init_clock(std::getenv(RPROF_ENV_CLOCK));
   s->start_ticks = now_ticks();
   s->start_unix_s = static_cast<int64_t>(std::time(nullptr));
+  open_tables(*s);
   g_session = s;
   std::atexit(at_exit);
   install_signal_handlers();
@@ -220,8 +283,10 @@ ThreadState* current_thread() {
   const SimQuiet quiet;  // once per thread: allocation, exit-hook registration
   Session& s = *g_session;
   const uint32_t index = s.thread_count.fetch_add(1);
+  auto* shared = static_cast<ThreadShared*>(
+      tables_alloc(RecordType::kThread, index, 0, sizeof(ThreadShared)));
   t = new (std::nothrow) ThreadState(s.backend.get(), s.num_counters, index,
-                                     static_cast<int>(syscall(SYS_gettid)));
+                                     static_cast<int>(syscall(SYS_gettid)), shared);
   if (t == nullptr) return nullptr;
   (void)&t_exit;  // touch: registers the exit hook of this thread
   t->next = s.threads.load(std::memory_order_relaxed);
@@ -251,14 +316,23 @@ int flush_profile(const char* reason, int signal) {
   info.num_counters = s.num_counters;
   info.pid = s.pid;
   info.parent_pid = s.parent_pid;
-  info.rank = s.rank;
-  info.world_size = s.world_size;
+  const bool mpi = in_mpi_job(s, signal != 0);
+  info.rank = mpi ? s.rank : -1;
+  info.world_size = mpi ? s.world_size : -1;
   info.start_ticks = s.start_ticks;
   info.end_ticks = now_ticks();
   info.start_unix_s = s.start_unix_s;
   info.reason = reason;
   info.signal = signal;
   const int rc = write_raw_profile(info, s.threads.load(std::memory_order_acquire));
+  // The launcher reads the shared tables of an image whose raw profile is not
+  // final (explicit flush, failed write, or none).
+  if (rc != 0) {
+    tables_note_raw(RawState::kFailed, -rc);
+  } else {
+    tables_note_raw(std::strcmp(reason, "explicit") == 0 ? RawState::kExplicit : RawState::kFinal,
+                    0);
+  }
   if (rc != 0 && signal == 0) {
     std::fprintf(stderr, "rprof: could not write the raw profile to %s: %s\n",
                  s.dir, std::strerror(-rc));

@@ -6,24 +6,20 @@
 #include "rprof/rprof.h"
 #include "runtime/clock.h"
 #include "runtime/region_table.h"
+#include "runtime/shared_tables.h"
 
 namespace rprof::runtime {
 
-const char* error_kind_name(ErrorKind k) {
-  switch (k) {
-    case ErrorKind::kMismatchedEnd: return "mismatched_end";
-    case ErrorKind::kEndWithoutBegin: return "end_without_begin";
-    case ErrorKind::kEmptyName: return "empty_name";
-    case ErrorKind::kTooDeep: return "too_deep";
-    case ErrorKind::kTooManyRegions: return "too_many_regions";
-    case ErrorKind::kWorkOutsideRegion: return "work_outside_region";
-  }
-  return "unknown";
-}
-
 ThreadState::ThreadState(Backend* backend, int num_counters, uint32_t index,
-                         int tid)
-    : backend_(backend), nc_(num_counters), index_(index), tid_(tid) {
+                         int tid, ThreadShared* shared)
+    : backend_(backend),
+      nc_(num_counters),
+      sh_(shared != nullptr ? shared : new ThreadShared),
+      own_shared_(shared == nullptr),
+      frames_(sh_->frames) {
+  if (shared != nullptr) new (shared) ThreadShared;  // zeroed storage: construct
+  sh_->index = index;
+  sh_->tid = tid;
   if (nc_ > 0 && backend_ != nullptr && backend_->open_thread()) {
     frame_counters_ = static_cast<uint64_t*>(
         std::calloc(static_cast<size_t>(2 * kMaxDepth * nc_), sizeof(uint64_t)));
@@ -35,22 +31,35 @@ ThreadState::ThreadState(Backend* backend, int num_counters, uint32_t index,
 // The runtime keeps thread states for the life of the process (the flush at
 // exit reads them); this runs only for states owned by tests.
 ThreadState::~ThreadState() {
-  for (Node* chunk : chunks_) delete[] chunk;
+  for (Node* chunk : chunks_) {
+    if (!tables_owns(chunk)) delete[] chunk;
+  }
   std::free(frame_counters_);
+  if (own_shared_) delete sh_;
 }
 
 int32_t ThreadState::add_node(int32_t parent, uint32_t region) {
-  const int32_t i = nodes_.load(std::memory_order_relaxed);
+  const int32_t i = sh_->nodes.load(std::memory_order_relaxed);
   const int chunk = i / kNodesPerChunk;
   if (chunk >= kMaxChunks) return -1;
   if (chunks_[chunk] == nullptr) {
-    chunks_[chunk] = new (std::nothrow) Node[kNodesPerChunk];
+    // In the shared tables when they are open, so the chunk survives the
+    // process; on the heap otherwise.
+    void* mem = tables_alloc(RecordType::kChunk, sh_->index, static_cast<uint32_t>(chunk),
+                             sizeof(Node) * kNodesPerChunk);
+    if (mem != nullptr) {
+      Node* nodes = static_cast<Node*>(mem);
+      for (int k = 0; k < kNodesPerChunk; ++k) new (&nodes[k]) Node;
+      chunks_[chunk] = nodes;
+    } else {
+      chunks_[chunk] = new (std::nothrow) Node[kNodesPerChunk];
+    }
     if (chunks_[chunk] == nullptr) return -1;
   }
   Node& n = node(i);
   n.region = region;
   n.parent = parent;
-  nodes_.store(i + 1, std::memory_order_release);  // publish before linking
+  sh_->nodes.store(i + 1, std::memory_order_release);  // publish before linking
   if (parent < 0) {
     if (root_last_child_ < 0) {
       root_first_child_.store(i, std::memory_order_release);
@@ -90,9 +99,10 @@ int32_t ThreadState::child_of(int32_t parent, uint32_t region) {
 }
 
 int ThreadState::begin(uint32_t region) {
-  const int d = depth_.load(std::memory_order_relaxed);
+  const int d = sh_->depth.load(std::memory_order_relaxed);
   if (d == kMaxDepth) {
     record_error(ErrorKind::kTooDeep, 0, region);
+    ++refused_deep_;
     return RPROF_ERR_DEPTH;
   }
   int32_t n = -1;
@@ -124,7 +134,7 @@ int ThreadState::begin(uint32_t region) {
   }
   if (counting_) backend_->region_opened(region, region_name(region));
   f.t0.store(now_ticks(), std::memory_order_relaxed);
-  depth_.store(d + 1, std::memory_order_release);
+  sh_->depth.store(d + 1, std::memory_order_release);
   return RPROF_OK;
 }
 
@@ -132,9 +142,15 @@ int ThreadState::end(uint32_t region) {
   const uint64_t t1 = now_ticks();
   uint64_t c1[kMaxCounters];
   if (counting_) backend_->read(c1);
-  const int d = depth_.load(std::memory_order_relaxed);
+  const int d = sh_->depth.load(std::memory_order_relaxed);
   int status = RPROF_OK;
-  if (d == 0) {
+  if (refused_deep_ > 0) {
+    // The end of a begin refused beyond kMaxDepth (ends come in reverse
+    // order, so the refused, innermost, begins end first): absorbed, the
+    // too_deep error already says what happened.
+    --refused_deep_;
+    status = RPROF_ERR_DEPTH;
+  } else if (d == 0) {
     record_error(ErrorKind::kEndWithoutBegin, 0, region);
     status = RPROF_ERR_NESTING;
   } else if (frames_[d - 1].region != region) {
@@ -159,17 +175,23 @@ int ThreadState::end(uint32_t region) {
         if (parent_cc != nullptr) parent_cc[k] += delta;
       }
     }
-    depth_.store(d - 1, std::memory_order_release);
+    sh_->depth.store(d - 1, std::memory_order_release);
     if (counting_) backend_->region_closed();
   }
   return status;
 }
 
 int ThreadState::work(double flops, double bytes) {
-  const int d = depth_.load(std::memory_order_relaxed);
+  const int d = sh_->depth.load(std::memory_order_relaxed);
   if (d == 0) {
     record_error(ErrorKind::kWorkOutsideRegion, 0, 0);
     return RPROF_ERR_NESTING;
+  }
+  // NaN fails both comparisons: refused with the negative and absurd values.
+  if (!(flops >= 0 && flops <= kMaxWorkPerCall && bytes >= 0 &&
+        bytes <= kMaxWorkPerCall)) {
+    record_error(ErrorKind::kBadWork, 0, frames_[d - 1].region);
+    return RPROF_ERR_VALUE;
   }
   Node& n = node(frames_[d - 1].node.load(std::memory_order_relaxed));
   add_relaxed(n.work_calls, 1);
@@ -195,9 +217,9 @@ RegionTotals ThreadState::totals(uint32_t region) const {
 
 void ThreadState::record_error(ErrorKind kind, uint32_t expected,
                                uint32_t got) {
-  const int count = errors_.load(std::memory_order_relaxed);
+  const int count = sh_->errors.load(std::memory_order_relaxed);
   for (int i = 0; i < count; ++i) {
-    ErrorRecord& e = error_records_[i];
+    ErrorRecord& e = sh_->error_records[i];
     if (e.kind == kind && e.expected == expected && e.got == got) {
       add_relaxed(e.count, 1);
       return;
@@ -207,16 +229,16 @@ void ThreadState::record_error(ErrorKind kind, uint32_t expected,
     ++errors_dropped_;
     return;
   }
-  ErrorRecord& e = error_records_[count];
+  ErrorRecord& e = sh_->error_records[count];
   e.kind = kind;
   e.expected = expected;
   e.got = got;
   e.count.store(1, std::memory_order_relaxed);
-  errors_.store(count + 1, std::memory_order_release);
+  sh_->errors.store(count + 1, std::memory_order_release);
 }
 
 void ThreadState::reset_after_fork(uint64_t now) {
-  const int32_t count = nodes_.load(std::memory_order_relaxed);
+  const int32_t count = sh_->nodes.load(std::memory_order_relaxed);
   for (int32_t i = 0; i < count; ++i) {
     Node& n = node(i);
     for (Counter* c : {&n.calls, &n.incl_ticks, &n.excl_ticks, &n.work_calls}) {
@@ -229,7 +251,7 @@ void ThreadState::reset_after_fork(uint64_t now) {
       n.excl[k].store(0, std::memory_order_relaxed);
     }
   }
-  const int d = depth_.load(std::memory_order_relaxed);
+  const int d = sh_->depth.load(std::memory_order_relaxed);
   for (int i = 0; i < d; ++i) {
     frames_[i].t0.store(now, std::memory_order_relaxed);
     frames_[i].child_ticks = 0;
@@ -239,7 +261,7 @@ void ThreadState::reset_after_fork(uint64_t now) {
       for (int k = 0; k < nc_; ++k) cc[k] = 0;
     }
   }
-  errors_.store(0, std::memory_order_relaxed);
+  sh_->errors.store(0, std::memory_order_relaxed);
 }
 
 }  // namespace rprof::runtime

@@ -23,6 +23,9 @@ inline constexpr int kMaxDepth = 256;
 inline constexpr int kNodesPerChunk = 64;
 inline constexpr int kMaxChunks = 4096;  // 262144 nodes per thread
 inline constexpr int kMaxErrors = 64;    // distinct errors kept per thread
+// Largest FLOP or byte count one rprof_work() call may declare (1e18: an
+// exa-FLOP); beyond it the value is refused as absurd.
+inline constexpr double kMaxWorkPerCall = 1e18;
 
 using Counter = std::atomic<uint64_t>;
 
@@ -57,8 +60,23 @@ enum class ErrorKind : uint8_t {
   kTooDeep,
   kTooManyRegions,
   kWorkOutsideRegion,
+  kBadWork,          // rprof_work() with NaN, a negative or an absurd value
+  kInSignalHandler,  // a marker interrupted another on its thread (signal handler)
 };
-const char* error_kind_name(ErrorKind k);
+// The kind's spelling in the raw profile (common/kinds.h reads it back).
+inline const char* error_kind_name(ErrorKind k) {
+  switch (k) {
+    case ErrorKind::kMismatchedEnd: return "mismatched_end";
+    case ErrorKind::kEndWithoutBegin: return "end_without_begin";
+    case ErrorKind::kEmptyName: return "empty_name";
+    case ErrorKind::kTooDeep: return "too_deep";
+    case ErrorKind::kTooManyRegions: return "too_many_regions";
+    case ErrorKind::kWorkOutsideRegion: return "work_outside_region";
+    case ErrorKind::kBadWork: return "bad_work";
+    case ErrorKind::kInSignalHandler: return "in_signal_handler";
+  }
+  return "unknown";
+}
 
 struct ErrorRecord {
   ErrorKind kind;
@@ -75,6 +93,24 @@ struct Frame {
   uint64_t child_ticks = 0;
 };
 
+// What a reader needs of a thread besides its nodes: its open frames, node
+// count and errors. Lives in the shared tables (runtime/shared_tables.h) when
+// they are open, so it survives the process; on the heap otherwise.
+struct ThreadShared {
+  uint32_t index = 0;
+  int32_t tid = 0;
+  std::atomic<uint32_t> exited{0};
+  std::atomic<int> depth{0};
+  std::atomic<int32_t> nodes{0};
+  std::atomic<int> errors{0};
+  // Marker calls that interrupted another on this thread (a signal handler):
+  // refused, counted here (ErrorKind::kInSignalHandler).
+  std::atomic<uint32_t> in_marker{0};
+  uint32_t pad = 0;
+  Frame frames[kMaxDepth];
+  ErrorRecord error_records[kMaxErrors];
+};
+
 // One region's sums over the nodes of one thread (rprof_region_read).
 struct RegionTotals {
   uint64_t calls = 0;
@@ -84,7 +120,9 @@ struct RegionTotals {
 
 class ThreadState {
  public:
-  ThreadState(Backend* backend, int num_counters, uint32_t index, int tid);
+  // shared: storage in the shared tables, or null for the heap.
+  ThreadState(Backend* backend, int num_counters, uint32_t index, int tid,
+              ThreadShared* shared = nullptr);
   ~ThreadState();
   ThreadState(const ThreadState&) = delete;
   ThreadState& operator=(const ThreadState&) = delete;
@@ -100,25 +138,41 @@ class ThreadState {
     if (counting_) backend_->leave_marker();
   }
   int work(double flops, double bytes);
+  // Set around every begin/end/work: a marker call that finds it set runs in
+  // a signal handler that interrupted one on this thread, and is refused
+  // (kInSignalHandler) so the interrupted call's frame stays intact.
+  bool enter_call() {
+    if (sh_->in_marker.load(std::memory_order_relaxed) != 0) {
+      record_error(ErrorKind::kInSignalHandler, 0, 0);
+      return false;
+    }
+    sh_->in_marker.store(1, std::memory_order_relaxed);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    return true;
+  }
+  void leave_call() {
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    sh_->in_marker.store(0, std::memory_order_relaxed);
+  }
   void record_error(ErrorKind kind, uint32_t expected, uint32_t got);
   // After fork() in the child: forget counts, restart open regions now.
   void reset_after_fork(uint64_t now);
 
   // Reader side (any thread).
-  int32_t node_count() const { return nodes_.load(std::memory_order_acquire); }
+  int32_t node_count() const { return sh_->nodes.load(std::memory_order_acquire); }
   const Node& node(int32_t i) const { return chunks_[i / kNodesPerChunk][i % kNodesPerChunk]; }
-  int depth() const { return depth_.load(std::memory_order_acquire); }
-  const Frame& frame(int d) const { return frames_[d]; }
+  int depth() const { return sh_->depth.load(std::memory_order_acquire); }
+  const Frame& frame(int d) const { return sh_->frames[d]; }
   // Completed calls, inclusive time and counters of `region` over all its
   // nodes. Nodes of one region never nest (recursion shares a node), so the
   // sums count nothing twice.
   RegionTotals totals(uint32_t region) const;
-  int error_count() const { return errors_.load(std::memory_order_acquire); }
-  const ErrorRecord& error(int i) const { return error_records_[i]; }
-  uint32_t index() const { return index_; }
-  int tid() const { return tid_; }
-  bool exited() const { return exited_.load(std::memory_order_acquire); }
-  void mark_exited() { exited_.store(true, std::memory_order_release); }
+  int error_count() const { return sh_->errors.load(std::memory_order_acquire); }
+  const ErrorRecord& error(int i) const { return sh_->error_records[i]; }
+  uint32_t index() const { return sh_->index; }
+  int tid() const { return sh_->tid; }
+  bool exited() const { return sh_->exited.load(std::memory_order_acquire) != 0; }
+  void mark_exited() { sh_->exited.store(1, std::memory_order_release); }
   int num_counters() const { return nc_; }
 
   ThreadState* next = nullptr;  // registry link, set once before publication
@@ -142,19 +196,17 @@ class ThreadState {
   Backend* backend_;
   int nc_;
   bool counting_;
-  uint32_t index_;
-  int tid_;
-  std::atomic<bool> exited_{false};
-  std::atomic<int> depth_{0};
-  Frame frames_[kMaxDepth];
+  ThreadShared* sh_;
+  bool own_shared_;
+  Frame* frames_;                       // sh_->frames
   uint64_t* frame_counters_ = nullptr;  // 2 * kMaxDepth * nc_ values
-  std::atomic<int32_t> nodes_{0};
   std::atomic<int32_t> root_first_child_{-1};
   int32_t root_last_child_ = -1;
   Node* chunks_[kMaxChunks] = {};
-  std::atomic<int> errors_{0};
-  ErrorRecord error_records_[kMaxErrors];
   uint64_t errors_dropped_ = 0;
+  // Begins refused beyond kMaxDepth whose ends have not come yet: those ends
+  // are absorbed (one too_deep error, no end_without_begin per level).
+  uint64_t refused_deep_ = 0;
 };
 
 }  // namespace rprof::runtime

@@ -209,6 +209,19 @@ TEST_CASE("too-short around the overhead and total thresholds") {
   CHECK(run(r, m, nullptr).has(Flag::kTooShort));
 }
 
+TEST_CASE("a region only open (no completed call) is not too-short") {
+  const Metrics m = fp_metrics(1.0);
+  Region r = region(1000, {1.0});
+  r.calls = 0;
+  r.time_s = 0;
+  r.open_calls = 1;
+  r.open_time_s = 0.42;
+  r.complete = false;
+  CHECK_FALSE(run(r, m, nullptr).has(Flag::kTooShort));
+  r.open_calls = 0;  // nothing completed and nothing open: nothing to trust
+  CHECK(run(r, m, nullptr).has(Flag::kTooShort));
+}
+
 TEST_CASE("no roofline: says why and what to run") {
   Region r = region();
   Metrics none;

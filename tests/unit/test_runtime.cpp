@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -140,8 +141,47 @@ TEST_CASE_METHOD(Fixture, "depth limit: deeper begins are refused, not corruptin
   const uint32_t b = intern_region("rt_deep2");
   for (int i = 0; i < kMaxDepth; ++i) REQUIRE(t.begin(i % 2 ? a : b) == RPROF_OK);
   CHECK(t.begin(a) == RPROF_ERR_DEPTH);
+  CHECK(t.begin(b) == RPROF_ERR_DEPTH);
+  // The ends of the refused begins come first and are absorbed: the stack
+  // below stays whole, and no end_without_begin follows at the bottom.
+  CHECK(t.end(b) == RPROF_ERR_DEPTH);
+  CHECK(t.end(a) == RPROF_ERR_DEPTH);
   for (int i = kMaxDepth - 1; i >= 0; --i) REQUIRE(t.end(i % 2 ? a : b) == RPROF_OK);
   CHECK(t.depth() == 0);
+  REQUIRE(t.error_count() == 2);  // too_deep a, too_deep b; nothing else
+  CHECK(t.error(0).kind == ErrorKind::kTooDeep);
+  CHECK(t.error(1).kind == ErrorKind::kTooDeep);
+}
+
+TEST_CASE_METHOD(Fixture, "rprof_work: NaN, negative and absurd values refused, never 0") {
+  const uint32_t w = intern_region("rt_work_bad");
+  REQUIRE(t.begin(w) == RPROF_OK);
+  CHECK(t.work(std::nan(""), 1) == RPROF_ERR_VALUE);
+  CHECK(t.work(1, -1) == RPROF_ERR_VALUE);
+  CHECK(t.work(1e30, 1) == RPROF_ERR_VALUE);
+  CHECK(t.work(kMaxWorkPerCall, 0) == RPROF_OK);
+  REQUIRE(t.end(w) == RPROF_OK);
+  REQUIRE(t.error_count() == 1);
+  CHECK(t.error(0).kind == ErrorKind::kBadWork);
+  CHECK(t.error(0).got == w);
+  CHECK(get(t.error(0).count) == 3);
+  const ThreadState& ct = t;
+  CHECK(get(ct.node(0).work_calls) == 1);
+}
+
+TEST_CASE_METHOD(Fixture, "a marker call inside another on its thread is refused, the frame intact") {
+  const uint32_t r = intern_region("rt_reentrant");
+  REQUIRE(t.enter_call());
+  REQUIRE(t.begin(r) == RPROF_OK);
+  // As a signal handler would find it: inside a marker call.
+  CHECK_FALSE(t.enter_call());
+  t.leave_call();
+  REQUIRE(t.enter_call());
+  REQUIRE(t.end(r) == RPROF_OK);
+  t.leave_call();
+  CHECK(t.depth() == 0);
+  REQUIRE(t.error_count() == 1);
+  CHECK(t.error(0).kind == ErrorKind::kInSignalHandler);
 }
 
 TEST_CASE_METHOD(Fixture, "declared work accumulates on the innermost region") {

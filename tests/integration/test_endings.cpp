@@ -1,0 +1,301 @@
+// Nothing completed is lost however the app ends (issue 16): the shared
+// region tables survive _exit, exec, uncaught signals and SIGKILL, and the
+// notes say exactly what was kept and what was still open. Also the runtime's
+// refusals: markers from a signal handler, bad rprof_work values, recursion
+// beyond the nesting cap, and rank variables outside an MPI job.
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <tuple>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "integration/harness.h"
+
+using namespace rprof::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string app(const std::string& name) {
+  return std::string(RPROF_TEST_BIN_DIR) + "/apps/" + name;
+}
+
+std::string notes_of(const nlohmann::json& p) {
+  std::string all;
+  for (const auto& n : p["notes"]) all += n.get<std::string>() + "\n";
+  return all;
+}
+
+uint64_t error_count(const nlohmann::json& p, const std::string& kind) {
+  uint64_t n = 0;
+  for (const auto& e : p["errors"]) {
+    if (e["kind"] == kind) n += e["count"].get<uint64_t>();
+  }
+  return n;
+}
+
+// The completed regions of endings.c, exact; "compute" open.
+void check_kept(const nlohmann::json& p, int open_calls = 1) {
+  CHECK(find_region(p, "step")["calls"] == 3);
+  CHECK(find_region(p, "outer")["calls"] == 1);
+  CHECK(find_region(p, "outer/inner")["calls"] == 2);
+  const auto compute = find_region(p, "compute");
+  REQUIRE(compute.is_object());
+  CHECK(compute["calls"] == 0);
+  CHECK(compute["open_calls"] == open_calls);
+  CHECK(compute["complete"] == false);
+  // Opened 20 ms before the end at least; the launcher saw the end soon
+  // after. Ticks since the process started are converted with the TSC rate
+  // the runtime measured over 5 ms, which a loaded machine can skew: 25%.
+  CHECK(compute["open_time_s"].get<double>() >= 0.015);
+  CHECK(compute["open_time_s"].get<double>() < 30);
+}
+
+nlohmann::json run_ending(const std::string& how, int want_status) {
+  auto r = run_rprof({"--backend=time", app("endings"), how});
+  INFO(how << "\n" << r.out << r.err);
+  REQUIRE(r.status == want_status);
+  return load_json(r.dir + "/profile.json");
+}
+
+}  // namespace
+
+TEST_CASE("_exit: completed regions kept from the shared tables, the open one named") {
+  auto r = run_rprof({"--backend=time", app("endings"), "_exit"});
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  const auto p = load_json(r.dir + "/profile.json");
+  check_kept(p);
+  // The open region shows how long it was open, not "0 s in 0 calls".
+  const std::string text = read_text(r.dir + "/report.txt");
+  CHECK(text.find("1 open for 0.0") != std::string::npos);
+  CHECK(text.find("0 s in 0 calls") == std::string::npos);
+  CHECK(text.find("compute: too-short") == std::string::npos);
+  const std::string notes = notes_of(p);
+  INFO(notes);
+  CHECK(notes.find("ended by _exit() or exec() with status 0 without writing its raw "
+                   "profile: 3 regions (6 calls) kept from the shared tables; 1 still open: "
+                   "compute (open ") != std::string::npos);
+  CHECK(notes.find("no rprof markers") == std::string::npos);
+  CHECK(notes.find("no marker data") == std::string::npos);
+}
+
+TEST_CASE("execv of /bin/true: the replaced image's regions are kept") {
+  const auto p = run_ending("exec_true", 0);
+  check_kept(p);
+  CHECK(notes_of(p).find("3 regions (6 calls) kept from the shared tables") != std::string::npos);
+}
+
+TEST_CASE("execv of an rprof program: both images kept, neither clobbers the other") {
+  const auto p = run_ending("exec_self", 0);
+  check_kept(p);
+  CHECK(find_region(p, "after")["calls"] == 1);
+  const std::string notes = notes_of(p);
+  INFO(notes);
+  CHECK(notes.find("was replaced by exec() without writing its raw profile: 3 regions "
+                   "(6 calls) kept") != std::string::npos);
+}
+
+TEST_CASE("uncaught SIGPIPE, SIGUSR1 and SIGKILL: completed regions kept, the notes say so") {
+  for (const auto& [how, sig, name] :
+       {std::tuple{"sigpipe", 13, "Broken pipe"}, {"sigusr1", 10, "User defined signal 1"},
+        {"sigkill", 9, "Killed"}}) {
+    const auto p = run_ending(how, 128 + sig);
+    check_kept(p);
+    const std::string notes = notes_of(p);
+    INFO(notes);
+    CHECK(notes.find(std::string("was killed by signal ") + std::to_string(sig) + " (" + name +
+                     ") without writing its raw profile: 3 regions (6 calls) kept from the "
+                     "shared tables; 1 still open: compute") != std::string::npos);
+    CHECK(notes.find("regions it completed are kept") != std::string::npos);
+  }
+}
+
+TEST_CASE("SIGTERM to the app's process group: both processes' regions kept") {
+  const auto p = run_ending("sigterm_pg", 128 + 15);
+  check_kept(p, 2);  // the child was forked inside "compute"
+  // Forked while "compute" was open: its regions nest there.
+  CHECK(find_region(p, "compute/child")["calls"] == 4);
+  CHECK(p["run"]["processes"] == 2);
+}
+
+TEST_CASE("rprof_flush() then more work then _exit: the later work is not lost") {
+  const auto p = run_ending("flush_exit", 0);
+  CHECK(find_region(p, "step")["calls"] == 4);
+  CHECK(find_region(p, "outer/inner")["calls"] == 2);
+  CHECK(p["run"]["processes"] == 1);
+  CHECK(notes_of(p).find("after its last rprof_flush() without writing its raw profile") !=
+        std::string::npos);
+}
+
+TEST_CASE("a failed raw write says so, and the regions come from the shared tables") {
+  auto r = run_rprof({"--backend=time", app("endings"), "rmdir_out"});
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.err.find("rprof: could not write the raw profile to ") != std::string::npos);
+  const auto p = load_json(r.dir + "/profile.json");
+  check_kept(p);
+  const std::string notes = notes_of(p);
+  INFO(notes);
+  CHECK(notes.find("could not write its raw profile (No such file or directory): 3 regions "
+                   "(6 calls) kept from the shared tables; 1 still open: compute") !=
+        std::string::npos);
+  CHECK(notes.find("no marker data") == std::string::npos);
+}
+
+TEST_CASE("a normal exit writes the raw profile and the tables are not used twice") {
+  auto r = run_rprof({"--backend=time", app("crash"), "exit3"});
+  REQUIRE(r.status == 3);
+  const auto p = load_json(r.dir + "/profile.json");
+  CHECK(find_region(p, "done")["calls"] == 2);
+  CHECK(p["run"]["processes"] == 1);
+  CHECK(notes_of(p).find("shared tables") == std::string::npos);
+}
+
+TEST_CASE("markers from a signal handler never corrupt the interrupted thread's stack") {
+  auto r = run_rprof({"--backend=time", app("signal_markers")});
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  long loops = -1;
+  int ticks = -1, refused = -1;
+  REQUIRE(std::sscanf(r.out.c_str(), "loops %ld ticks %d refused %d", &loops, &ticks,
+                      &refused) == 3);
+  REQUIRE(loops > 0);
+  const auto p = load_json(r.dir + "/profile.json");
+  CHECK(find_region(p, "outer")["calls"] == loops);
+  CHECK(find_region(p, "outer/inner")["calls"] == loops);
+  uint64_t tick_calls = 0;
+  for (const auto& reg : p["regions"]) {
+    const auto& path = reg["path"];
+    std::string joined;
+    for (const auto& s : path) joined += (joined.empty() ? "" : "/") + s.get<std::string>();
+    if (joined == "[program]" || joined == "outer" || joined == "outer/inner") continue;
+    // Every other path is the handler's own, under whatever was open.
+    INFO(joined);
+    CHECK(path.back() == "tick");
+    tick_calls += reg["calls"].get<uint64_t>();
+  }
+  // A handler run that interrupted a marker call is refused whole (begin
+  // and end), the others nest where they landed.
+  CHECK(tick_calls == static_cast<uint64_t>(ticks - refused));
+  CHECK(error_count(p, "in_signal_handler") == static_cast<uint64_t>(2 * refused));
+  CHECK(error_count(p, "mismatched_end") == 0);
+  CHECK(error_count(p, "end_without_begin") == 0);
+}
+
+TEST_CASE("rprof_work with NaN, -1, 1e30 refused as errors, recursion past the cap is one error") {
+  auto r = run_rprof({"--backend=time", app("hostile_markers")});
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  // RPROF_ERR_VALUE (-6) three times, then RPROF_OK; 745 begins refused
+  // beyond the 256 levels, and their 745 ends absorbed.
+  CHECK(r.out.rfind("work -6 -6 -6 0 deep 745 745\n", 0) == 0);
+  const auto p = load_json(r.dir + "/profile.json");
+  const auto w = find_region(p, "w");
+  CHECK(w["declared_work"]["flops"] == 100);
+  CHECK(w["declared_work"]["bytes"] == 200);
+  CHECK(error_count(p, "bad_work") == 3);
+  CHECK(error_count(p, "too_deep") == 745);
+  CHECK(error_count(p, "end_without_begin") == 0);
+  CHECK(error_count(p, "mismatched_end") == 0);
+  CHECK(find_region(p, "rec")["calls"] == 256);
+  CHECK(find_region(p, "after")["calls"] == 1);  // the stack is whole again
+  // The text report says what was refused, once per kind.
+  CHECK(r.out.find("rprof_work() with a NaN, negative or absurd (above 1e18) count in "
+                   "\"w\" (ignored): 3 times") != std::string::npos);
+  CHECK(r.out.find("begin \"rec\" nested deeper than 256 regions (ignored, its end too): "
+                   "745 times") != std::string::npos);
+}
+
+TEST_CASE("rank variables outside an MPI job: one process, no missing ranks, no huge world") {
+  auto r = run_rprof({"--backend=time", app("endings"), "after"},
+                     {"SLURM_PROCID=0", "SLURM_NTASKS=512", "OMPI_COMM_WORLD_SIZE=50000000"});
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  const auto p = load_json(r.dir + "/profile.json");
+  CHECK(p["run"]["processes"] == 1);
+  CHECK(p["run"]["world_size"] == -1);
+  CHECK(p["run"]["missing_ranks"].empty());
+  CHECK(fs::file_size(r.dir + "/profile.json") < 100000);
+}
+
+TEST_CASE("rank variables under an MPI launcher count, an absurd world size is refused") {
+  const std::string bin = fresh_dir("fake-mpirun");
+  const std::string mpirun = bin + "/mpirun";
+  {
+    std::ofstream f(mpirun);
+    f << "#!/bin/sh\nexec \"$@\"\n";
+  }
+  chmod(mpirun.c_str(), 0755);
+  auto r = run_rprof({"--backend=time", mpirun, app("endings"), "after"},
+                     {"SLURM_PROCID=0", "SLURM_NTASKS=2"});
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  auto p = load_json(r.dir + "/profile.json");
+  CHECK(p["run"]["world_size"] == 2);
+  CHECK(p["run"]["missing_ranks"] == nlohmann::json::array({1}));
+
+  r = run_rprof({"--backend=time", mpirun, app("endings"), "after"},
+                {"SLURM_PROCID=0", "SLURM_NTASKS=50000000"});
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.err.find("rprof: SLURM_NTASKS=50000000 is above the limit of 1048576 MPI ranks; "
+                   "the world size is not recorded") != std::string::npos);
+  p = load_json(r.dir + "/profile.json");
+  CHECK(p["run"]["world_size"] == -1);
+  CHECK(p["run"]["missing_ranks"].empty());
+}
+
+TEST_CASE("SIGINT sent to the launcher alone is forwarded to the app") {
+  const std::string dir = fresh_path("sigint-launcher");
+  int out[2];
+  REQUIRE(pipe(out) == 0);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(out[1], 1);
+    close(out[0]);
+    execl(RPROF_BIN, RPROF_BIN, "--backend=time", "-q", "-o", dir.c_str(),
+          app("crash").c_str(), "wait", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(out[1]);
+  std::string line;
+  char c;
+  while (read(out[0], &c, 1) == 1 && c != '\n') line += c;
+  close(out[0]);
+  REQUIRE_THAT(line, Catch::StartsWith("ready "));
+  REQUIRE(kill(pid, SIGINT) == 0);  // rprof's pid, not the app's
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 128 + SIGINT);
+  const auto p = load_json(dir + "/profile.json");
+  CHECK(p["run"]["signal"] == SIGINT);
+  CHECK(find_region(p, "done")["calls"] == 2);
+  CHECK(find_region(p, "open_outer")["complete"] == false);
+}
+
+TEST_CASE("hostile files among the shared tables are skipped with a note, never followed") {
+  auto r = run_rprof({"--backend=time", app("hostile_tables")});
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  const auto p = load_json(r.dir + "/profile.json");
+  CHECK(find_region(p, "ok")["calls"] == 2);
+  CHECK(p["run"]["processes"] == 1);
+  const std::string notes = notes_of(p);
+  INFO(notes);
+  CHECK(notes.find("rprof-tables.999999.0: shared region tables: not a regular file") !=
+        std::string::npos);  // the FIFO, opened without blocking
+  CHECK(notes.find("rprof-tables.999998.0: cannot open") != std::string::npos);  // the link
+  CHECK(notes.find("rprof-tables.999997.0: shared region tables: bad magic") !=
+        std::string::npos);
+  CHECK(notes.find("rprof-tables.999996.0: shared region tables: version 4294967295 is not "
+                   "supported") != std::string::npos);
+  CHECK(notes.find("root:") == std::string::npos);
+}
