@@ -254,7 +254,7 @@ TEST_CASE("hostile inputs to report, diff and merge: one line naming the file, t
       {{"diff", "/dev/zero", corpus + "/profile/valid-two-threads.json"},
        "rprof: /dev/zero: is a device, not an rprof profile (rprof reads regular files only)\n"},
       {{"merge", "/dev/zero"},
-       "rprof: /dev/zero: is a device, not an rprof raw profile or a directory of them\n"},
+       "rprof: /dev/zero: is a device, not an rprof output directory or raw profile\n"},
       {{"report", corpus + "/raw/hostile-world-size.json"},
        "rprof: " + corpus + "/raw/hostile-world-size.json: not a valid rprof raw profile: "
        "world_size: 2147483646 is out of range (-1 to 1048576)\n"},
