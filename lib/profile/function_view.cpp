@@ -151,6 +151,9 @@ void add_function_regions(Profile& p, const FunctionTable& table, const Function
     const FunctionCounts& f = *c.f;
     if (shown >= options.top) continue;
     if (c.work == 0 && !(times.sampled && c.time_s > 0)) continue;  // nothing to show
+    // Sampled: a function no sample hit is not among the hottest unless its
+    // simulated work says otherwise (1% of the program's).
+    if (times.sampled && c.time_s == 0 && c.work < 0.01 * total_work) continue;
     Region g;
     g.name = function_display_name(f);
     g.path = f.context.empty() ? std::vector<std::string>{kProgramRegion} : f.context;

@@ -237,7 +237,19 @@ Verdict classify(const VerdictInput& in, const VerdictThresholds& t) {
   // A region only open (no call completed) has no time to judge yet: its
   // open time is reported instead (never "0 s in 0 calls").
   const bool only_open = r.calls == 0 && r.open_calls > 0;
-  if (!only_open && (r.time_s < t.min_total_s || per_call < t.too_short_overheads * overhead)) {
+  if (r.is_function()) {
+    // A function region (the function view) has no marker calls: its time is
+    // sampled (or estimated), so only its total can be too short to trust.
+    if (r.time_s < t.min_total_s) {
+      v.flags.push_back(
+          {Flag::kTooShort,
+           fmt::format("{:.3g} s of self time, below {:.3g} s: a time from a few cpu-clock "
+                       "samples (or an estimate) is not trustworthy",
+                       r.time_s, t.min_total_s),
+           "run more work, or read its counts and intensity, not its rate"});
+    }
+  } else if (!only_open &&
+             (r.time_s < t.min_total_s || per_call < t.too_short_overheads * overhead)) {
     v.flags.push_back(
         {Flag::kTooShort,
          fmt::format("{:.3g} s in {} call{} ({:.3g} s per call) against a marker "
