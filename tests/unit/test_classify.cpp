@@ -229,3 +229,21 @@ TEST_CASE("no roofline: says why and what to run") {
   CHECK(v.bound == Bound::kUnknown);
   CHECK_THAT(v.direction, Catch::Contains("--backend=sim"));
 }
+
+TEST_CASE("a function region is judged on its sampled total, not on calls it does not have") {
+  const Metrics m = fp_metrics(1.0);
+  Region r = region(1, {0.013});
+  r.calls = 0;  // the function view counts no calls
+  r.time_s = 0.013;
+  r.fn_object = "/bin/app";
+  r.fn_symbol = "dot";
+  CHECK_FALSE(run(r, m, nullptr).has(Flag::kTooShort));
+  r.time_s = kT.min_total_s * 0.99;
+  const Verdict v = run(r, m, nullptr);
+  REQUIRE(v.has(Flag::kTooShort));
+  bool says_self_time = false;
+  for (const auto& f : v.flags) {
+    if (f.flag == Flag::kTooShort) says_self_time = f.reason.find("s of self time") != std::string::npos;
+  }
+  CHECK(says_self_time);
+}
