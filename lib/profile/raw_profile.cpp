@@ -1,6 +1,7 @@
 #include "profile/raw_profile.h"
 
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <optional>
 #include <thread>
@@ -214,6 +215,61 @@ std::vector<std::string> list_raw_profiles(const std::string& dir) {
   if (ec) throw Error("cannot list " + dir + ": " + ec.message());
   std::sort(files.begin(), files.end());
   return files;
+}
+
+std::string raw_profile_to_json(const RawProfile& p) {
+  json doc;
+  doc["format"] = "rprof-raw";
+  doc["schema_version"] = kRawSchemaVersion;
+  doc["host"] = p.host;
+  doc["pid"] = p.pid;
+  doc["parent_pid"] = p.parent_pid;
+  doc["world_size"] = p.world_size;
+  doc["rank"] = p.rank;
+  doc["backend"] = p.backend;
+  doc["start_unix_s"] = p.start_unix_s;
+  doc["duration_ns"] = p.duration_ns;
+  doc["clock"] = {{"source", p.clock_source}, {"ticks_per_s", p.clock_ticks_per_s}};
+  doc["reason"] = p.reason;
+  doc["signal"] = p.signal;
+  doc["counters"] = p.counters;
+  json regions = json::array();
+  for (const auto& [id, name] : p.region_names) regions.push_back({{"id", id}, {"name", name}});
+  doc["regions"] = std::move(regions);
+  json threads = json::array();
+  for (const RawThread& t : p.threads) {
+    json nodes = json::array();
+    json open = json::array();
+    for (size_t i = 0; i < t.nodes.size(); ++i) {
+      const RawNode& n = t.nodes[i];
+      json j = {{"id", i},           {"parent", n.parent},   {"region", n.region},
+                {"calls", n.calls},  {"incl_ns", n.incl_ns}, {"excl_ns", n.excl_ns},
+                {"incl", n.incl},    {"excl", n.excl}};
+      if (n.work_calls > 0) {
+        j["work_calls"] = n.work_calls;
+        j["work_flops"] = static_cast<uint64_t>(std::llround(n.work_flops));
+        j["work_bytes"] = static_cast<uint64_t>(std::llround(n.work_bytes));
+      }
+      nodes.push_back(std::move(j));
+      // Recursive open instances share a node and its (outermost) time.
+      for (uint64_t k = 0; k < n.open_calls; ++k) {
+        open.push_back({{"node", i}, {"elapsed_ns", n.open_ns}});
+      }
+    }
+    json errors = json::array();
+    for (const RawError& e : t.errors) {
+      errors.push_back(
+          {{"kind", e.kind}, {"expected", e.expected}, {"got", e.got}, {"count", e.count}});
+    }
+    threads.push_back({{"index", t.index},
+                       {"tid", t.tid},
+                       {"exited", t.exited},
+                       {"nodes", std::move(nodes)},
+                       {"open", std::move(open)},
+                       {"errors", std::move(errors)}});
+  }
+  doc["threads"] = std::move(threads);
+  return doc.dump();
 }
 
 }  // namespace rprof

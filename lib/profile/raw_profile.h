@@ -74,6 +74,12 @@ struct RawProfile {
 RawProfile parse_raw_profile(const std::string& text, const std::string& file);
 RawProfile raw_profile_from_json(const nlohmann::json& doc, const std::string& file);
 RawProfile read_raw_profile(const std::string& file);
+
+// The raw profile as the runtime writes it (the inverse of
+// raw_profile_from_json): what the launcher recovered from a process's shared
+// region tables is saved next to the raw profiles, so `rprof merge` of the
+// output directory sees it too.
+std::string raw_profile_to_json(const RawProfile& p);
 // Reads many files on all cores, in order. A file that fails is skipped with
 // its message appended to *errors, or, when errors is null, the first failure
 // (in file order) is thrown.

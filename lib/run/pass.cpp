@@ -15,6 +15,7 @@
 #include <set>
 
 #include "common/error.h"
+#include "common/fs.h"
 #include "profile/shared_tables_reader.h"
 #include "runtime/handshake.h"
 
@@ -136,7 +137,12 @@ std::string tables_note(const TablesImage& img, const std::string& how) {
 // wins; an image without one (_exit, exec, an uncaught signal, SIGKILL, an
 // explicit rprof_flush() followed by more work, a failed write) is read from
 // its tables, and a stale explicit raw profile of that pid is dropped.
-void add_shared_tables(const std::string& dir, const LaunchResult& launch, uint64_t now_ns,
+// What the tables gave is saved in raw_dir as a raw profile
+// (rprof-raw.<host>.<pid>.tables<n>.json; a dropped stale one is renamed
+// *.superseded), so `rprof merge` of the output directory reads what this
+// run reported.
+void add_shared_tables(const std::string& dir, const std::string& raw_dir,
+                       const LaunchResult& launch, uint64_t now_ns,
                        std::vector<RawProfile>& raws, std::vector<std::string>& notes) {
   std::vector<TablesImage> images;
   const std::vector<std::string> files = list_shared_tables(dir);
@@ -164,7 +170,12 @@ void add_shared_tables(const std::string& dir, const LaunchResult& launch, uint6
   std::vector<RawProfile> kept;
   for (RawProfile& raw : raws) {
     const bool stale = raw.host == host && table_pids.count(raw.pid) && !final_pids.count(raw.pid);
-    if (!stale) kept.push_back(std::move(raw));
+    if (!stale) {
+      kept.push_back(std::move(raw));
+    } else if (!raw.file.empty()) {
+      std::error_code ec;
+      fs::rename(raw.file, raw.file + ".superseded", ec);
+    }
   }
   raws = std::move(kept);
   std::map<int64_t, int> seen;
@@ -174,6 +185,15 @@ void add_shared_tables(const std::string& dir, const LaunchResult& launch, uint6
     const bool replaced = nth + 1 < images_per_pid[img.raw.pid];
     const bool top = img.raw.pid == launch.pid;
     notes.push_back(tables_note(img, how_it_ended(img, replaced, launch, top)));
+    const std::string saved = raw_dir + "/rprof-raw." + img.raw.host + "." +
+                              std::to_string(img.raw.pid) + ".tables" + std::to_string(nth) +
+                              ".json";
+    try {
+      write_file_atomic(saved, raw_profile_to_json(img.raw));
+    } catch (const std::exception& e) {
+      notes.push_back(std::string("the regions recovered from the shared tables were not "
+                                  "saved in raw/ (rprof merge will not see them): ") + e.what());
+    }
     raws.push_back(std::move(img.raw));
   }
 }
@@ -231,7 +251,7 @@ PassResult run_pass(const LaunchSpec& spec_in, const std::string& raw_dir,
   std::vector<RawProfile> raws = read_raw_profiles(raw_files, &errors);
   for (const std::string& e : errors) notes.push_back("skipped " + e);
   if (!tables.path().empty()) {
-    add_shared_tables(tables.path(), pass.launch, ended_ns, raws, notes);
+    add_shared_tables(tables.path(), raw_dir, pass.launch, ended_ns, raws, notes);
   }
   pass.profile = aggregate(raws, run_info(spec.argv, run_backend, pass.launch));
   pass.profile.notes.insert(pass.profile.notes.begin(), notes.begin(), notes.end());

@@ -299,3 +299,20 @@ TEST_CASE("hostile files among the shared tables are skipped with a note, never 
                    "supported") != std::string::npos);
   CHECK(notes.find("root:") == std::string::npos);
 }
+
+TEST_CASE("rprof merge of the output directory keeps what the shared tables gave") {
+  // flush_exit: an early raw profile (superseded) and the tables of the rest.
+  auto r = run_rprof({"--backend=time", app("endings"), "flush_exit"});
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  CHECK(fs::exists(r.dir + "/raw"));
+  const std::string out = fresh_path("merged-endings");
+  const RunResult m = run_command({RPROF_BIN, "merge", "-o", out, r.dir});
+  INFO(m.out << m.err);
+  REQUIRE(m.status == 0);
+  const auto p = load_json(out + "/profile.json");
+  CHECK(find_region(p, "step")["calls"] == 4);  // not 3 (the flush) and not 7 (both)
+  CHECK(find_region(p, "outer/inner")["calls"] == 2);
+  CHECK(find_region(p, "compute")["open_calls"] == 1);
+  CHECK(p["run"]["processes"] == 1);
+}
