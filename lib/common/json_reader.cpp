@@ -187,14 +187,42 @@ std::string JsonReader::path(const std::string& key) const {
   return p + key;
 }
 
+namespace {
+
+// An error is one line whatever the file holds: control characters of names
+// and values quoted from it are escaped (\n, \x01).
+std::string one_line(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (u < 0x20 || u == 0x7f) {
+      out += fmt::format("\\x{:02x}", u);
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 void JsonReader::fail(const std::string& what) const {
   const std::string p = path();
-  throw Error(root_->file + ": not a valid " + root_->kind + ": " + (p.empty() ? "" : p + ": ") +
-              what + root_->advice);
+  throw Error(one_line(root_->file + ": not a valid " + root_->kind + ": " +
+                       (p.empty() ? "" : p + ": ") + what) +
+              root_->advice);
 }
 
 void JsonReader::fail_at(const std::string& key, const std::string& what) const {
-  throw Error(root_->file + ": not a valid " + root_->kind + ": " + path(key) + ": " + what +
+  throw Error(one_line(root_->file + ": not a valid " + root_->kind + ": " + path(key) + ": " +
+                       what) +
               root_->advice);
 }
 

@@ -53,6 +53,13 @@ void save_current(const char* why) {
 }
 
 void on_death() { save_current("crash"); }
+// A trap (__builtin_trap: a target's own check), or a fault ASan did not
+// report: save the input, then die of the signal as before.
+void on_fatal(int sig) {
+  save_current(sig == SIGILL ? "trap (a check in the target failed)" : "fatal signal");
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
 void on_alarm(int) {
   save_current("timeout");
   _exit(70);
@@ -178,6 +185,7 @@ int main(int argc, char** argv) {
   __sanitizer_set_death_callback(on_death);
   std::set_terminate(on_terminate);
   signal(SIGALRM, on_alarm);
+  signal(SIGILL, on_fatal);
 
   std::vector<std::string> corpus;
   for (const std::string& p : paths) {

@@ -251,3 +251,11 @@ TEST_CASE("profile.json caps: world size and missing ranks") {
         "p.json: not a valid rprof profile: run.missing_ranks: 5 entries are beyond the limit "
         "of 4");
 }
+
+TEST_CASE("an error quoting the file's text stays one line (control characters escaped)") {
+  // Found by fuzz_raw: a clock source with a newline split the message.
+  json doc = raw_doc();
+  doc["clock"] = {{"source", "m\nnot a clock\x01"}, {"ticks_per_s", 1000000000}};
+  CHECK(raw_error(doc) == "r.json: not a valid rprof raw profile: clock.source: "
+                          "'m\\nnot a clock\\x01' is neither tsc nor monotonic");
+}
