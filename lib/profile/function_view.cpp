@@ -17,6 +17,13 @@ namespace fs = std::filesystem;
 
 // A function's simulated work, the weight when there are no sampled times:
 // FP instructions plus 8-byte words loaded or stored.
+bool has_flops(const CounterMap& c) {
+  for (const auto& [k, v] : c) {
+    if (v > 0 && k.rfind("flops.", 0) == 0) return true;
+  }
+  return false;
+}
+
 double simulated_work(const CounterMap& c) {
   double w = 0;
   for (const auto& [k, v] : c) {
@@ -151,9 +158,13 @@ void add_function_regions(Profile& p, const FunctionTable& table, const Function
     const FunctionCounts& f = *c.f;
     if (shown >= options.top) continue;
     if (c.work == 0 && !(times.sampled && c.time_s > 0)) continue;  // nothing to show
-    // Sampled: a function no sample hit is not among the hottest unless its
-    // simulated work says otherwise (1% of the program's).
-    if (times.sampled && c.time_s == 0 && c.work < 0.01 * total_work) continue;
+    // Sampled: a function no sample hit and without FLOPs (start-up, libc's
+    // allocator and printf) is not among the hottest unless its simulated
+    // work says otherwise (1% of the program's). A function with FLOPs keeps
+    // its place however short it ran: its counts are exact.
+    if (times.sampled && c.time_s == 0 && c.work < 0.01 * total_work && !has_flops(f.counters)) {
+      continue;
+    }
     Region g;
     g.name = function_display_name(f);
     g.path = f.context.empty() ? std::vector<std::string>{kProgramRegion} : f.context;
