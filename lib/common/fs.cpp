@@ -108,22 +108,7 @@ std::string read_system_file(const std::string& path) {
 }
 
 void write_file_atomic(const std::string& path, const std::string& content) {
-  const std::string tmp = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error("cannot write " + tmp + ": " + std::strerror(errno));
-    out << content;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw Error("cannot write " + tmp + ": " + std::strerror(errno));
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    std::remove(tmp.c_str());
-    throw Error("cannot write " + path + ": " + std::strerror(err));
-  }
+  write_file_atomic(path, [&](std::ostream& out) { out << content; });
 }
 
 void write_file_atomic(const std::string& path,
