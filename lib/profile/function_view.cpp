@@ -219,6 +219,11 @@ void add_function_regions(Profile& p, const FunctionTable& table, const Function
     p.notes.push_back("no symbols for " + o +
                       ": its code is grouped by object and 4 KiB address range");
   }
+  if (table.call_paths_cap != 0) {
+    p.notes.push_back("function view: more than " + std::to_string(table.call_paths_cap) +
+                      " distinct call paths; calls deeper than that were counted without their "
+                      "callers, so inclusive counts are lower bounds (self counts stay exact)");
+  }
   if (table.context_overflow) {
     p.notes.push_back("function view: too many marked regions to tell apart; some functions "
                       "are shown under an outer region");

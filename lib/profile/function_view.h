@@ -37,6 +37,10 @@ struct FunctionCounts {
 struct FunctionTable {
   std::vector<FunctionCounts> rows;  // summed over processes
   bool context_overflow = false;     // too many marked regions to tell apart
+  // Non-zero: the tool's calling-context tree reached this many call paths;
+  // deeper calls were counted without their callers (inclusive counts are
+  // then lower bounds).
+  uint64_t call_paths_cap = 0;
 };
 
 struct FunctionViewOptions {

@@ -20,11 +20,14 @@ namespace {
 const char* const kCaches = "l1=32K:8:64,l2=256K:8:64,llc=2M:16:64";
 constexpr uint64_t kN = 4096;  // the size passed to functions.c
 
-json run_functions(const std::vector<std::string>& cmd, const std::string& functions = "--functions=1000") {
+json run_functions(const std::vector<std::string>& cmd, const std::string& functions = "--functions=1000",
+                   const std::vector<std::string>& env = {}) {
   std::vector<std::string> args = {"--backend=sim", "--sim-only", "-q", "--sim-cache", kCaches,
                                    functions};
   args.insert(args.end(), cmd.begin(), cmd.end());
-  const RunResult r = run_rprof(args, {test_machine_env()});
+  std::vector<std::string> all_env = {test_machine_env()};
+  all_env.insert(all_env.end(), env.begin(), env.end());
+  const RunResult r = run_rprof(args, all_env);
   INFO(r.err);
   REQUIRE(r.status == 0);
   return load_json(r.dir + "/profile.json");
@@ -141,6 +144,76 @@ TEST_CASE("sim functions: a marked region is opened up into region/function") {
   CHECK(all_flops(find_region(p, "[program]/main")) == 1);
   // The region's own count is its functions' sum.
   CHECK(all_flops(phase) == 2 * kN + kN + 1 + 1);
+}
+
+uint64_t inclusive_flops(const json& r) {
+  return all_flops(json{{"counters", r["function"]["inclusive_counters"]}});
+}
+
+constexpr int kDepth = 64;  // functions_rec's recursion depth
+
+TEST_CASE("sim functions: recursion, threads and a region opened inside a function") {
+  require_sim_backend();
+  const json p = run_functions({sim_test_program("functions_rec"), std::to_string(kDepth),
+                                std::to_string(kN)});
+  const json even = find_region(p, "[program]/even");
+  const json odd = find_region(p, "[program]/odd");
+  const json rec = find_region(p, "[program]/rec");
+  REQUIRE(even.is_object());
+  REQUIRE(odd.is_object());
+  REQUIRE(rec.is_object());
+  // Mutual recursion: one add per call, half the calls each; the outermost
+  // even holds everything below it once, the outermost odd all but one.
+  CHECK(all_flops(even) == kDepth / 2);
+  CHECK(all_flops(odd) == kDepth / 2);
+  CHECK(inclusive_flops(even) == kDepth);
+  CHECK(inclusive_flops(odd) == kDepth - 1);
+  // Direct recursion: counted once, not once per level.
+  CHECK(all_flops(rec) == kDepth);
+  CHECK(inclusive_flops(rec) == kDepth);
+  // work runs on the second thread and in main, and in the region: 2N each.
+  const json work = find_region(p, "[program]/work");
+  REQUIRE(work.is_object());
+  CHECK(all_flops(work) == 2 * 2 * kN);
+  CHECK(inclusive_flops(work) == 2 * 2 * kN);
+  const json inner_work = find_region(p, "inner/work");
+  REQUIRE(inner_work.is_object());
+  CHECK(all_flops(inner_work) == 2 * kN);
+  // phased opens "inner" itself: its adds before and after the region are
+  // its own under [program], the one inside under inner; its inclusive counts
+  // (in the region open at its entry) hold all three and work's.
+  const json phased = find_region(p, "[program]/phased");
+  const json inner_phased = find_region(p, "inner/phased");
+  REQUIRE(phased.is_object());
+  REQUIRE(inner_phased.is_object());
+  CHECK(all_flops(phased) == 2);
+  CHECK(all_flops(inner_phased) == 1);
+  CHECK(inclusive_flops(phased) == 3 + 2 * kN);
+  CHECK(all_flops(find_region(p, "inner")) == 1 + 2 * kN);
+  // Self counts add up to the whole program's ([program] is the whole run).
+  uint64_t fn_flops = 0;
+  for (const json& r : p["regions"]) {
+    if (r.contains("function")) fn_flops += all_flops(r);
+  }
+  CHECK(fn_flops == all_flops(find_region(p, "[program]")));
+  CHECK_FALSE(has_note(p, "distinct call paths"));
+}
+
+TEST_CASE("sim functions: past the call-path limit, self counts stay exact and a note says so") {
+  require_sim_backend();
+  // A tree of 32 call paths: the mutual recursion (64 deep) does not fit.
+  const json p = run_functions({sim_test_program("functions_rec"), std::to_string(kDepth),
+                                std::to_string(kN)},
+                               "--functions=1000", {"VALGRIND_OPTS=--rp-fn-max-paths=32"});
+  CHECK(has_note(p, "distinct call paths"));
+  const json even = find_region(p, "[program]/even");
+  const json odd = find_region(p, "[program]/odd");
+  REQUIRE(even.is_object());
+  REQUIRE(odd.is_object());
+  CHECK(all_flops(even) == kDepth / 2);
+  CHECK(all_flops(odd) == kDepth / 2);
+  CHECK(inclusive_flops(even) <= kDepth);
+  CHECK(all_flops(find_region(p, "[program]/work")) == 2 * 2 * kN);
 }
 
 TEST_CASE("sim functions: a binary without symbols is grouped by object and address range") {

@@ -258,6 +258,10 @@ void parse_sim_functions(const std::string& text, const std::string& file, Funct
       into.context_overflow = true;
       continue;
     }
+    if (line.rfind("overflow calls ", 0) == 0) {
+      into.call_paths_cap = to_u64(line.substr(15), 10, where);
+      continue;
+    }
     const std::vector<std::string> f = split_tabs(line);
     if (f[0] == "ctx" && f.size() == 4) {
       ctxs[to_u64(f[1], 10, where)] = Ctx{to_u64(f[2], 10, where), f[3]};

@@ -9,6 +9,9 @@
 UInt rp_line_shift = 6;
 static UWord line_bytes = 64;
 
+/* Counts go to the thread's totals and to its running function (rp_fn.h). */
+#define COUNT(k, v) (rp_live[k] += (v), rp_fn_cnt[k] += (v))
+
 const HChar* rp_geometry_check(const RpGeometry* g)
 {
    if (g->line < 8 || g->line > 4096 || (g->line & (g->line - 1)) != 0)
@@ -81,25 +84,25 @@ static __inline__ Bool is_dirty(UWord tag)
 static void llc_fill(UWord ln)
 {
    UWord v;
-   rp_live[RPROF_SIM_LLC_READ] += line_bytes;
+   COUNT(RPROF_SIM_LLC_READ, line_bytes);
    if (!ref(&rp_llc, ln, 0, &v)) {
-      rp_live[RPROF_SIM_DRAM_READ] += line_bytes;
-      if (is_dirty(v)) rp_live[RPROF_SIM_DRAM_WRITE] += line_bytes;
+      COUNT(RPROF_SIM_DRAM_READ, line_bytes);
+      if (is_dirty(v)) COUNT(RPROF_SIM_DRAM_WRITE, line_bytes);
    }
 }
 
 static void llc_writeback(UWord ln)
 {
    UWord v;
-   rp_live[RPROF_SIM_LLC_WRITE] += line_bytes;
+   COUNT(RPROF_SIM_LLC_WRITE, line_bytes);
    if (!ref(&rp_llc, ln, 1, &v) && is_dirty(v))
-      rp_live[RPROF_SIM_DRAM_WRITE] += line_bytes;
+      COUNT(RPROF_SIM_DRAM_WRITE, line_bytes);
 }
 
 static void l2_fill(UWord ln)
 {
    UWord v;
-   rp_live[RPROF_SIM_L2_READ] += line_bytes;
+   COUNT(RPROF_SIM_L2_READ, line_bytes);
    if (!ref(&rp_l2, ln, 0, &v)) {
       llc_fill(ln);
       if (is_dirty(v)) llc_writeback(v >> 1);
@@ -109,7 +112,7 @@ static void l2_fill(UWord ln)
 static void l2_writeback(UWord ln)
 {
    UWord v;
-   rp_live[RPROF_SIM_L2_WRITE] += line_bytes;
+   COUNT(RPROF_SIM_L2_WRITE, line_bytes);
    if (!ref(&rp_l2, ln, 1, &v) && is_dirty(v)) llc_writeback(v >> 1);
 }
 
@@ -151,12 +154,12 @@ VG_REGPARM(2) void rp_modify(Addr a, UWord size)
 
 VG_REGPARM(2) void rp_read_counted(Addr a, UWord size)
 {
-   rp_live[RPROF_SIM_L1_READ] += size;
+   COUNT(RPROF_SIM_L1_READ, size);
    if (LIKELY(!rp_suspended)) access(a, size, 0);
 }
 
 VG_REGPARM(2) void rp_write_counted(Addr a, UWord size)
 {
-   rp_live[RPROF_SIM_L1_WRITE] += size;
+   COUNT(RPROF_SIM_L1_WRITE, size);
    if (LIKELY(!rp_suspended)) access(a, size, 1);
 }

@@ -27,9 +27,9 @@ void rp_emit_start(Out* o, const IRSB* sbIn)
    o->off_of = off_tab;
 }
 
-static void emit_counter_add(IRSB* sb, Int k, ULong v)
+/* *addr += v */
+static void emit_add(IRSB* sb, IRExpr* addr, ULong v)
 {
-   IRExpr* addr = mkIRExpr_HWord((HWord)&rp_live[k]);
    IRTemp t1 = newIRTemp(sb->tyenv, Ity_I64);
    IRTemp t2 = newIRTemp(sb->tyenv, Ity_I64);
    addStmtToIRSB(sb, IRStmt_WrTmp(t1, IRExpr_Load(Iend_LE, Ity_I64, addr)));
@@ -40,12 +40,28 @@ static void emit_counter_add(IRSB* sb, Int k, ULong v)
 
 void rp_emit_pending(Out* o)
 {
+   IRTemp fn_cnt = IRTemp_INVALID;
    Int k;
    for (k = 0; k < RPROF_SIM_NCOUNTERS; k++) {
-      if (o->pending[k] != 0) {
-         emit_counter_add(o->sb, k, o->pending[k]);
-         o->pending[k] = 0;
+      if (o->pending[k] == 0) continue;
+      emit_add(o->sb, mkIRExpr_HWord((HWord)&rp_live[k]), o->pending[k]);
+      if (rp_clo_functions) {
+         /* And to the running function's counters (rp_fn.h): the pointer is
+          * read here, after any switch before it. */
+         if (fn_cnt == IRTemp_INVALID) {
+            fn_cnt = newIRTemp(o->sb->tyenv, Ity_I64);
+            addStmtToIRSB(o->sb, IRStmt_WrTmp(fn_cnt, IRExpr_Load(Iend_LE, Ity_I64,
+                                                                  mkIRExpr_HWord((HWord)&rp_fn_cnt))));
+         }
+         IRTemp at = fn_cnt;
+         if (k != 0) {
+            at = newIRTemp(o->sb->tyenv, Ity_I64);
+            addStmtToIRSB(o->sb, IRStmt_WrTmp(at, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(fn_cnt),
+                                                               IRExpr_Const(IRConst_U64(k * sizeof(ULong))))));
+         }
+         emit_add(o->sb, IRExpr_RdTmp(at), o->pending[k]);
       }
+      o->pending[k] = 0;
    }
 }
 

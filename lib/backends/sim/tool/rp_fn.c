@@ -162,78 +162,225 @@ static RpCtx ctxs[RP_FN_MAX_CTX]; /* ctxs[0]: outside every marked region */
 static UInt nctx = 1;
 static Bool ctx_overflow = False;
 
-/* counts[ctx][fn]: self counts, then inclusive ones (2 x NCOUNTERS),
- * allocated on first use. */
-static ULong** counts[RP_FN_MAX_CTX];
-static UInt counts_cap[RP_FN_MAX_CTX];
+/* ---- the calling-context tree ------------------------------------------ */
 
-static ULong* slot(UInt ctx, UInt fn)
+/* Paths beyond rp_clo_fn_max_paths nodes (--rp-fn-max-paths, default
+ * 524288, about 100 MB) are not told apart: a function called deeper counts
+ * in a node under the root (self counts stay exact, its callers' inclusive
+ * counts then miss it: the table says so). */
+UInt rp_clo_fn_max_paths = 1u << 19;
+
+typedef struct {
+   UInt   parent, fn, ctx;   /* ctx: the innermost marked region at entry */
+   UInt   memo_fn, memo_ctx, memo_child; /* the last child looked up */
+   UInt   alt_ctx;           /* the last other region it ran in ... */
+   ULong* alt_cell;          /* ... and its counters there */
+   ULong* cell;              /* self counts in ctx */
+} RpNode;
+
+static RpNode* nodes = NULL; /* nodes[0]: the root, function 0 (none yet) */
+static UInt nnodes = 0, nodes_cap = 0;
+static UInt* node_index = NULL; /* open addressing on (parent, fn, ctx): id or 0 */
+static UInt node_index_cap = 0;
+static Bool tree_overflow = False;
+
+/* Cells of a node in a region other than its own: (node, ctx) -> counters. */
+typedef struct {
+   UInt   node, ctx;
+   ULong* cell;
+} RpXCell;
+static RpXCell* xcells = NULL;
+static UInt nxcells = 0, xcells_cap = 0;
+
+static ULong scratch[RPROF_SIM_NCOUNTERS]; /* counts nobody keeps */
+ULong* rp_fn_cnt = scratch;
+
+static ULong* new_cell(void)
 {
-   if (fn >= counts_cap[ctx]) {
-      UInt cap = counts_cap[ctx] == 0 ? 64 : counts_cap[ctx];
-      while (cap <= fn) cap *= 2;
-      counts[ctx] = VG_(realloc)("rp.fn.counts", counts[ctx], cap * sizeof(ULong*));
-      VG_(memset)(counts[ctx] + counts_cap[ctx], 0, (cap - counts_cap[ctx]) * sizeof(ULong*));
-      counts_cap[ctx] = cap;
+   return VG_(calloc)("rp.fn.cell", RPROF_SIM_NCOUNTERS, sizeof(ULong));
+}
+
+static UInt key_hash(UInt a, UInt b, UInt c)
+{
+   return (a * 2654435761u) ^ (b * 40503u + 0x9e3779b9u) ^ (c * 2246822519u);
+}
+
+static void node_index_insert(UInt id)
+{
+   const RpNode* n = &nodes[id];
+   UInt i = key_hash(n->parent, n->fn, n->ctx) & (node_index_cap - 1);
+   while (node_index[i] != 0) i = (i + 1) & (node_index_cap - 1);
+   node_index[i] = id;
+}
+
+static UInt node_new(UInt parent, UInt fn, UInt ctx)
+{
+   RpNode* n;
+   UInt id;
+   if (nnodes == nodes_cap) {
+      nodes_cap = nodes_cap == 0 ? 1024 : 2 * nodes_cap;
+      nodes = VG_(realloc)("rp.fn.nodes", nodes, nodes_cap * sizeof(RpNode));
    }
-   if (counts[ctx][fn] == NULL)
-      counts[ctx][fn] = VG_(calloc)("rp.fn.cnt", 2 * RPROF_SIM_NCOUNTERS, sizeof(ULong));
-   return counts[ctx][fn];
+   id = nnodes++;
+   n = &nodes[id];
+   VG_(memset)(n, 0, sizeof(*n));
+   n->parent = parent;
+   n->fn = fn;
+   n->ctx = ctx;
+   n->cell = new_cell();
+   if (id == 0) return id;
+   if (2 * nnodes > node_index_cap) {
+      UInt k;
+      node_index_cap = node_index_cap == 0 ? 2048 : 2 * node_index_cap;
+      VG_(free)(node_index);
+      node_index = VG_(calloc)("rp.fn.nindex", node_index_cap, sizeof(UInt));
+      for (k = 1; k < nnodes; k++) node_index_insert(k);
+   } else {
+      node_index_insert(id);
+   }
+   return id;
+}
+
+/* The node for function fn called from node parent in region ctx. */
+static UInt node_child_slow(UInt parent, UInt fn, UInt ctx);
+static __inline__ UInt node_child(UInt parent, UInt fn, UInt ctx)
+{
+   const RpNode* p = &nodes[parent];
+   if (LIKELY(p->memo_child != 0 && p->memo_fn == fn && p->memo_ctx == ctx)) return p->memo_child;
+   return node_child_slow(parent, fn, ctx);
+}
+
+static __attribute__((noinline)) UInt node_child_slow(UInt parent, UInt fn, UInt ctx)
+{
+   UInt i, id = 0;
+   if (node_index_cap > 0) {
+      for (i = key_hash(parent, fn, ctx) & (node_index_cap - 1); node_index[i] != 0;
+           i = (i + 1) & (node_index_cap - 1)) {
+         const RpNode* n = &nodes[node_index[i]];
+         if (n->parent == parent && n->fn == fn && n->ctx == ctx) {
+            id = node_index[i];
+            break;
+         }
+      }
+   }
+   if (id == 0) {
+      if (nnodes >= rp_clo_fn_max_paths && parent != 0) {
+         tree_overflow = True;
+         return node_child(0, fn, ctx);
+      }
+      id = node_new(parent, fn, ctx);
+   }
+   nodes[parent].memo_fn = fn;
+   nodes[parent].memo_ctx = ctx;
+   nodes[parent].memo_child = id;
+   return id;
+}
+
+static UInt* xindex = NULL; /* open addressing on (node, ctx): xcells index + 1, or 0 */
+static UInt xindex_cap = 0;
+
+static void xindex_insert(UInt i)
+{
+   UInt h = key_hash(xcells[i].node, xcells[i].ctx, 0) & (xindex_cap - 1);
+   while (xindex[h] != 0) h = (h + 1) & (xindex_cap - 1);
+   xindex[h] = i + 1;
+}
+
+/* The counters of node in region ctx. */
+static ULong* cell_slow(UInt node, UInt ctx);
+static __inline__ ULong* cell_of(UInt node, UInt ctx)
+{
+   const RpNode* n = &nodes[node];
+   if (LIKELY(n->ctx == ctx)) return n->cell;
+   return cell_slow(node, ctx);
+}
+
+static __attribute__((noinline)) ULong* cell_slow(UInt node, UInt ctx)
+{
+   RpNode* n = &nodes[node];
+   UInt h, i = nxcells;
+   if (n->alt_cell != NULL && n->alt_ctx == ctx) return n->alt_cell;
+   if (xindex_cap > 0) {
+      for (h = key_hash(node, ctx, 0) & (xindex_cap - 1); xindex[h] != 0;
+           h = (h + 1) & (xindex_cap - 1)) {
+         const RpXCell* x = &xcells[xindex[h] - 1];
+         if (x->node == node && x->ctx == ctx) {
+            i = xindex[h] - 1;
+            break;
+         }
+      }
+   }
+   if (i == nxcells) {
+      if (nxcells == xcells_cap) {
+         xcells_cap = xcells_cap == 0 ? 64 : 2 * xcells_cap;
+         xcells = VG_(realloc)("rp.fn.xcells", xcells, xcells_cap * sizeof(RpXCell));
+      }
+      xcells[i].node = node;
+      xcells[i].ctx = ctx;
+      xcells[i].cell = new_cell();
+      nxcells++;
+      if (2 * nxcells > xindex_cap) {
+         UInt k;
+         xindex_cap = xindex_cap == 0 ? 256 : 2 * xindex_cap;
+         VG_(free)(xindex);
+         xindex = VG_(calloc)("rp.fn.xindex", xindex_cap, sizeof(UInt));
+         for (k = 0; k < nxcells; k++) xindex_insert(k);
+      } else {
+         xindex_insert(i);
+      }
+   }
+   n->alt_ctx = ctx;
+   n->alt_cell = xcells[i].cell;
+   return n->alt_cell;
+}
+
+void rp_fn_init(void)
+{
+   if (nnodes == 0) node_new(0, 0, 0);
 }
 
 /* ---- the running thread ------------------------------------------------ */
 
 static RpFnThread run; /* run.cur is stale: rp_fn_cur is the truth */
 
-static void attribute(RpFnThread* t, UInt fn, const ULong* now)
+void rp_fn_repoint(void)
 {
-   ULong* c = slot(t->ctx[t->depth], fn);
-   Int k;
-   for (k = 0; k < RPROF_SIM_NCOUNTERS; k++) {
-      c[k] += now[k] - t->last[k];
-      t->last[k] = now[k];
-   }
+   rp_fn_cnt = rp_suspended || run.cell == NULL ? scratch : run.cell;
 }
 
-/* Closes the innermost frame: its inclusive counts, once per function
- * (a function already open further out, under recursion, counts there). */
-static void pop_frame(RpFnThread* t, const ULong* now)
+/* The running thread is now in node `node`. */
+static void set_node(UInt node)
 {
-   const RpFrame* f = &t->frames[--t->nframes];
-   UInt i;
-   Int k;
-   ULong* c;
-   for (i = 0; i < t->nframes; i++) {
-      if (t->frames[i].fn == f->fn) return;
-   }
-   c = slot(f->ctx, f->fn) + RPROF_SIM_NCOUNTERS;
-   for (k = 0; k < RPROF_SIM_NCOUNTERS; k++) c[k] += now[k] - f->entry[k];
-}
-
-static void enter(RpFnThread* t, UInt fn, Addr sp, const ULong* now)
-{
-   RpFrame* f;
-   while (t->nframes > 0 && t->frames[t->nframes - 1].sp < sp) pop_frame(t, now);
-   if (t->nframes > 0 && t->frames[t->nframes - 1].fn == fn) return;
-   if (t->nframes == t->frames_cap) {
-      t->frames_cap = t->frames_cap == 0 ? 64 : 2 * t->frames_cap;
-      t->frames = VG_(realloc)("rp.fn.frames", t->frames, t->frames_cap * sizeof(RpFrame));
-   }
-   f = &t->frames[t->nframes++];
-   f->fn = fn;
-   f->ctx = t->ctx[t->depth];
-   f->sp = sp;
-   VG_(memcpy)(f->entry, now, sizeof(f->entry));
+   run.node = node;
+   run.cell = cell_of(node, run.ctx[run.depth]);
+   rp_fn_cnt = run.cell;
 }
 
 void rp_fn_switch(UWord fn, UWord sp)
 {
+   RpFnThread* t = &run;
+   UInt parent;
    /* rprof's own work (and what it calls) is rolled back at RESUME: the
     * function stays the one that called the marker. */
    if (rp_suspended) return;
-   attribute(&run, rp_fn_cur, rp_live);
-   if (rp_clo_fn_inclusive) enter(&run, (UInt)fn, (Addr)sp, rp_live);
    rp_fn_cur = (UInt)fn;
+   if (!rp_clo_fn_inclusive) {
+      set_node(node_child(0, (UInt)fn, t->ctx[t->depth]));
+      return;
+   }
+   while (t->nframes > 0 && t->frames[t->nframes - 1].sp < sp) t->nframes--;
+   if (t->nframes > 0 && nodes[t->frames[t->nframes - 1].node].fn == (UInt)fn) {
+      set_node(t->frames[t->nframes - 1].node); /* back in the caller */
+      return;
+   }
+   parent = t->nframes > 0 ? t->frames[t->nframes - 1].node : 0;
+   if (t->nframes == t->frames_cap) {
+      t->frames_cap = t->frames_cap == 0 ? 64 : 2 * t->frames_cap;
+      t->frames = VG_(realloc)("rp.fn.frames", t->frames, t->frames_cap * sizeof(RpFrame));
+   }
+   t->frames[t->nframes].node = node_child(parent, (UInt)fn, t->ctx[t->depth]);
+   t->frames[t->nframes].sp = (Addr)sp;
+   set_node(t->frames[t->nframes++].node);
 }
 
 void rp_fn_save(RpFnThread* t)
@@ -246,18 +393,23 @@ void rp_fn_load(const RpFnThread* t)
 {
    run = *t;
    rp_fn_cur = run.cur;
+   if (run.cell == NULL) run.cell = cell_of(run.node, run.ctx[run.depth]);
+   rp_fn_repoint();
 }
 
-void rp_fn_flush_thread(RpFnThread* t, const ULong* cnt, Bool end)
+void rp_fn_thread_restart(RpFnThread* t)
 {
-   attribute(t, t->cur, cnt);
-   while (end && t->nframes > 0) pop_frame(t, cnt);
+   t->nframes = 0;
+   t->cur = 0;
+   t->node = 0;
+   t->cell = NULL;
+   t->depth = 0;
+   t->deeper = 0;
 }
 
-void rp_fn_push(const ULong* now, UWord region_id, const HChar* name)
+void rp_fn_push(UWord region_id, const HChar* name)
 {
    UInt parent, i, ctx = 0;
-   attribute(&run, rp_fn_cur, now);
    if (run.depth >= RP_FN_MAX_DEPTH) {
       run.deeper++;
       return;
@@ -283,25 +435,111 @@ void rp_fn_push(const ULong* now, UWord region_id, const HChar* name)
       }
    }
    run.ctx[++run.depth] = ctx;
+   run.cell = cell_of(run.node, ctx);
+   rp_fn_repoint();
 }
 
-void rp_fn_pop(const ULong* now)
+void rp_fn_pop(void)
 {
-   attribute(&run, rp_fn_cur, now);
-   if (run.deeper > 0) run.deeper--;
-   else if (run.depth > 0) run.depth--;
+   if (run.deeper > 0) {
+      run.deeper--;
+      return;
+   }
+   if (run.depth > 0) run.depth--;
+   run.cell = cell_of(run.node, run.ctx[run.depth]);
+   rp_fn_repoint();
 }
 
 void rp_fn_reset(void)
 {
-   UInt c, f;
-   for (c = 0; c < nctx; c++) {
-      for (f = 0; f < counts_cap[c]; f++) {
-         if (counts[c][f] != NULL) VG_(memset)(counts[c][f], 0, RPROF_SIM_NCOUNTERS * sizeof(ULong));
-      }
+   UInt i;
+   for (i = 0; i < nnodes; i++) VG_(memset)(nodes[i].cell, 0, RPROF_SIM_NCOUNTERS * sizeof(ULong));
+   for (i = 0; i < nxcells; i++) VG_(memset)(xcells[i].cell, 0, RPROF_SIM_NCOUNTERS * sizeof(ULong));
+}
+
+/* ---- the table: self and inclusive counts per (context, function) ------- */
+
+/* counts[ctx][fn]: self counts, then inclusive ones (2 x NCOUNTERS),
+ * allocated on first use. */
+static ULong** counts[RP_FN_MAX_CTX];
+static UInt counts_cap[RP_FN_MAX_CTX];
+
+static ULong* slot(UInt ctx, UInt fn)
+{
+   if (fn >= counts_cap[ctx]) {
+      UInt cap = counts_cap[ctx] == 0 ? 64 : counts_cap[ctx];
+      while (cap <= fn) cap *= 2;
+      counts[ctx] = VG_(realloc)("rp.fn.counts", counts[ctx], cap * sizeof(ULong*));
+      VG_(memset)(counts[ctx] + counts_cap[ctx], 0, (cap - counts_cap[ctx]) * sizeof(ULong*));
+      counts_cap[ctx] = cap;
    }
-   VG_(memset)(run.last, 0, sizeof(run.last));
-   for (f = 0; f < run.nframes; f++) VG_(memset)(run.frames[f].entry, 0, sizeof(run.frames[f].entry));
+   if (counts[ctx][fn] == NULL)
+      counts[ctx][fn] = VG_(calloc)("rp.fn.cnt", 2 * RPROF_SIM_NCOUNTERS, sizeof(ULong));
+   return counts[ctx][fn];
+}
+
+static void add_to(ULong* dst, const ULong* src)
+{
+   Int k;
+   for (k = 0; k < RPROF_SIM_NCOUNTERS; k++) dst[k] += src[k];
+}
+
+/* Marks the nodes whose function no ancestor runs (depth-first, with a count
+ * of the open nodes of each function). */
+static Bool* outermost_nodes(void)
+{
+   Bool* outer = VG_(calloc)("rp.fn.outer", nnodes, sizeof(Bool));
+   UInt* first = VG_(malloc)("rp.fn.first", nnodes * sizeof(UInt));
+   UInt* next = VG_(malloc)("rp.fn.next", nnodes * sizeof(UInt));
+   UInt* open = VG_(calloc)("rp.fn.open", nfns + 1, sizeof(UInt));
+   Int* stack = VG_(malloc)("rp.fn.dfs", 2 * (nnodes + 1) * sizeof(Int));
+   Int top = 0;
+   UInt i;
+   for (i = 0; i < nnodes; i++) first[i] = 0;
+   for (i = nnodes; i-- > 1;) { /* children in creation order */
+      next[i] = first[nodes[i].parent];
+      first[nodes[i].parent] = i;
+   }
+   stack[top++] = 0;
+   while (top > 0) {
+      const Int e = stack[--top];
+      UInt c;
+      if (e < 0) { /* leaving node ~e */
+         open[nodes[~e].fn]--;
+         continue;
+      }
+      if (e != 0) {
+         outer[e] = open[nodes[e].fn] == 0;
+         open[nodes[e].fn]++;
+         stack[top++] = ~e;
+      }
+      for (c = first[e]; c != 0; c = next[c]) stack[top++] = (Int)c;
+   }
+   VG_(free)(first);
+   VG_(free)(next);
+   VG_(free)(open);
+   VG_(free)(stack);
+   return outer;
+}
+
+/* Sums the tree into the table. Destroys the node counters (the program has
+ * ended). */
+static void build_table(void)
+{
+   UInt i;
+   Bool* outer;
+   for (i = 0; i < nnodes; i++) add_to(slot(nodes[i].ctx, nodes[i].fn), nodes[i].cell);
+   for (i = 0; i < nxcells; i++) add_to(slot(xcells[i].ctx, nodes[xcells[i].node].fn), xcells[i].cell);
+   if (!rp_clo_fn_inclusive) return;
+   /* A node's subtree: its counts in every region, then its children's,
+    * children having larger ids than their parent. */
+   for (i = 0; i < nxcells; i++) add_to(nodes[xcells[i].node].cell, xcells[i].cell);
+   outer = outermost_nodes();
+   for (i = nnodes; i-- > 1;) {
+      if (outer[i]) add_to(slot(nodes[i].ctx, nodes[i].fn) + RPROF_SIM_NCOUNTERS, nodes[i].cell);
+      add_to(nodes[nodes[i].parent].cell, nodes[i].cell);
+   }
+   VG_(free)(outer);
 }
 
 /* ---- output ------------------------------------------------------------ */
@@ -339,7 +577,9 @@ static void w_fmt_ull(Writer* w, const HChar* fmt, ULong v)
  *   fn <id> <object> <symbol> <start hex> <file> <line>
  *   c <ctx id> <fn id> <20 self counters in sim_protocol.h order>
  *   i <ctx id> <fn id> <20 inclusive counters>
- * and "overflow contexts" when marked regions were too many to tell apart. */
+ * and "overflow contexts" when marked regions were too many to tell apart,
+ * "overflow calls <nodes>" when call paths were (inclusive counts are then
+ * lower bounds). */
 void rp_fn_write(const HChar* path)
 {
    static Writer w;
@@ -350,10 +590,12 @@ void rp_fn_write(const HChar* path)
       VG_(umsg)("rprof-sim: cannot write %s\n", path);
       return;
    }
+   build_table();
    w.fd = (Int)sr_Res(sr);
    w.used = 0;
    w_str(&w, "rprof-sim-functions 1\n");
    if (ctx_overflow) w_str(&w, "overflow contexts\n");
+   if (tree_overflow) w_fmt_ull(&w, "overflow calls %llu\n", rp_clo_fn_max_paths);
    for (c = 1; c < nctx; c++) {
       w_fmt_ull(&w, "ctx\t%llu", c);
       w_fmt_ull(&w, "\t%llu\t", ctxs[c].parent);

@@ -7,13 +7,24 @@
  * running function may change (the superblock's first counted instruction,
  * and any instruction not contiguous with the previous one, where VEX chased
  * a jump or a call) the generated code tests `rp_fn_cur != K` and only then
- * calls rp_fn_switch(K), which adds what rp_live gained since the last switch
- * to the previous function's counts. So a function's counts are its self
- * counts, exactly: every counter increment lands between two switches.
+ * calls rp_fn_switch(K, SP).
  *
- * Counts are kept per (context, function), the context being the innermost
- * marked region open on the thread (the runtime tells the tool with
- * RPROF_SIM_REQ_PUSH/POP while it has counting suspended).
+ * Counts go straight where they belong: generated code and the cache model
+ * add every increment both to the thread's totals (rp_live) and to
+ * *rp_fn_cnt, the counters of the running function in its calling context: a
+ * node of a calling-context tree (parent node, function, innermost marked
+ * region at entry). rp_fn_switch only moves along the tree (the stack pointer
+ * tells a call, deeper, from a return or a longjmp, shallower) and repoints
+ * rp_fn_cnt; it never touches a counter. At the end a function's self counts
+ * are the sum of its nodes, and its inclusive counts the sums of the subtrees
+ * of its outermost nodes (no ancestor runs the same function: recursion is
+ * counted once).
+ *
+ * The marked-region context (the runtime tells the tool with
+ * RPROF_SIM_REQ_PUSH/POP while it has counting suspended) is part of a node's
+ * key at entry; a region opened or closed while a function runs gives that
+ * node a counter cell per region, so self counts always land in the
+ * innermost region open.
  */
 #ifndef RP_FN_H
 #define RP_FN_H
@@ -21,50 +32,56 @@
 #include "pub_tool_basics.h"
 #include "sim_protocol.h"
 
-/* Inclusive counts: a shadow stack of the functions entered, kept at
- * switches (the stack pointer tells a call, deeper, from a return or a
- * longjmp, shallower), with the thread's counters at entry. */
+/* The functions open on a thread: each frame is a node of the tree, with
+ * the stack pointer at its entry. */
 typedef struct {
-   UInt  fn, ctx;
-   Addr  sp;                         /* the stack pointer at entry */
-   ULong entry[RPROF_SIM_NCOUNTERS];
+   UInt node;
+   Addr sp;
 } RpFrame;
 
 /* Per thread: what rp_fn keeps while the thread is not running. */
 #define RP_FN_MAX_DEPTH 64
 typedef struct {
    RpFrame* frames;
-   UInt  nframes, frames_cap;
-   UInt  cur;                        /* function id, 0 = none yet */
-   UInt  depth;                      /* open marked regions (at most RP_FN_MAX_DEPTH) */
-   UInt  deeper;                     /* open beyond that: counted to the deepest */
-   UInt  ctx[RP_FN_MAX_DEPTH + 1];   /* ctx[depth] is the innermost (0 = none) */
-   ULong last[RPROF_SIM_NCOUNTERS];  /* the thread's counters at the last switch */
+   UInt   nframes, frames_cap;
+   UInt   cur;                       /* function id, 0 = none yet */
+   UInt   node;                      /* the running node, 0 = the root */
+   ULong* cell;                      /* its counters in ctx[depth]; NULL: not started */
+   UInt   depth;                     /* open marked regions (at most RP_FN_MAX_DEPTH) */
+   UInt   deeper;                    /* open beyond that: counted to the deepest */
+   UInt   ctx[RP_FN_MAX_DEPTH + 1];  /* ctx[depth] is the innermost (0 = none) */
 } RpFnThread;
 
 extern Bool rp_clo_functions;
 extern Bool rp_clo_fn_inclusive; /* --rp-fn-inclusive=no: self counts only */
+extern UInt rp_clo_fn_max_paths; /* --rp-fn-max-paths: calling-context tree nodes */
 /* The running thread's function; generated code compares with it. */
 extern UInt rp_fn_cur;
+/* Where the running thread's counts also go: its running node's counters, or
+ * a scratch array while it is suspended or without --rp-functions. Never NULL. */
+extern ULong* rp_fn_cnt;
 
+/* After the options: the tree's root. */
+void rp_fn_init(void);
 /* Translation time: the function id of guest address a. */
 UInt rp_fn_id_of(Addr a);
 /* The dirty helper: the running thread now runs function `fn`, with the
  * stack pointer at sp. */
 void rp_fn_switch(UWord fn, UWord sp);
+/* rp_fn_cnt follows rp_suspended (call after it changes). */
+void rp_fn_repoint(void);
 
 /* Thread switch: save the running thread's state into t, load it from t. */
 void rp_fn_save(RpFnThread* t);
 void rp_fn_load(const RpFnThread* t);
-/* Marked regions on the running thread; `now` = its counters at this point
- * (the snapshot taken at SUSPEND: the runtime calls these while suspended). */
-void rp_fn_push(const ULong* now, UWord region_id, const HChar* name);
-void rp_fn_pop(const ULong* now);
+/* Marked regions on the running thread (the runtime calls these while
+ * suspended). */
+void rp_fn_push(UWord region_id, const HChar* name);
+void rp_fn_pop(void);
 /* A forked child: start every count from zero. */
 void rp_fn_reset(void);
-/* Attributes what thread t counted since its last switch (cnt = its counters);
- * with `end`, also closes its open frames (the thread or the program ends). */
-void rp_fn_flush_thread(RpFnThread* t, const ULong* cnt, Bool end);
+/* A thread ended (its ThreadId is reused): it starts again at the root. */
+void rp_fn_thread_restart(RpFnThread* t);
 /* Writes the table to path (the tool's --rp-fn-out). */
 void rp_fn_write(const HChar* path);
 

@@ -80,11 +80,11 @@ void rp_switch_thread(ThreadId tid)
    }
    t = thread_of(tid);
    VG_(memcpy)(rp_live, t->cnt, sizeof(rp_live));
-   if (rp_clo_functions) rp_fn_load(&t->fn);
    rp_l1 = t->l1;
    rp_l2 = t->l2;
    suspend_depth = t->suspend_depth;
    rp_suspended = suspend_depth > 0;
+   if (rp_clo_functions) rp_fn_load(&t->fn);
    running = tid;
 }
 
@@ -99,7 +99,6 @@ static void on_fork_child(ThreadId tid)
    for (t = 1; t < VG_N_THREADS; t++) {
       VG_(memset)(threads[t].cnt, 0, sizeof(threads[t].cnt));
       VG_(memset)(threads[t].saved, 0, sizeof(threads[t].saved));
-      VG_(memset)(threads[t].fn.last, 0, sizeof(threads[t].fn.last));
       threads[t].fn.nframes = 0; /* the other threads do not exist in the child */
    }
    if (rp_clo_functions) rp_fn_reset();
@@ -118,13 +117,8 @@ static void on_thread_create(ThreadId parent, ThreadId child)
    (void)parent;
    if (child == running) return; /* cannot happen: the parent is running */
    t = thread_of(child);
-   if (rp_clo_functions) {
-      /* A reused ThreadId: what its last thread counted is attributed first. */
-      rp_fn_flush_thread(&t->fn, t->suspend_depth > 0 ? t->saved : t->cnt, True);
-      t->fn.cur = 0;
-      t->fn.depth = 0;
-      t->fn.deeper = 0;
-   }
+   /* A reused ThreadId: its last thread's counts are already in the tree. */
+   if (rp_clo_functions) rp_fn_thread_restart(&t->fn);
    rp_cache_clear(&t->l1);
    rp_cache_clear(&t->l2);
    t->suspend_depth = 0;
@@ -156,26 +150,27 @@ static Bool handle_request(ThreadId tid, UWord* arg, UWord* ret)
       if (suspend_depth++ == 0) {
          VG_(memcpy)(t->saved, rp_live, sizeof(rp_live));
          rp_suspended = True;
+         if (rp_clo_functions) rp_fn_repoint();
       }
       return True;
    case RPROF_SIM_REQ_RESUME:
       if (suspend_depth > 0 && --suspend_depth == 0) {
          VG_(memcpy)(rp_live, t->saved, sizeof(rp_live));
          rp_suspended = False;
+         if (rp_clo_functions) rp_fn_repoint();
       }
       return True;
    case RPROF_SIM_REQ_PUSH:
    case RPROF_SIM_REQ_POP: {
-      /* Sent while the runtime has counting suspended: the program's counts
-       * are the snapshot taken at SUSPEND. */
-      const ULong* now = rp_suspended ? t->saved : rp_live;
+      /* Sent while the runtime has counting suspended: what the program
+       * counted so far is already in its function's counters. */
       if (!rp_clo_functions) return True;
       if (arg[0] - VG_USERREQ_TOOL_BASE('R', 'P') == RPROF_SIM_REQ_POP) {
-         rp_fn_pop(now);
+         rp_fn_pop();
       } else {
          const HChar* name = (const HChar*)arg[2];
          if (!VG_(am_is_valid_for_client)(arg[2], 1, VKI_PROT_READ)) name = "?";
-         rp_fn_push(now, arg[1], name);
+         rp_fn_push(arg[1], name);
       }
       return True;
    }
@@ -215,6 +210,7 @@ static Bool process_option(const HChar* arg)
    else if (VG_BOOL_CLO(arg, "--rp-functions", rp_clo_functions)) return True;
    else if (VG_BOOL_CLO(arg, "--rp-fn-inclusive", rp_clo_fn_inclusive)) return True;
    else if (VG_BOOL_CLO(arg, "--rp-count", rp_clo_count)) return True;
+   else if (VG_BINT_CLO(arg, "--rp-fn-max-paths", rp_clo_fn_max_paths, 1, 1u << 24)) return True;
    else if (VG_BOOL_CLO(arg, "--rp-host-fma", rp_clo_host_fma)) return True;
    else return False;
    if (!parse_geometry(v, g)) {
@@ -241,6 +237,7 @@ static void print_debug_usage(void)
 {
    VG_(printf)("    --rp-count=no            instrument nothing (measures Valgrind's own cost)\n"
                "    --rp-fn-inclusive=no     --rp-functions without inclusive counts\n"
+               "    --rp-fn-max-paths=N      call paths told apart [524288]\n"
                "    --rp-host-fma=no         keep Valgrind's software FMA emulation\n");
 }
 
@@ -255,6 +252,7 @@ static void post_clo_init(void)
    rp_cache_setup(rp_geom_l1.line);
    rp_cache_init(&rp_llc, &rp_geom_llc);
    threads = VG_(calloc)("rp.threads", VG_N_THREADS, sizeof(RpThread));
+   if (rp_clo_functions) rp_fn_init();
    VG_(atfork)(NULL, NULL, on_fork_child);
 }
 
@@ -291,23 +289,11 @@ static void write_totals(void)
    VG_(close)(fd);
 }
 
-/* Every thread's counts since its last switch go to its current function. */
+/* Every count is already in its function's node of the calling-context tree. */
 static void write_functions(void)
 {
    HChar* path;
-   UInt t;
    if (!rp_clo_functions || clo_fn_out == NULL) return;
-   if (running != VG_INVALID_THREADID) {
-      VG_(memcpy)(threads[running].cnt, rp_live, sizeof(rp_live));
-      threads[running].suspend_depth = suspend_depth;
-      rp_fn_save(&threads[running].fn);
-   }
-   for (t = 1; t < VG_N_THREADS; t++) {
-      RpThread* th = &threads[t];
-      if (!th->used) continue;
-      rp_fn_flush_thread(&th->fn, th->suspend_depth > 0 ? th->saved : th->cnt, True);
-   }
-   if (running != VG_INVALID_THREADID) rp_fn_load(&threads[running].fn);
    path = VG_(expand_file_name)("--rp-fn-out", clo_fn_out);
    rp_fn_write(path);
    VG_(free)(path);
