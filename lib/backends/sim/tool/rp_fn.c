@@ -359,28 +359,46 @@ static void set_node(UInt node)
 void rp_fn_switch(UWord fn, UWord sp)
 {
    RpFnThread* t = &run;
-   UInt parent;
+   RpFrame* f;
+   UInt n, ctx, id;
    /* rprof's own work (and what it calls) is rolled back at RESUME: the
     * function stays the one that called the marker. */
-   if (rp_suspended) return;
+   if (UNLIKELY(rp_suspended)) return;
    rp_fn_cur = (UInt)fn;
-   if (!rp_clo_fn_inclusive) {
-      set_node(node_child(0, (UInt)fn, t->ctx[t->depth]));
+   ctx = t->ctx[t->depth];
+   if (UNLIKELY(!rp_clo_fn_inclusive)) {
+      set_node(node_child(0, (UInt)fn, ctx));
       return;
    }
-   while (t->nframes > 0 && t->frames[t->nframes - 1].sp < sp) t->nframes--;
-   if (t->nframes > 0 && nodes[t->frames[t->nframes - 1].node].fn == (UInt)fn) {
-      set_node(t->frames[t->nframes - 1].node); /* back in the caller */
+   n = t->nframes;
+   while (n > 0 && t->frames[n - 1].sp < sp) n--;
+   if (n > 0 && t->frames[n - 1].fn == (UInt)fn) { /* back in the caller */
+      f = &t->frames[n - 1];
+      t->nframes = n;
+      if (UNLIKELY(f->ctx != ctx)) { /* a region opened or closed meanwhile */
+         f->cell = cell_of(f->node, ctx);
+         f->ctx = ctx;
+      }
+      t->node = f->node;
+      t->cell = f->cell;
+      rp_fn_cnt = f->cell;
       return;
    }
-   parent = t->nframes > 0 ? t->frames[t->nframes - 1].node : 0;
-   if (t->nframes == t->frames_cap) {
+   if (UNLIKELY(n == t->frames_cap)) {
       t->frames_cap = t->frames_cap == 0 ? 64 : 2 * t->frames_cap;
       t->frames = VG_(realloc)("rp.fn.frames", t->frames, t->frames_cap * sizeof(RpFrame));
    }
-   t->frames[t->nframes].node = node_child(parent, (UInt)fn, t->ctx[t->depth]);
-   t->frames[t->nframes].sp = (Addr)sp;
-   set_node(t->frames[t->nframes++].node);
+   id = node_child(n > 0 ? t->frames[n - 1].node : 0, (UInt)fn, ctx);
+   f = &t->frames[n];
+   f->node = id;
+   f->fn = (UInt)fn;
+   f->ctx = ctx;
+   f->sp = (Addr)sp;
+   f->cell = nodes[id].cell; /* a node's key holds the region it was entered in */
+   t->nframes = n + 1;
+   t->node = id;
+   t->cell = f->cell;
+   rp_fn_cnt = f->cell;
 }
 
 void rp_fn_save(RpFnThread* t)

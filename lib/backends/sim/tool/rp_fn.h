@@ -33,10 +33,11 @@
 #include "sim_protocol.h"
 
 /* The functions open on a thread: each frame is a node of the tree, with
- * the stack pointer at its entry. */
+ * the stack pointer at its entry, and its counters in region ctx. */
 typedef struct {
-   UInt node;
-   Addr sp;
+   UInt   node, fn, ctx;
+   Addr   sp;
+   ULong* cell;
 } RpFrame;
 
 /* Per thread: what rp_fn keeps while the thread is not running. */
