@@ -10,6 +10,10 @@
  *   phased(x, n)       one add, then the region "inner" around one add of
  *                      work(x, n)'s result, then one more add: a region that
  *                      opens inside a function
+ *   leaf(a, x, y)      a * x + y: 2 FLOPs, called n times by main (once per
+ *                      element) and n times by work2 inside "inner": a small
+ *                      function the tool counts at its call site (rp_fn.h);
+ *                      its only memory access is its return (8 bytes read)
  */
 #include <pthread.h>
 #include <rprof/markers.h>
@@ -39,6 +43,14 @@ NOINLINE double phased(const double* x, int n) {
   return sink + 1.0;
 }
 
+NOINLINE double leaf(double a, double x, double y) { return a * x + y; }
+
+NOINLINE double work2(const double* x, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++) s = leaf(x[i], 2.0, s);
+  return s;
+}
+
 struct job {
   const double* x;
   int n;
@@ -65,6 +77,12 @@ int main(int argc, char** argv) {
   sink = rec(depth);
   sink = work(x, n);
   sink = phased(x, n);
+  double s = 0;
+  for (int i = 0; i < n; i++) s = leaf(x[i], 3.0, s);
+  sink = s;
+  RPROF_BEGIN("inner");
+  sink = work2(x, n);
+  RPROF_END("inner");
   printf("functions_rec: %.1f %.1f\n", sink, j.r);
   free(x);
   return 0;

@@ -189,7 +189,25 @@ TEST_CASE("sim functions: recursion, threads and a region opened inside a functi
   CHECK(all_flops(phased) == 2);
   CHECK(all_flops(inner_phased) == 1);
   CHECK(inclusive_flops(phased) == 3 + 2 * kN);
-  CHECK(all_flops(find_region(p, "inner")) == 1 + 2 * kN);
+  // leaf: called per element from main and from work2 (in "inner"), counted
+  // at its call sites: its 2 FLOPs and its return address (8 bytes) per
+  // call; the callers keep their loads and the call's push.
+  const json leaf = find_region(p, "[program]/leaf");
+  const json inner_leaf = find_region(p, "inner/leaf");
+  REQUIRE(leaf.is_object());
+  REQUIRE(inner_leaf.is_object());
+  CHECK(all_flops(leaf) == 2 * kN);
+  CHECK(all_flops(inner_leaf) == 2 * kN);
+  CHECK(counter_of(leaf, "bytes.l1.read") == 8 * kN);
+  CHECK(counter_of(leaf, "bytes.l1.write") == 0);
+  CHECK(counter_of(inner_leaf, "bytes.l1.read") == 8 * kN);
+  const json work2 = find_region(p, "inner/work2");
+  REQUIRE(work2.is_object());
+  CHECK(all_flops(work2) == 0);
+  CHECK(counter_of(work2, "bytes.l1.read") >= 8 * kN);   // x[i]
+  CHECK(counter_of(work2, "bytes.l1.write") >= 8 * kN);  // the calls' pushes
+  CHECK(inclusive_flops(work2) == 2 * kN);
+  CHECK(all_flops(find_region(p, "inner")) == 1 + 2 * kN + 2 * kN);
   // Self counts add up to the whole program's ([program] is the whole run).
   uint64_t fn_flops = 0;
   for (const json& r : p["regions"]) {
@@ -214,6 +232,7 @@ TEST_CASE("sim functions: past the call-path limit, self counts stay exact and a
   CHECK(all_flops(odd) == kDepth / 2);
   CHECK(inclusive_flops(even) <= kDepth);
   CHECK(all_flops(find_region(p, "[program]/work")) == 2 * 2 * kN);
+  CHECK(all_flops(find_region(p, "[program]/leaf")) == 2 * kN);
 }
 
 TEST_CASE("sim functions: a binary without symbols is grouped by object and address range") {

@@ -343,8 +343,57 @@ void rp_fn_init(void)
 
 static RpFnThread run; /* run.cur is stale: rp_fn_cur is the truth */
 
+/* ---- leaf call sites (rp_fn.h) ------------------------------------------ */
+
+static RpLeaf* all_leaves = NULL;
+static RpLeaf* dirty_leaves = NULL;
+
+RpLeaf* rp_fn_leaf_new(UInt fn)
+{
+   RpLeaf* s = VG_(calloc)("rp.fn.leaf", 1, sizeof(RpLeaf));
+   s->fn = fn;
+   s->next_all = all_leaves;
+   all_leaves = s;
+   return s;
+}
+
+void rp_fn_leaf_mark(RpLeaf* s)
+{
+   s->dirty = 1;
+   s->next_dirty = dirty_leaves;
+   dirty_leaves = s;
+}
+
+/* The sites used since the last flush ran under the running node: their
+ * counts go to its child for their function (itself, for its own function,
+ * as a switch would). */
+static void flush_leaves(void)
+{
+   const UInt ctx = run.ctx[run.depth];
+   RpLeaf* s = dirty_leaves;
+   dirty_leaves = NULL;
+   while (s != NULL) {
+      RpLeaf* next = s->next_dirty;
+      UInt node;
+      Int k;
+      ULong* cell;
+      if (!rp_clo_fn_inclusive) node = node_child(0, s->fn, ctx);
+      else if (nodes[run.node].fn == s->fn) node = run.node;
+      else node = node_child(run.node, s->fn, ctx);
+      cell = cell_of(node, ctx);
+      for (k = 0; k < RPROF_SIM_NCOUNTERS; k++) {
+         cell[k] += s->cnt[k];
+         s->cnt[k] = 0;
+      }
+      s->dirty = 0;
+      s->next_dirty = NULL;
+      s = next;
+   }
+}
+
 void rp_fn_repoint(void)
 {
+   if (dirty_leaves != NULL) flush_leaves();
    rp_fn_cnt = rp_suspended || run.cell == NULL ? scratch : run.cell;
 }
 
@@ -364,6 +413,7 @@ void rp_fn_switch(UWord fn, UWord sp)
    /* rprof's own work (and what it calls) is rolled back at RESUME: the
     * function stays the one that called the marker. */
    if (UNLIKELY(rp_suspended)) return;
+   if (UNLIKELY(dirty_leaves != NULL)) flush_leaves();
    rp_fn_cur = (UInt)fn;
    ctx = t->ctx[t->depth];
    if (UNLIKELY(!rp_clo_fn_inclusive)) {
@@ -403,6 +453,7 @@ void rp_fn_switch(UWord fn, UWord sp)
 
 void rp_fn_save(RpFnThread* t)
 {
+   if (dirty_leaves != NULL) flush_leaves();
    run.cur = rp_fn_cur;
    *t = run;
 }
@@ -428,6 +479,7 @@ void rp_fn_thread_restart(RpFnThread* t)
 void rp_fn_push(UWord region_id, const HChar* name)
 {
    UInt parent, i, ctx = 0;
+   if (dirty_leaves != NULL) flush_leaves();
    if (run.depth >= RP_FN_MAX_DEPTH) {
       run.deeper++;
       return;
@@ -459,6 +511,7 @@ void rp_fn_push(UWord region_id, const HChar* name)
 
 void rp_fn_pop(void)
 {
+   if (dirty_leaves != NULL) flush_leaves();
    if (run.deeper > 0) {
       run.deeper--;
       return;
@@ -471,6 +524,13 @@ void rp_fn_pop(void)
 void rp_fn_reset(void)
 {
    UInt i;
+   RpLeaf* s;
+   for (s = all_leaves; s != NULL; s = s->next_all) {
+      VG_(memset)(s->cnt, 0, sizeof(s->cnt));
+      s->dirty = 0;
+      s->next_dirty = NULL;
+   }
+   dirty_leaves = NULL;
    for (i = 0; i < nnodes; i++) VG_(memset)(nodes[i].cell, 0, RPROF_SIM_NCOUNTERS * sizeof(ULong));
    for (i = 0; i < nxcells; i++) VG_(memset)(xcells[i].cell, 0, RPROF_SIM_NCOUNTERS * sizeof(ULong));
 }
@@ -608,6 +668,7 @@ void rp_fn_write(const HChar* path)
       VG_(umsg)("rprof-sim: cannot write %s\n", path);
       return;
    }
+   if (dirty_leaves != NULL) flush_leaves();
    build_table();
    w.fd = (Int)sr_Res(sr);
    w.used = 0;

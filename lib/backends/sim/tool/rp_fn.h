@@ -62,6 +62,29 @@ extern UInt rp_fn_cur;
  * a scratch array while it is suspended or without --rp-functions. Never NULL. */
 extern ULong* rp_fn_cnt;
 
+/* A leaf call site. Where VEX chased a call into a function K and the rest
+ * of the superblock is K alone, with no side exit, ending in K's return (a
+ * small function called in a loop), the generated code does not switch: it
+ * points rp_fn_cnt at the site's own counters while K runs, and back at the
+ * caller's before the return. rp_fn_cur stays the caller, so the call and
+ * the return cost no helper call. The site's counts belong to K called from
+ * the running node, which cannot change before the next helper call: every
+ * helper call, region change, thread switch and the end first adds the
+ * sites used since (the dirty list) to that node's child K. Not while
+ * suspended (the pointer stays on the scratch array). */
+typedef struct RpLeaf {
+   ULong cnt[RPROF_SIM_NCOUNTERS];
+   UInt  fn;
+   UInt  dirty;                 /* on the dirty list */
+   struct RpLeaf* next_dirty;
+   struct RpLeaf* next_all;
+} RpLeaf;
+
+/* Translation time: a new site calling function fn. */
+RpLeaf* rp_fn_leaf_new(UInt fn);
+/* Generated code, the first time a site counts since the last flush. */
+void rp_fn_leaf_mark(RpLeaf* s);
+
 /* After the options: the tree's root. */
 void rp_fn_init(void);
 /* Translation time: the function id of guest address a. */
