@@ -64,26 +64,24 @@ extern ULong* rp_fn_cnt;
 
 /* A leaf call site. Where VEX chased a call into a function K and the rest
  * of the superblock is K alone, with no side exit, ending in K's return (a
- * small function called in a loop), the generated code does not switch: it
- * points rp_fn_cnt at the site's own counters while K runs, and back at the
- * caller's before the return. rp_fn_cur stays the caller, so the call and
- * the return cost no helper call. The site's counts belong to K called from
- * the running node, which cannot change before the next helper call: every
- * helper call, region change, thread switch and the end first adds the
- * sites used since (the dirty list) to that node's child K. Not while
- * suspended (the pointer stays on the scratch array). */
-typedef struct RpLeaf {
-   ULong cnt[RPROF_SIM_NCOUNTERS];
-   UInt  fn;
-   UInt  dirty;                 /* on the dirty list */
-   struct RpLeaf* next_dirty;
-   struct RpLeaf* next_all;
+ * small function called in a loop), the generated code does not switch:
+ * while K runs it points rp_fn_cnt at the counters of K called from the
+ * running node (its child K in the current region), and back at the
+ * caller's before the return. rp_fn_cur stays the caller's, so the call and
+ * the return cost no helper call. The site remembers the callee's counters
+ * for the last caller counters it saw (`caller`: a (node, region) has
+ * counters of its own, so they name it); only another caller calls
+ * rp_fn_leaf_resolve. Not while suspended (rp_fn_cnt stays on scratch). */
+typedef struct {
+   ULong* caller; /* rp_fn_cnt in the caller when `callee` was resolved */
+   ULong* callee; /* the counters of fn called from there */
+   UInt   fn;
 } RpLeaf;
 
 /* Translation time: a new site calling function fn. */
 RpLeaf* rp_fn_leaf_new(UInt fn);
-/* Generated code, the first time a site counts since the last flush. */
-void rp_fn_leaf_mark(RpLeaf* s);
+/* Generated code, when the caller is not the one the site remembers. */
+void rp_fn_leaf_resolve(RpLeaf* s);
 
 /* After the options: the tree's root. */
 void rp_fn_init(void);

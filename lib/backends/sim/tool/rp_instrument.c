@@ -187,43 +187,47 @@ static Bool leaf_rest(const IRSB* sb, Int n, Int k, Int i, UInt fn)
    return True;
 }
 
-/* Entering a leaf call site: `if (!rp_suspended) { mark s used; rp_fn_cnt =
- * s->cnt }`. Returns the caller's pointer, restored before the return.
- * Plain stores (of an ITE): with guarded stores (IRStmt_StoreG) the caller's
- * counts landed on the site under Valgrind 3.19, cause not found. */
+/* Entering a leaf call site (rp_fn.h):
+ *    saved = rp_fn_cnt;
+ *    if (!rp_suspended && s->caller != saved) rp_fn_leaf_resolve(s);
+ *    rp_fn_cnt = !rp_suspended ? s->callee : saved;
+ * Returns saved, stored back before the return. Plain stores (of an ITE):
+ * with guarded stores (IRStmt_StoreG) the caller's counts landed on the
+ * callee under Valgrind 3.19, cause not found. */
 static IRTemp emit_leaf_enter(Out* o, RpLeaf* s)
 {
    IRTemp susp = newIRTemp(o->sb->tyenv, Ity_I8);
-   IRTemp dirty = newIRTemp(o->sb->tyenv, Ity_I32);
-   IRTemp clean = newIRTemp(o->sb->tyenv, Ity_I1);
-   IRTemp mark = newIRTemp(o->sb->tyenv, Ity_I1);
-   IRTemp saved = newIRTemp(o->sb->tyenv, Ity_I64);
    IRTemp on = newIRTemp(o->sb->tyenv, Ity_I1);
+   IRTemp saved = newIRTemp(o->sb->tyenv, Ity_I64);
+   IRTemp known = newIRTemp(o->sb->tyenv, Ity_I64);
+   IRTemp other = newIRTemp(o->sb->tyenv, Ity_I1);
+   IRTemp resolve = newIRTemp(o->sb->tyenv, Ity_I1);
+   IRTemp callee = newIRTemp(o->sb->tyenv, Ity_I64);
+   IRTemp to = newIRTemp(o->sb->tyenv, Ity_I64);
    IRDirty* di;
    rp_emit_flush_access(o);
    rp_emit_pending(o);
+   addStmtToIRSB(o->sb, IRStmt_WrTmp(saved, IRExpr_Load(Iend_LE, Ity_I64,
+                                                        mkIRExpr_HWord((HWord)&rp_fn_cnt))));
    addStmtToIRSB(o->sb, IRStmt_WrTmp(susp, IRExpr_Load(Iend_LE, Ity_I8,
                                                        mkIRExpr_HWord((HWord)&rp_suspended))));
    addStmtToIRSB(o->sb, IRStmt_WrTmp(on, IRExpr_Binop(Iop_CmpEQ8, IRExpr_RdTmp(susp),
-                                                       IRExpr_Const(IRConst_U8(0)))));
-   addStmtToIRSB(o->sb, IRStmt_WrTmp(dirty, IRExpr_Load(Iend_LE, Ity_I32,
-                                                        mkIRExpr_HWord((HWord)&s->dirty))));
-   addStmtToIRSB(o->sb, IRStmt_WrTmp(clean, IRExpr_Binop(Iop_CmpEQ32, IRExpr_RdTmp(dirty),
-                                                         IRExpr_Const(IRConst_U32(0)))));
-   addStmtToIRSB(o->sb, IRStmt_WrTmp(mark, IRExpr_Binop(Iop_And1, IRExpr_RdTmp(on),
-                                                        IRExpr_RdTmp(clean))));
-   di = unsafeIRDirty_0_N(1, "rp_fn_leaf_mark", VG_(fnptr_to_fnentry)(rp_fn_leaf_mark),
+                                                      IRExpr_Const(IRConst_U8(0)))));
+   addStmtToIRSB(o->sb, IRStmt_WrTmp(known, IRExpr_Load(Iend_LE, Ity_I64,
+                                                        mkIRExpr_HWord((HWord)&s->caller))));
+   addStmtToIRSB(o->sb, IRStmt_WrTmp(other, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(known),
+                                                         IRExpr_RdTmp(saved))));
+   addStmtToIRSB(o->sb, IRStmt_WrTmp(resolve, IRExpr_Binop(Iop_And1, IRExpr_RdTmp(on),
+                                                           IRExpr_RdTmp(other))));
+   di = unsafeIRDirty_0_N(1, "rp_fn_leaf_resolve", VG_(fnptr_to_fnentry)(rp_fn_leaf_resolve),
                           mkIRExprVec_1(mkIRExpr_HWord((HWord)s)));
-   di->guard = IRExpr_RdTmp(mark);
+   di->guard = IRExpr_RdTmp(resolve);
    addStmtToIRSB(o->sb, IRStmt_Dirty(di));
-   addStmtToIRSB(o->sb, IRStmt_WrTmp(saved, IRExpr_Load(Iend_LE, Ity_I64,
-                                                        mkIRExpr_HWord((HWord)&rp_fn_cnt))));
-   {
-      IRTemp to = newIRTemp(o->sb->tyenv, Ity_I64);
-      addStmtToIRSB(o->sb, IRStmt_WrTmp(to, IRExpr_ITE(IRExpr_RdTmp(on), mkIRExpr_HWord((HWord)s->cnt),
-                                                       IRExpr_RdTmp(saved))));
-      addStmtToIRSB(o->sb, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&rp_fn_cnt), IRExpr_RdTmp(to)));
-   }
+   addStmtToIRSB(o->sb, IRStmt_WrTmp(callee, IRExpr_Load(Iend_LE, Ity_I64,
+                                                         mkIRExpr_HWord((HWord)&s->callee))));
+   addStmtToIRSB(o->sb, IRStmt_WrTmp(to, IRExpr_ITE(IRExpr_RdTmp(on), IRExpr_RdTmp(callee),
+                                                    IRExpr_RdTmp(saved))));
+   addStmtToIRSB(o->sb, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&rp_fn_cnt), IRExpr_RdTmp(to)));
    return saved;
 }
 
