@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "backends/perf/hw_metrics.h"
+#include "profile/function_view.h"
 
 namespace rprof {
 namespace {
@@ -45,6 +46,11 @@ Analysis measured_only(const Profile& p) {
     ra.region = &r;
     ra.metrics = region_metrics(r.counters);
     a.any_flops |= ra.metrics.has_flops;
+    if (r.is_function()) {
+      ra.function = FunctionInfo{demangle_symbol(r.fn_symbol), r.fn_symbol, r.fn_object,
+                                 r.fn_source, region_metrics(r.fn_inclusive)};
+      a.any_function = true;
+    }
     a.regions.push_back(std::move(ra));
   }
   return a;

@@ -144,6 +144,12 @@ ChartModel build_chart_model(const Analysis& an) {
       for (const std::string& n : rr->notes) cr.notes.push_back(n);
     }
     if (const Verdict* v = ra.shown_verdict()) cr.verdict = *v;
+    if (ra.function) {
+      cr.is_function = true;
+      cr.symbol = ra.function->symbol;
+      cr.source = ra.function->source;
+      cr.object = ra.function->object;
+    }
     if (cr.gflops <= 0 || cr.points.empty()) {
       c.missing.push_back(fmt::format("{}: {}", cr.path,
                                       cr.gflops <= 0 ? "no elapsed time"

@@ -60,6 +60,10 @@ struct ChartRegion {
   std::string limited_by;  // "compute" or "memory (DRAM)"
   std::optional<Verdict> verdict;
   std::vector<std::string> notes;
+  // A function region: its symbol (demangled) and "file:line", for the
+  // tooltip and the data attributes.
+  bool is_function = false;
+  std::string symbol, source, object;
 };
 
 struct ChartModel {

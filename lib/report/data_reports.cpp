@@ -23,6 +23,19 @@ std::string csv_field(const std::string& s) {
   return out + "\"";
 }
 
+namespace {
+
+std::string function_csv_cells(const RegionAnalysis& ra) {
+  if (!ra.function) return ",,,,,";
+  const FunctionInfo& f = *ra.function;
+  const Traffic& dram = f.inclusive.at(Boundary::kDRAM);
+  return "," + csv_field(f.symbol) + "," + csv_field(f.object) + "," + csv_field(f.source) + "," +
+         (f.inclusive.has_flops ? fmt::format("{:.17g}", f.inclusive.flops_total()) : "") + "," +
+         (dram.measured ? fmt::format("{:.17g}", dram.bytes()) : "");
+}
+
+}  // namespace
+
 // profile.json is written region by region (performance, issue 16: 100,000
 // regions): the document without its regions, pretty-printed, then each
 // region with its roofline, memory view and verdict on one line, written as
@@ -78,6 +91,12 @@ void CsvReporter::write(const Analysis& a, const ReportOptions&, std::ostream& o
   for (const std::string& c : p.counters) out << "," << csv_field(c);
   // The memory view after the counters: existing columns keep their places.
   if (a.any_memory) out << memory_csv_header();
+  // The function view: where each function region is (empty cells for
+  // marked regions); its counter columns are self counts, these inclusive.
+  if (a.any_function) {
+    out << ",function_symbol,function_object,function_source,function_inclusive_flops,"
+           "function_inclusive_dram_bytes";
+  }
   out << "\n";
   for (size_t i = 0; i < p.regions.size(); ++i) {
     const Region& r = p.regions[i];
@@ -95,6 +114,9 @@ void CsvReporter::write(const Analysis& a, const ReportOptions&, std::ostream& o
       out << "," << (it == r.counters.end() ? std::string() : std::to_string(it->second));
     }
     if (a.any_memory && i < a.regions.size()) out << memory_csv_cells(a.regions[i]);
+    if (a.any_function) {
+      out << (i < a.regions.size() ? function_csv_cells(a.regions[i]) : std::string(",,,,,"));
+    }
     out << "\n";
   }
 }

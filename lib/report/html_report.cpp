@@ -102,6 +102,20 @@ json region_data(const RegionAnalysis& ra, const Profile& p, int number) {
                    {"ceiling_threads", mv->ceiling_threads},
                    {"boundaries", bs}};
   }
+  // A function region: where it is, and its inclusive counts beside the self
+  // counts the rest of the row shows.
+  j["function"] = nullptr;
+  if (ra.function) {
+    const FunctionInfo& f = *ra.function;
+    const Traffic& dram = f.inclusive.at(Boundary::kDRAM);
+    j["function"] = {{"symbol", f.symbol},
+                     {"raw_symbol", f.raw_symbol},
+                     {"object", f.object},
+                     {"source", f.source},
+                     {"inclusive_flops", f.inclusive.has_flops ? json(f.inclusive.flops_total())
+                                                               : json(nullptr)},
+                     {"inclusive_dram_bytes", dram.measured ? json(dram.bytes()) : json(nullptr)}};
+  }
   // Summary, direction, flags with reasons.
   const Verdict* v = ra.shown_verdict();
   j["verdict"] = v != nullptr ? verdict_json(*v) : json(nullptr);

@@ -207,9 +207,19 @@ void SvgWriter::regions(LabelPlacer& placer) {
     o_ += fmt::format(
         "<g data-role=\"region\" data-number=\"{}\" data-region=\"{}\" data-path=\"{}\" "
         "data-gflops=\"{}\" data-time-s=\"{}\" data-share=\"{}\" data-radius=\"{}\" "
-        "data-limited-by=\"{}\">\n",
+        "data-limited-by=\"{}\"{}>\n",
         r->number, esc(r->name), esc(r->path), n(r->gflops), n(r->time_s), n(r->share), n(rad),
-        esc(r->limited_by));
+        esc(r->limited_by),
+        r->is_function ? fmt::format(" data-symbol=\"{}\" data-source=\"{}\" data-object=\"{}\"",
+                                     esc(r->symbol), esc(r->source), esc(r->object))
+                       : "");
+    // A function region's tooltip says where the function is.
+    const std::string where =
+        r->is_function ? "\n" + (r->symbol.empty() ? std::string("code without a symbol")
+                                                     : "function " + r->symbol) +
+                             (r->source.empty() ? "" : " at " + r->source) + " in " + r->object +
+                             " (self counts)"
+                       : "";
     if (r->points.size() > 1) {
       o_ += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#8c939d\" "
                         "stroke-width=\"1.6\"/>\n", px(x_.to_px(r->points.front().intensity)),
@@ -220,16 +230,16 @@ void SvgWriter::regions(LabelPlacer& placer) {
           "<circle data-role=\"point\" data-boundary=\"{}\" data-intensity=\"{}\" "
           "data-bytes=\"{}\" data-limiting=\"{}\" cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"{}\" "
           "fill-opacity=\"0.88\" stroke=\"{}\" stroke-width=\"{}\"><title>{} at {}: I = {} "
-          "FLOP/byte{}, {} GFLOP/s, {} GB crossed{}</title></circle>\n",
+          "FLOP/byte{}, {} GFLOP/s, {} GB crossed{}{}</title></circle>\n",
           boundary_key(p.boundary), n(p.intensity), n(p.bytes), p.limiting ? "true" : "false",
           px(x_.to_px(p.intensity)), px(yp), px(rad), boundary_colour(p.boundary),
           p.limiting ? kInk : "#ffffff", p.limiting ? "2" : "1.2", esc(r->path),
           boundary_name(p.boundary), human_number(p.intensity), p.approximate ? " (approx.)" : "",
           human_number(r->gflops), human_number(p.bytes / 1e9),
-          p.limiting ? "; the limiting boundary" : "");
+          p.limiting ? "; the limiting boundary" : "", esc(where));
     }
     if (labelled++ >= kMaxLabels) {
-      o_ += fmt::format("<title>{}</title>\n</g>\n", esc(r->path));
+      o_ += fmt::format("<title>{}{}</title>\n</g>\n", esc(r->path), esc(where));
       continue;
     }
     const std::string label = ellipsize(r->name, 28);

@@ -103,6 +103,16 @@
     }
     return el('tr', { class: 'verdict-row', 'data-verdict-for': r.path }, el('td', { colspan: span }, box));
   }
+  // A function region (the function view): where the function is, and its
+  // inclusive counts (with its callees) beside the row's self counts.
+  function functionRow(r, span) {
+    const f = r.function;
+    const where = [f.symbol ? 'function ' + f.symbol : 'code without a symbol', f.source ? 'at ' + f.source : 'no debug info', 'in ' + f.object].join(' \u00b7 ');
+    const counts = 'self (this row): ' + (r.flops === null ? 'n/a' : num(r.flops / 1e9)) + ' GFLOP, ' + (r.bytes.dram === undefined ? 'n/a' : num(r.bytes.dram / 1e9)) + ' GB at DRAM; inclusive (with callees): ' +
+      (f.inclusive_flops === null ? 'n/a' : num(f.inclusive_flops / 1e9)) + ' GFLOP, ' + (f.inclusive_dram_bytes === null ? 'n/a' : num(f.inclusive_dram_bytes / 1e9)) + ' GB at DRAM';
+    const box = el('div', { 'data-testid': 'function' }, el('div', { class: 'summary', 'data-symbol': f.symbol, 'data-source': f.source, text: where }), el('div', { class: 'reason', text: counts }));
+    return el('tr', { class: 'function-row', 'data-function-for': r.path }, el('td', { colspan: span }, box));
+  }
   // Bytes per boundary, the intensity there in the tooltip; intensity
   // columns of their own only when there is no roofline to show it.
   for (const b of measured) {
@@ -140,6 +150,7 @@
         tr.append(td);
       }
       body.append(tr);
+      if (r.function) body.append(functionRow(r, cols.length));
       if (r.verdict) body.append(verdictRow(r, cols.length));
     }
     for (const th of head.children) {
