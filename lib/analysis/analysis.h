@@ -46,6 +46,10 @@ struct RegionAnalysis {
   Metrics metrics;
   // Function regions only.
   std::optional<FunctionInfo> function;
+  // A function region whose sampled run gave it no sample: an upper bound on
+  // its time, so lower bounds on its rates (the roofline and memory view
+  // below are computed with it and say so: lower_bound).
+  std::optional<TimeBound> time_bound;
   // Regions with FLOP counts when there are ceilings: valid, or why not.
   std::optional<RegionRoofline> roofline;
   // Regions with traffic counts when there are ceilings, FLOPs or not: the

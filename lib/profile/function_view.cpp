@@ -191,6 +191,16 @@ void add_function_regions(Profile& p, const FunctionTable& table, const Function
       g.exclusive_counters.emplace(name, 0);
       g.fn_inclusive.emplace(name, 0);
     }
+    if (times.sampled) {
+      g.fn_sampled = true;
+      g.fn_period_s = times.period_s;
+      const auto it = sampled.find(key_of(f.object, f.symbol, f.start));
+      g.fn_samples = it != sampled.end() ? it->second->self_samples : 0;
+      // No sample in it: it may have run on any thread of the run.
+      g.fn_threads = std::max(1u, it != sampled.end() && it->second->self_samples > 0
+                                      ? it->second->threads
+                                      : times.threads);
+    }
     g.fn_object = f.object.empty() ? "(unknown object)" : f.object;
     g.fn_symbol = f.symbol;
     if (!f.file.empty()) g.fn_source = f.file + ":" + std::to_string(f.line);

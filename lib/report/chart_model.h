@@ -64,6 +64,9 @@ struct ChartRegion {
   // tooltip and the data attributes.
   bool is_function = false;
   std::string symbol, source, object;
+  // A function no sample hit: time_s is an upper bound, gflops a lower
+  // bound (the analysis' TimeBound); drawn hollow with an arrow up.
+  bool lower_bound = false;
 };
 
 struct ChartModel {

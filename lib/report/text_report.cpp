@@ -158,14 +158,20 @@ void TextReporter::write(const Analysis& a, const ReportOptions& opt,
       label += " (" + printable(slash == std::string::npos ? r.fn_source
                                                            : r.fn_source.substr(slash + 1)) + ")";
     }
-    // A region with no completed call shows how long it has been open.
+    // A region with no completed call shows how long it has been open; a
+    // function no sample hit, the bound on its time.
     const bool only_open = r.calls == 0 && r.open_calls > 0;
+    static const std::optional<TimeBound> kNoBound;
+    const std::optional<TimeBound>& bound = i < a.regions.size() ? a.regions[i].time_bound : kNoBound;
     std::vector<std::string> row = {
         label, r.is_function() ? "" : fmt::format("{}", r.calls),
-        only_open ? seconds(r.open_time_s) + " open" : seconds(r.time_s),
-        only_open ? "" : seconds(r.exclusive_time_s)};
+        only_open ? seconds(r.open_time_s) + " open"
+        : bound   ? "< " + seconds(bound->max_time_s)
+                  : seconds(r.time_s),
+        only_open ? "" : bound ? "< " + seconds(bound->max_time_s) : seconds(r.exclusive_time_s)};
     if (run.wall_time_s > 0) {
-      row.push_back(fmt::format("{:.1f}", 100.0 * r.time_s / run.wall_time_s));
+      row.push_back(bound ? "< " + fmt::format("{:.1f}", 100.0 * bound->max_time_s / run.wall_time_s)
+                          : fmt::format("{:.1f}", 100.0 * r.time_s / run.wall_time_s));
     }
     if (any_threads) {
       const Spread s = r.thread_spread();

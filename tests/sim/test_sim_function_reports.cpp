@@ -117,6 +117,16 @@ void check_source(const std::string& where, const std::string& source, const std
   CHECK(line < last);
 }
 
+std::string printf_num(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), format, v);
+  return buf;
+}
+// As the reports print numbers ({:.3g}, {:.4g}, {:.6f}).
+std::string fmt_g(double v) { return printf_num("%.3g", v); }
+std::string fmt_4g(double v) { return printf_num("%.4g", v); }
+std::string fixed6(double v) { return printf_num("%.6f", v); }
+
 size_t count_of(const std::string& s, const std::string& what) {
   size_t n = 0;
   for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
@@ -192,4 +202,85 @@ TEST_CASE("sim function reports: a C++ function is shown demangled, and escaped 
   CHECK(count_of(svg, "function double kern::dot&lt;double&gt;(double const*, double const*, "
                       "int) at " + row.at("function_source")) >= 1);
   CHECK(svg.find("data-source=\"" + row.at("function_source") + "\"") != std::string::npos);
+}
+
+TEST_CASE("sim function reports: a function no sample hit has a bound on its time and on its rates") {
+  require_sim_backend();
+  // The kernel runs long enough natively for cpu-clock samples (about 10 ms);
+  // tiny() runs for nanoseconds, between two samples.
+  constexpr uint64_t kReps = 5000;
+  const RunResult r = run_functions({sim_test_program("functions_cpp"), std::to_string(kCppN),
+                                     std::to_string(kReps)},
+                                    /*sim_only=*/false);
+  const json report_json = json::parse(report(r.dir, "json"));
+  for (const json& n : report_json["notes"]) {
+    if (n.get<std::string>().find("times are simulated") != std::string::npos) {
+      skip_test("cpu-clock sampling is refused here: " + n.get<std::string>());
+    }
+  }
+  const std::string tiny_path = "[program]/tiny(double const*)";
+  const json tiny = find_region(report_json, tiny_path);
+  REQUIRE(tiny.is_object());
+  CHECK(all_flops(tiny) == 16);  // exact, whatever its time
+  REQUIRE(tiny["function"].contains("sampling"));
+  const json& sampling = tiny["function"]["sampling"];
+  if (sampling["samples"].get<uint64_t>() > 0) {
+    skip_test("a cpu-clock sample hit tiny() (nanoseconds of 1 ms periods): run again");
+  }
+  const double period = sampling["period_s"].get<double>();
+  const unsigned threads = sampling["threads"].get<unsigned>();
+  CHECK(period > 0);
+  CHECK(threads == 1);  // one thread ran the program
+  // The bound: one period per thread; the rates at it are lower bounds.
+  REQUIRE(tiny.contains("time_bound"));
+  const json& b = tiny["time_bound"];
+  const double max_time = b["max_time_s"].get<double>();
+  CHECK(max_time == Approx(period * threads).epsilon(1e-12));
+  const double min_gflops = b["min_gflops"].get<double>();
+  CHECK(min_gflops == Approx(16 / max_time / 1e9).epsilon(1e-12));
+  CHECK(tiny["time_s"].get<double>() == 0);  // measured: no sample
+  REQUIRE(tiny.contains("roofline"));
+  CHECK(tiny["roofline"]["available"] == true);
+  CHECK(tiny["roofline"]["lower_bound"] == true);
+  CHECK(tiny["roofline"]["gflops"].get<double>() == Approx(min_gflops).epsilon(1e-12));
+  // The verdict: too-short, saying why with its numbers, and a bound class.
+  REQUIRE(tiny.contains("verdict"));
+  CHECK(tiny["verdict"]["bound"] != "unknown");
+  CHECK(tiny["verdict"]["summary"].get<std::string>().find("at least") != std::string::npos);
+  std::string reason;
+  for (const json& f : tiny["verdict"]["flags"]) {
+    if (f["name"] == "too-short") reason = f["reason"];
+  }
+  INFO(reason);
+  CHECK(reason.find("no cpu-clock sample hit it") != std::string::npos);
+  CHECK(reason.find(fmt_g(max_time)) != std::string::npos);
+  CHECK(reason.find(">= " + fmt_g(min_gflops) + " GFLOP/s") != std::string::npos);
+  // The kernel was sampled: a measured time, no bound.
+  const json dot = find_region(report_json, std::string("[program]/") + kCppDot);
+  REQUIRE(dot.is_object());
+  CHECK(dot["function"]["sampling"]["samples"].get<uint64_t>() > 0);
+  CHECK(!dot.contains("time_bound"));
+  CHECK(dot["roofline"]["lower_bound"] == false);
+
+  // CSV: the bound columns, and no bandwidth as if it were measured.
+  const auto rows = csv_rows(report(r.dir, "csv"));
+  const auto& row = rows.at(tiny_path);
+  CHECK(csv_flops(row) == 16);
+  CHECK(std::stod(row.at("function_time_upper_bound_s")) == Approx(max_time).epsilon(1e-8));
+  CHECK(std::stod(row.at("function_gflops_lower_bound")) == Approx(min_gflops).epsilon(1e-8));
+  CHECK(row.at("bw_l1_gbs").empty());
+  CHECK(rows.at(std::string("[program]/") + kCppDot).at("function_time_upper_bound_s").empty());
+  // Text: "< T" for its time, ">= G" for its GFLOP/s.
+  const std::string text = report(r.dir, "text");
+  CHECK(text.find("< " + fixed6(max_time)) != std::string::npos);
+  CHECK(text.find(">= " + fmt_4g(min_gflops)) != std::string::npos);
+  // HTML: the bound in the data block; SVG: a hollow dot with an arrow up.
+  CHECK(read_text(r.dir + "/report.html").find("\"time_bound\":{") != std::string::npos);
+  const std::string svg = read_text(r.dir + "/roofline.svg");
+  const size_t g = svg.find("data-path=\"[program]/tiny(double const*)\"");
+  REQUIRE(g != std::string::npos);
+  const std::string group = svg.substr(g, svg.find("</g>", g) - g);
+  CHECK(group.find("data-lower-bound=\"true\"") != std::string::npos);
+  CHECK(group.find("data-role=\"lower-bound\"") != std::string::npos);
+  CHECK(group.find("FLOP/byte, &gt;= ") != std::string::npos);
 }
