@@ -46,7 +46,8 @@ void bound_of(const RegionRoofline& rr, const VerdictThresholds& t, Verdict& v) 
                                             g(b->intensity), boundary_name(b->boundary),
                                             g(b->ridge))
                               : "",
-                            least, pct(rr.fraction), rr.roof.label(), achieved);
+                            least, rr.lower_bound ? pct_small(rr.fraction) : pct(rr.fraction),
+                            rr.roof.label(), achieved);
     v.direction = v.at_roof
                       ? "at the compute roof: only a higher roof helps: wider vectors, FMA, "
                         "a better instruction mix, or fewer operations for the same result"
@@ -61,7 +62,8 @@ void bound_of(const RegionRoofline& rr, const VerdictThresholds& t, Verdict& v) 
   v.summary = fmt::format(
       "memory-bound at {} (intensity {} FLOP/byte < ridge {}): {}{} of the bandwidth "
       "roof ({}; {} GB/s x {} FLOP/byte)",
-      boundary_name(b.boundary), g(b.intensity), g(b.ridge), least, pct(rr.fraction), achieved,
+      boundary_name(b.boundary), g(b.intensity), g(b.ridge), least,
+      rr.lower_bound ? pct_small(rr.fraction) : pct(rr.fraction), achieved,
       g(b.bandwidth_gbs), g(b.intensity));
   v.direction = fmt::format(
       "{}move fewer bytes across {}: fuse loops over the same data, block for the "
