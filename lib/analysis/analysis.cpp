@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "backends/perf/hw_metrics.h"
+#include "profile/function_view.h"
 
 namespace rprof {
 namespace {
@@ -15,6 +16,21 @@ double clock_resolution_s() {
   timespec ts{};
   clock_getres(CLOCK_MONOTONIC, &ts);
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+// A function region that sampling ran for but no sample hit: each thread
+// that ran it spent less than one period in it (a longer stretch would have
+// been sampled), so its time is below period x threads.
+std::optional<TimeBound> time_bound_of(const Region& r, const Metrics& m) {
+  if (!r.fn_sampled || r.fn_samples > 0 || !(r.fn_period_s > 0)) return std::nullopt;
+  TimeBound b;
+  b.period_s = r.fn_period_s;
+  b.threads = std::max(1u, r.fn_threads);
+  b.max_time_s = b.period_s * b.threads;
+  if (m.has_flops) b.min_gflops = m.flops_total() / b.max_time_s / 1e9;
+  const Traffic& dram = m.at(Boundary::kDRAM);
+  if (dram.measured && dram.bytes() > 0) b.min_dram_gbs = dram.bytes() / b.max_time_s / 1e9;
+  return b;
 }
 
 }  // namespace
@@ -45,6 +61,12 @@ Analysis measured_only(const Profile& p) {
     ra.region = &r;
     ra.metrics = region_metrics(r.counters);
     a.any_flops |= ra.metrics.has_flops;
+    if (r.is_function()) {
+      ra.function = FunctionInfo{demangle_symbol(r.fn_symbol), r.fn_symbol, r.fn_object,
+                                 r.fn_source, region_metrics(r.fn_inclusive)};
+      a.any_function = true;
+      ra.time_bound = time_bound_of(r, ra.metrics);
+    }
     a.regions.push_back(std::move(ra));
   }
   return a;
@@ -61,11 +83,15 @@ Analysis analyze(const Profile& p, const MachineSource& machine,
   for (RegionAnalysis& ra : a.regions) {
     const Region& r = *ra.region;
     const int threads = std::max<int>(1, static_cast<int>(r.threads.size()));
+    // No sample hit it: the rates at the bound on its time are lower bounds.
+    const double time_s = ra.time_bound ? ra.time_bound->max_time_s : r.time_s;
     if (m != nullptr && ra.metrics.has_flops) {
-      ra.roofline = region_roofline(ra.metrics, r.time_s, threads, *m);
+      ra.roofline = region_roofline(ra.metrics, time_s, threads, *m);
+      ra.roofline->lower_bound = ra.time_bound.has_value();
     }
     if (m != nullptr && ra.metrics.any_traffic()) {
-      ra.memory = memory_view(ra.metrics, r.time_s, threads, *m);
+      ra.memory = memory_view(ra.metrics, time_s, threads, *m);
+      ra.memory->lower_bound = ra.time_bound.has_value();
       a.any_memory |= ra.memory->valid;
     }
     if (r.is_program()) continue;
@@ -75,6 +101,7 @@ Analysis analyze(const Profile& p, const MachineSource& machine,
     in.roofline = ra.roofline ? &*ra.roofline : nullptr;
     in.memory = ra.memory ? &*ra.memory : nullptr;
     in.machine = m;
+    in.time_bound = ra.time_bound ? &*ra.time_bound : nullptr;
     in.clock_resolution_s = resolution;
     ra.verdict = classify(in, thresholds);
   }

@@ -30,9 +30,26 @@ struct MachineSource {
   std::vector<std::string> notes;
 };
 
+// A function region (the function view, docs/functions.md): where the
+// function is, for every writer to show, and what it did with its callees.
+// The region's own metrics are its self counts.
+struct FunctionInfo {
+  std::string symbol;      // demangled where it is C++; "" when no symbol covers it
+  std::string raw_symbol;  // as in the ELF symbol table
+  std::string object;      // the ELF file
+  std::string source;      // "file:line" of its entry, "" without debug info
+  Metrics inclusive;       // from its entry to its return, callees included
+};
+
 struct RegionAnalysis {
   const Region* region = nullptr;
   Metrics metrics;
+  // Function regions only.
+  std::optional<FunctionInfo> function;
+  // A function region whose sampled run gave it no sample: an upper bound on
+  // its time, so lower bounds on its rates (the roofline and memory view
+  // below are computed with it and say so: lower_bound).
+  std::optional<TimeBound> time_bound;
   // Regions with FLOP counts when there are ceilings: valid, or why not.
   std::optional<RegionRoofline> roofline;
   // Regions with traffic counts when there are ceilings, FLOPs or not: the
@@ -57,6 +74,7 @@ struct Analysis {
   std::vector<RegionAnalysis> regions;  // one per profile->regions, same order
   bool any_flops = false;            // some region has FLOP counts
   bool any_memory = false;           // some region has a valid memory view
+  bool any_function = false;         // some region is a function (the function view)
 
   const Profile& prof() const { return *profile; }
 };

@@ -33,14 +33,6 @@ double simulated_work(const CounterMap& c) {
   return w;
 }
 
-std::string demangle(const std::string& s) {
-  if (s.rfind("_Z", 0) != 0) return s;
-  int status = 0;
-  std::unique_ptr<char, void (*)(void*)> d(
-      abi::__cxa_demangle(s.c_str(), nullptr, nullptr, &status), std::free);
-  return status == 0 && d ? std::string(d.get()) : s;
-}
-
 std::string canonical(const std::string& path) {
   if (path.empty()) return path;
   std::error_code ec;
@@ -68,8 +60,16 @@ std::string percent(double part, double whole) {
 
 }  // namespace
 
+std::string demangle_symbol(const std::string& s) {
+  if (s.rfind("_Z", 0) != 0) return s;
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> d(
+      abi::__cxa_demangle(s.c_str(), nullptr, nullptr, &status), std::free);
+  return status == 0 && d ? std::string(d.get()) : s;
+}
+
 std::string function_display_name(const FunctionCounts& f) {
-  if (!f.symbol.empty()) return demangle(f.symbol);
+  if (!f.symbol.empty()) return demangle_symbol(f.symbol);
   char range[32];
   std::snprintf(range, sizeof(range), "+0x%llx", static_cast<unsigned long long>(f.start));
   const std::string base = f.object.empty() ? "(unknown object)"
@@ -136,6 +136,11 @@ void add_function_regions(Profile& p, const FunctionTable& table, const Function
     return times.sampled && a.time_s != b.time_s ? a.time_s > b.time_s : a.work > b.work;
   });
 
+  // prog points into p.regions, which grows below: what is needed of it, now.
+  std::vector<std::string> byte_counters;
+  for (const auto& kv : prog->counters) {
+    if (kv.first.rfind("bytes.", 0) == 0) byte_counters.push_back(kv.first);
+  }
   std::set<std::vector<std::string>> taken;
   for (const Region& r : p.regions) taken.insert(r.path);
   size_t shown = 0;
@@ -179,6 +184,23 @@ void add_function_regions(Profile& p, const FunctionTable& table, const Function
     g.time_s = g.exclusive_time_s = g.thread_time_s = c.time_s;
     g.counters = g.exclusive_counters = f.counters;
     g.fn_inclusive = f.inclusive;
+    // The tool writes counts above zero only; traffic was counted at every
+    // boundary the program has, so an absent one is 0 bytes, measured.
+    for (const std::string& name : byte_counters) {
+      g.counters.emplace(name, 0);
+      g.exclusive_counters.emplace(name, 0);
+      g.fn_inclusive.emplace(name, 0);
+    }
+    if (times.sampled) {
+      g.fn_sampled = true;
+      g.fn_period_s = times.period_s;
+      const auto it = sampled.find(key_of(f.object, f.symbol, f.start));
+      g.fn_samples = it != sampled.end() ? it->second->self_samples : 0;
+      // No sample in it: it may have run on any thread of the run.
+      g.fn_threads = std::max(1u, it != sampled.end() && it->second->self_samples > 0
+                                      ? it->second->threads
+                                      : times.threads);
+    }
     g.fn_object = f.object.empty() ? "(unknown object)" : f.object;
     g.fn_symbol = f.symbol;
     if (!f.file.empty()) g.fn_source = f.file + ":" + std::to_string(f.line);
@@ -187,6 +209,12 @@ void add_function_regions(Profile& p, const FunctionTable& table, const Function
     shown_work += c.work;
   }
   sort_tree(p.regions);
+  // Their counter names among the profile's (the CSV's columns).
+  std::set<std::string> names(p.counters.begin(), p.counters.end());
+  for (const FunctionCounts& f : table.rows) {
+    for (const auto& kv : f.counters) names.insert(kv.first);
+  }
+  p.counters.assign(names.begin(), names.end());
 
   size_t with_work = 0;
   for (const Candidate& c : cands) with_work += c.work > 0 || c.time_s > 0 ? 1 : 0;

@@ -47,6 +47,9 @@ struct FunctionViewOptions {
   size_t top = 20;  // the hottest N functions become regions
 };
 
+// A C++ symbol demangled (`_Z...`), any other name as it is.
+std::string demangle_symbol(const std::string& symbol);
+
 // Display name: the demangled symbol, or "<object basename>+0x<range>" when
 // no symbol covers the code.
 std::string function_display_name(const FunctionCounts& f);

@@ -1,5 +1,6 @@
 #include "profile/join.h"
 
+#include <set>
 #include <utility>
 
 #include "profile/merge_runs.h"
@@ -52,6 +53,11 @@ void set_program_counters(Profile& p, const CounterMap& totals) {
     }
   }
   if (prog == nullptr) return;
+  // The profile's counter names (the CSV's columns) include the totals'
+  // (a program without markers has no other counters).
+  std::set<std::string> names(p.counters.begin(), p.counters.end());
+  for (const auto& kv : totals) names.insert(kv.first);
+  p.counters.assign(names.begin(), names.end());
   prog->counters = totals;
   prog->exclusive_counters.clear();
   for (const auto& [k, v] : totals) {

@@ -69,6 +69,14 @@ struct Region {
   std::string fn_symbol;  // raw (mangled) symbol, "" when none covers the code
   std::string fn_source;  // "file:line" of its entry, "" without debug info
   CounterMap fn_inclusive;  // with its callees (counters are its self counts)
+  // How its time was measured: with cpu-clock sampling (fn_sampled), the
+  // self samples that hit it, the sampling period and the threads it can
+  // have run on (those with a sample in it, or with none: every sampled
+  // thread of the run); else estimated from the simulated work.
+  bool fn_sampled = false;
+  uint64_t fn_samples = 0;
+  double fn_period_s = 0;   // CPU seconds per sample
+  unsigned fn_threads = 0;
 
   size_t depth() const { return path.size() - 1; }
   // Over the threads that ran the region (inclusive time of each).

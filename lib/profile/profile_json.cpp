@@ -152,6 +152,16 @@ Region region_from_json(const json& j, const JsonReader& ri) {
     g.fn_symbol = rf.str(f, "symbol", lim::kNameBytes);
     g.fn_source = f.contains("source") ? rf.str(f, "source", lim::kNameBytes) : "";
     g.fn_inclusive = counter_map(f, "inclusive_counters", rf);
+    if (f.contains("sampling")) {
+      const json& s = rf.object(f, "sampling");
+      const JsonReader rs = rf.at("sampling");
+      g.fn_sampled = true;
+      g.fn_samples = rs.get<uint64_t>(s, "samples");
+      g.fn_period_s = rs.nonneg(s, "period_s");
+      // Threads of every process of a run: far above what a run has.
+      g.fn_threads = static_cast<unsigned>(
+          rs.in_range(s, "threads", 0, static_cast<int64_t>(lim::kThreads * lim::kThreads)));
+    }
   }
   g.counters = counter_map(j, "counters", ri);
   g.exclusive_counters = counter_map(j, "exclusive_counters", ri);
@@ -229,6 +239,11 @@ json region_to_json(const Region& g, const RunInfo& r) {
                      {"symbol", g.fn_symbol},
                      {"source", g.fn_source},
                      {"inclusive_counters", counters_json(g.fn_inclusive)}};
+    if (g.fn_sampled) {
+      j["function"]["sampling"] = {{"period_s", g.fn_period_s},
+                                   {"samples", g.fn_samples},
+                                   {"threads", g.fn_threads}};
+    }
   }
   j["counters"] = counters_json(g.counters);
   j["exclusive_counters"] = counters_json(g.exclusive_counters);
@@ -324,6 +339,15 @@ void append_region_json(std::string& out, const Region& g, const RunInfo& r) {
     jo::key(out, "object");
     jo::string(out, g.fn_object);
     out += ',';
+    if (g.fn_sampled) {
+      jo::key(out, "sampling");
+      out += '{';
+      num("period_s", g.fn_period_s);
+      num("samples", g.fn_samples);
+      jo::key(out, "threads");
+      jo::number(out, static_cast<uint64_t>(g.fn_threads));
+      out += "},";
+    }
     jo::key(out, "source");
     jo::string(out, g.fn_source);
     out += ',';

@@ -74,19 +74,25 @@ std::string render_bandwidth_svg(const Analysis& a, bool standalone) {
       if (b == nullptr || !(b->gbs > 0)) continue;
       const double x = start + bw * static_cast<double>(i);
       const double top = y(b->gbs);
+      // A time bound (a function no sample hit): the bar is a lower bound.
+      const bool least = views[i].second->lower_bound;
       const std::string tip = fmt::format(
-          "{} at {}: {:.4g} GB/s{}", views[i].first, boundary_name(bd), b->gbs,
-          b->roof_gbs > 0 ? fmt::format(", {:.0f}% of the {:.4g} GB/s roof ({} thread{})",
-                                        100 * b->fraction, b->roof_gbs,
+          "{} at {}: {}{:.4g} GB/s{}{}", views[i].first, boundary_name(bd), least ? ">= " : "",
+          b->gbs,
+          b->roof_gbs > 0 ? fmt::format(", {}{:.0f}% of the {:.4g} GB/s roof ({} thread{})",
+                                        least ? ">= " : "", 100 * b->fraction, b->roof_gbs,
                                         views[i].second->ceiling_threads,
                                         views[i].second->ceiling_threads == 1 ? "" : "s")
-                          : "");
+                          : "",
+          least ? " (a lower bound: no cpu-clock sample hit it)" : "");
       o += fmt::format(
           "<rect data-role=\"bandwidth-bar\" data-region=\"{}\" data-boundary=\"{}\" "
-          "data-gbs=\"{}\" data-roof-gbs=\"{}\" data-fraction=\"{}\" x=\"{}\" y=\"{}\" "
+          "data-gbs=\"{}\" data-roof-gbs=\"{}\" data-fraction=\"{}\" data-lower-bound=\"{}\" "
+          "x=\"{}\" y=\"{}\" "
           "width=\"{}\" height=\"{}\" fill=\"{}\" fill-opacity=\"{}\"><title>{}</title></rect>\n",
           xml_escape(views[i].first), boundary_key(bd), svg_num(b->gbs), svg_num(b->roof_gbs),
-          svg_num(b->fraction), svg_px(x + 1), svg_px(top), svg_px(bw - 2),
+          svg_num(b->fraction), least ? "true" : "false", svg_px(x + 1), svg_px(top),
+          svg_px(bw - 2),
           svg_px(kPlotY + kPlotH - top), boundary_colour(bd),
           views[i].second->limiting == bd ? "0.9" : "0.45", xml_escape(tip));
       if (b->roof_gbs > 0) {
@@ -94,7 +100,8 @@ std::string render_bandwidth_svg(const Analysis& a, bool standalone) {
             "<line data-role=\"bandwidth-roof\" x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" "
             "stroke=\"{3}\" stroke-width=\"2\" stroke-dasharray=\"4 2\"/>\n",
             svg_px(x), svg_px(x + bw), svg_px(y(b->roof_gbs)), kSvgInk);
-        svg_text(o, x + bw / 2, top - 3, fmt::format("{:.0f}%", 100 * b->fraction),
+        svg_text(o, x + bw / 2, top - 3,
+                 fmt::format("{}{:.0f}%", least ? "\u2265" : "", 100 * b->fraction),
                  "text-anchor=\"middle\" font-size=\"9\"");
       }
       svg_text(o, x + bw / 2, kPlotY + kPlotH + 32, std::to_string(i + 1),
@@ -104,9 +111,11 @@ std::string render_bandwidth_svg(const Analysis& a, bool standalone) {
   double ly = kPlotY + kPlotH + 52;
   for (size_t i = 0; i < views.size(); ++i, ly += 15) {
     svg_text(o, kPlotX, ly,
-             fmt::format("{}: {} (limiting: {}, {:.0f}% of its roof)", i + 1, views[i].first,
+             fmt::format("{}: {} (limiting: {}, {}{:.0f}% of its roof{})", i + 1, views[i].first,
                          boundary_name(*views[i].second->limiting),
-                         100 * views[i].second->fraction),
+                         views[i].second->lower_bound ? "at least " : "",
+                         100 * views[i].second->fraction,
+                         views[i].second->lower_bound ? "; no sample hit it: a lower bound" : ""),
              "font-size=\"11\"");
   }
   const double bottom = svg_footer(

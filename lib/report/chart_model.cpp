@@ -123,6 +123,12 @@ ChartModel build_chart_model(const Analysis& an) {
     cr.share = total > 0 ? std::min(1.0, r.time_s / total) : 0;
     cr.flops = mt.flops_total();
     cr.gflops = r.time_s > 0 ? cr.flops / r.time_s / 1e9 : 0;
+    if (ra.time_bound && ra.time_bound->min_gflops) {
+      cr.lower_bound = true;
+      cr.time_s = ra.time_bound->max_time_s;
+      cr.share = total > 0 ? std::min(1.0, cr.time_s / total) : 0;
+      cr.gflops = *ra.time_bound->min_gflops;
+    }
     cr.points = points_of(mt, cr.flops);
     if (ra.roofline) {
       const RegionRoofline* rr = &*ra.roofline;
@@ -144,6 +150,12 @@ ChartModel build_chart_model(const Analysis& an) {
       for (const std::string& n : rr->notes) cr.notes.push_back(n);
     }
     if (const Verdict* v = ra.shown_verdict()) cr.verdict = *v;
+    if (ra.function) {
+      cr.is_function = true;
+      cr.symbol = ra.function->symbol;
+      cr.source = ra.function->source;
+      cr.object = ra.function->object;
+    }
     if (cr.gflops <= 0 || cr.points.empty()) {
       c.missing.push_back(fmt::format("{}: {}", cr.path,
                                       cr.gflops <= 0 ? "no elapsed time"
@@ -234,6 +246,12 @@ ChartModel build_chart_model(const Analysis& an) {
   c.conventions.push_back(
       "One dot per boundary, joined: same GFLOP/s, one intensity each; dot area = share of "
       "run time; bound = min(compute roof, bandwidth x intensity)");
+  if (std::any_of(c.regions.begin(), c.regions.end(),
+                  [](const ChartRegion& r) { return r.lower_bound; })) {
+    c.conventions.push_back(
+        "Hollow dots with an arrow up: a lower bound on GFLOP/s (a function no cpu-clock "
+        "sample hit: its time is below one sampling period per thread)");
+  }
   return c;
 }
 

@@ -60,6 +60,13 @@ struct ChartRegion {
   std::string limited_by;  // "compute" or "memory (DRAM)"
   std::optional<Verdict> verdict;
   std::vector<std::string> notes;
+  // A function region: its symbol (demangled) and "file:line", for the
+  // tooltip and the data attributes.
+  bool is_function = false;
+  std::string symbol, source, object;
+  // A function no sample hit: time_s is an upper bound, gflops a lower
+  // bound (the analysis' TimeBound); drawn hollow with an arrow up.
+  bool lower_bound = false;
 };
 
 struct ChartModel {

@@ -23,13 +23,33 @@ std::string csv_field(const std::string& s) {
   return out + "\"";
 }
 
+namespace {
+
+std::string function_csv_cells(const RegionAnalysis& ra) {
+  if (!ra.function) return ",,,,,,,,";
+  const FunctionInfo& f = *ra.function;
+  const Traffic& dram = f.inclusive.at(Boundary::kDRAM);
+  std::string c = "," + csv_field(f.symbol) + "," + csv_field(f.object) + "," +
+                  csv_field(f.source) + "," +
+                  (f.inclusive.has_flops ? fmt::format("{:.17g}", f.inclusive.flops_total()) : "") +
+                  "," + (dram.measured ? fmt::format("{:.17g}", dram.bytes()) : "");
+  // No sample hit it: its time from above, its rates from below.
+  const std::optional<TimeBound>& b = ra.time_bound;
+  c += "," + (b ? fmt::format("{:.9g}", b->max_time_s) : std::string());
+  c += "," + (b && b->min_gflops ? fmt::format("{:.9g}", *b->min_gflops) : std::string());
+  c += "," + (b && b->min_dram_gbs ? fmt::format("{:.9g}", *b->min_dram_gbs) : std::string());
+  return c;
+}
+
+}  // namespace
+
 // profile.json is written region by region (performance, issue 16: 100,000
 // regions): the document without its regions, pretty-printed, then each
 // region with its roofline, memory view and verdict on one line, written as
 // text (append_region_json, append_verdict_json; only the roofline and the
 // memory view, present with counts, go through a DOM). The content is
-// profile_to_json() with add_roofline_json(), add_memory_json() and
-// add_verdict_json(); tests/unit check that they agree.
+// profile_to_json() with add_roofline_json(), add_memory_json(),
+// add_time_bound_json() and add_verdict_json(); tests/unit check that they agree.
 void JsonReporter::write(const Analysis& a, const ReportOptions&, std::ostream& out) const {
   using nlohmann::json;
   // Invalid UTF-8 in names is replaced (U+FFFD) rather than failing the dump.
@@ -59,6 +79,9 @@ void JsonReporter::write(const Analysis& a, const ReportOptions&, std::ostream& 
       if (ra.memory) {
         line += ",\"memory\":" + memory_region_json(*ra.memory).dump(-1, ' ', false, kReplace);
       }
+      if (ra.time_bound) {
+        line += ",\"time_bound\":" + time_bound_json(*ra.time_bound).dump(-1, ' ', false, kReplace);
+      }
       if (a.verdicts && ra.verdict) {
         line += ",\"verdict\":";
         append_verdict_json(line, *ra.verdict);
@@ -78,6 +101,13 @@ void CsvReporter::write(const Analysis& a, const ReportOptions&, std::ostream& o
   for (const std::string& c : p.counters) out << "," << csv_field(c);
   // The memory view after the counters: existing columns keep their places.
   if (a.any_memory) out << memory_csv_header();
+  // The function view: where each function region is (empty cells for
+  // marked regions); its counter columns are self counts, these inclusive.
+  if (a.any_function) {
+    out << ",function_symbol,function_object,function_source,function_inclusive_flops,"
+           "function_inclusive_dram_bytes,function_time_upper_bound_s,"
+           "function_gflops_lower_bound,function_dram_gbs_lower_bound";
+  }
   out << "\n";
   for (size_t i = 0; i < p.regions.size(); ++i) {
     const Region& r = p.regions[i];
@@ -95,6 +125,9 @@ void CsvReporter::write(const Analysis& a, const ReportOptions&, std::ostream& o
       out << "," << (it == r.counters.end() ? std::string() : std::to_string(it->second));
     }
     if (a.any_memory && i < a.regions.size()) out << memory_csv_cells(a.regions[i]);
+    if (a.any_function) {
+      out << (i < a.regions.size() ? function_csv_cells(a.regions[i]) : std::string(",,,,,,,,"));
+    }
     out << "\n";
   }
 }

@@ -77,6 +77,7 @@ json region_data(const RegionAnalysis& ra, const Profile& p, int number) {
                        {"ceiling_threads", rr->ceiling_threads},
                        {"bound_gflops", rr->bound},
                        {"fraction_of_bound", rr->fraction},
+                       {"lower_bound", rr->lower_bound},
                        {"limiting", rr->limiting ? json(boundary_key(*rr->limiting)) : json(nullptr)},
                        {"limited_by", rr->compute_limited ? "compute" : "memory"},
                        {"roof_why", rr->roof_why},
@@ -98,10 +99,27 @@ json region_data(const RegionAnalysis& ra, const Profile& p, int number) {
                                        b.in_flight ? json(*b.in_flight) : json(nullptr)}};
     }
     j["memory"] = {{"limiting", boundary_key(*mv->limiting)},
+                   {"lower_bound", mv->lower_bound},
                    {"fraction_of_roof", mv->fraction},
                    {"ceiling_threads", mv->ceiling_threads},
                    {"boundaries", bs}};
   }
+  // A function region: where it is, and its inclusive counts beside the self
+  // counts the rest of the row shows.
+  j["function"] = nullptr;
+  if (ra.function) {
+    const FunctionInfo& f = *ra.function;
+    const Traffic& dram = f.inclusive.at(Boundary::kDRAM);
+    j["function"] = {{"symbol", f.symbol},
+                     {"raw_symbol", f.raw_symbol},
+                     {"object", f.object},
+                     {"source", f.source},
+                     {"inclusive_flops", f.inclusive.has_flops ? json(f.inclusive.flops_total())
+                                                               : json(nullptr)},
+                     {"inclusive_dram_bytes", dram.measured ? json(dram.bytes()) : json(nullptr)}};
+  }
+  // No sample hit it: its time from above, its rates from below.
+  j["time_bound"] = ra.time_bound ? time_bound_json(*ra.time_bound) : json(nullptr);
   // Summary, direction, flags with reasons.
   const Verdict* v = ra.shown_verdict();
   j["verdict"] = v != nullptr ? verdict_json(*v) : json(nullptr);

@@ -30,6 +30,8 @@ json memory_region_json(const MemoryView& mv) {
     return j;
   }
   j["time_s"] = mv.time_s;
+  // time_s is an upper bound: the rates and fractions are lower bounds.
+  j["lower_bound"] = mv.lower_bound;
   j["threads"] = mv.threads;
   j["ceiling_threads"] = mv.ceiling_threads;
   j["line_bytes"] = mv.line_bytes;
@@ -91,15 +93,17 @@ void write_memory_text(const Analysis& a, const ShownRegions& shown, std::ostrea
     row.push_back(mv->ceiling_threads == mv->threads
                       ? fmt::format("{}", mv->threads)
                       : fmt::format("{} (ceil. {})", mv->threads, mv->ceiling_threads));
+    const std::string least = mv->lower_bound ? ">= " : "";  // a time bound: rates from below
     for (Boundary b : measured) {
       const BoundaryBandwidth* x = mv->at(b);
-      row.push_back(x ? num(x->gbs) + (x->approximate ? "~" : "") : "-");
-      row.push_back(x && x->roof_gbs > 0 ? fmt::format("{:.1f}", 100 * x->fraction) : "-");
+      row.push_back(x ? least + num(x->gbs) + (x->approximate ? "~" : "") : "-");
+      row.push_back(x && x->roof_gbs > 0 ? least + fmt::format("{:.1f}", 100 * x->fraction)
+                                         : "-");
     }
     row.push_back(boundary_name(*mv->limiting));
     const BoundaryBandwidth* lb = mv->latency_boundary ? mv->at(*mv->latency_boundary) : nullptr;
     row.push_back(lb && lb->in_flight
-                      ? fmt::format("{:.3g} at {} ({:.3g} ns)", *lb->in_flight,
+                      ? least + fmt::format("{:.3g} at {} ({:.3g} ns)", *lb->in_flight,
                                     boundary_name(lb->boundary), *lb->latency_ns)
                       : "-");
     table.add_row(std::move(row));
@@ -118,7 +122,9 @@ std::string memory_csv_header() {
 }
 
 std::string memory_csv_cells(const RegionAnalysis& ra) {
-  const MemoryView* mv = ra.valid_memory();
+  // Lower bounds (a time bound) are not plain numbers: the function columns
+  // give them (function_dram_gbs_lower_bound).
+  const MemoryView* mv = ra.time_bound ? nullptr : ra.valid_memory();
   std::string c;
   for (Boundary b : kBoundaries) {
     const BoundaryBandwidth* x = mv ? mv->at(b) : nullptr;

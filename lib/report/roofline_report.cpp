@@ -60,6 +60,8 @@ json roofline_region_json(const RegionRoofline& rr) {
   j["available"] = true;
   j["flops"] = rr.flops;
   j["time_s"] = rr.time_s;
+  // time_s is an upper bound: gflops and the fractions are lower bounds.
+  j["lower_bound"] = rr.lower_bound;
   j["gflops"] = rr.gflops;
   j["threads"] = rr.threads;
   j["ceiling_threads"] = rr.ceiling_threads;
@@ -88,6 +90,24 @@ json roofline_region_json(const RegionRoofline& rr) {
   j["fraction_of_bound"] = rr.fraction;
   j["notes"] = rr.notes;
   return j;
+}
+
+json time_bound_json(const TimeBound& b) {
+  return {{"max_time_s", b.max_time_s},
+          {"period_s", b.period_s},
+          {"threads", b.threads},
+          {"min_gflops", b.min_gflops ? json(*b.min_gflops) : json(nullptr)},
+          {"min_dram_gbs", b.min_dram_gbs ? json(*b.min_dram_gbs) : json(nullptr)},
+          {"why", "no cpu-clock sample hit it: its time is below one sampling period per "
+                  "thread that can have run it (period_s x threads); its rates are lower "
+                  "bounds, its counts exact"}};
+}
+
+void add_time_bound_json(json& doc, const Analysis& a) {
+  json& regions = doc["regions"];
+  for (size_t i = 0; i < a.regions.size() && i < regions.size(); ++i) {
+    if (a.regions[i].time_bound) regions[i]["time_bound"] = time_bound_json(*a.regions[i].time_bound);
+  }
 }
 
 void add_roofline_json(json& doc, const Analysis& a) {
@@ -150,7 +170,8 @@ void write_roofline_text(const Analysis& a, const ReportOptions& opt, const Show
     row.push_back(rr.ceiling_threads == rr.threads
                       ? fmt::format("{}", rr.threads)
                       : fmt::format("{} (ceil. {})", rr.threads, rr.ceiling_threads));
-    row.push_back(num(rr.gflops));
+    const std::string least = rr.lower_bound ? ">= " : "";  // a time bound: rates from below
+    row.push_back(least + num(rr.gflops));
     row.push_back(fmt::format("{} ({})", num(rr.roof.gflops), rr.roof.label()));
     double fraction = rr.fraction;  // of the region's bound (the analysis')
     if (all) {
@@ -168,7 +189,7 @@ void write_roofline_text(const Analysis& a, const ReportOptions& opt, const Show
       // --boundary X: of the bound at X (the compute roof where X has no bytes).
       if (fixed) fraction = br ? br->fraction : rr.gflops / rr.roof.gflops;
     }
-    row.push_back(fmt::format("{:.1f}", 100 * fraction));
+    row.push_back(least + fmt::format("{:.1f}", 100 * fraction));
     row.push_back(limited_by_text(rr));
     table.add_row(std::move(row));
     notes.push_back(printable(r->name) + ": roof " + rr.roof_why);
@@ -176,7 +197,14 @@ void write_roofline_text(const Analysis& a, const ReportOptions& opt, const Show
   }
   out << table.render();
   out << "Roof: the compute ceiling for the region's precision and widest vector width; "
-         "~ = approximate traffic.\n";
+         "~ = approximate traffic";
+  for (const RegionAnalysis& ra : a.regions) {
+    if (ra.roofline && ra.roofline->lower_bound) {
+      out << "; >= = a lower bound (a function no sample hit: its time is an upper bound)";
+      break;
+    }
+  }
+  out << ".\n";
   for (const std::string& n : notes) out << "  " << n << "\n";
 }
 

@@ -22,6 +22,10 @@ void add_roofline_json(nlohmann::json& doc, const Analysis& a);
 // analysis must have a machine) and one region's "roofline".
 nlohmann::json roofline_machine_json(const Analysis& a);
 nlohmann::json roofline_region_json(const RegionRoofline& rr);
+// A function region no cpu-clock sample hit (docs/functions.md): its time's
+// upper bound and the rates' lower bounds, as profile.json's "time_bound".
+nlohmann::json time_bound_json(const TimeBound& b);
+void add_time_bound_json(nlohmann::json& doc, const Analysis& a);
 
 // The roofline table; writes nothing when no region has FLOP counts.
 void write_roofline_text(const Analysis& a, const ReportOptions& opt, const ShownRegions& shown,

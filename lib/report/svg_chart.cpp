@@ -200,6 +200,7 @@ void SvgWriter::regions(LabelPlacer& placer) {
     const double xa = x_.to_px(r->points.front().intensity);
     const double xb = x_.to_px(r->points.back().intensity);
     if (xb - xa > 2 * rad) placer.block({xa + rad, yp - 2, xb - xa - 2 * rad, 4});
+    if (r->lower_bound) placer.block({xb - 5, yp - rad - 16, 10, 16});  // its arrow
   }
   size_t labelled = 0;
   for (const ChartRegion* r : order) {
@@ -207,9 +208,24 @@ void SvgWriter::regions(LabelPlacer& placer) {
     o_ += fmt::format(
         "<g data-role=\"region\" data-number=\"{}\" data-region=\"{}\" data-path=\"{}\" "
         "data-gflops=\"{}\" data-time-s=\"{}\" data-share=\"{}\" data-radius=\"{}\" "
-        "data-limited-by=\"{}\">\n",
+        "data-limited-by=\"{}\" data-lower-bound=\"{}\"{}>\n",
         r->number, esc(r->name), esc(r->path), n(r->gflops), n(r->time_s), n(r->share), n(rad),
-        esc(r->limited_by));
+        esc(r->limited_by), r->lower_bound ? "true" : "false",
+        r->is_function ? fmt::format(" data-symbol=\"{}\" data-source=\"{}\" data-object=\"{}\"",
+                                     esc(r->symbol), esc(r->source), esc(r->object))
+                       : "");
+    // A function region's tooltip says where the function is.
+    const std::string where =
+        r->is_function ? "\n" + (r->symbol.empty() ? std::string("code without a symbol")
+                                                     : "function " + r->symbol) +
+                             (r->source.empty() ? "" : " at " + r->source) + " in " + r->object +
+                             " (self counts)"
+                       : "";
+    const std::string least = r->lower_bound ? ">= " : "";
+    const std::string bound_note =
+        r->lower_bound ? fmt::format("\na lower bound: no cpu-clock sample hit it, its time is "
+                                     "< {} s", human_number(r->time_s))
+                       : "";
     if (r->points.size() > 1) {
       o_ += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#8c939d\" "
                         "stroke-width=\"1.6\"/>\n", px(x_.to_px(r->points.front().intensity)),
@@ -220,16 +236,28 @@ void SvgWriter::regions(LabelPlacer& placer) {
           "<circle data-role=\"point\" data-boundary=\"{}\" data-intensity=\"{}\" "
           "data-bytes=\"{}\" data-limiting=\"{}\" cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"{}\" "
           "fill-opacity=\"0.88\" stroke=\"{}\" stroke-width=\"{}\"><title>{} at {}: I = {} "
-          "FLOP/byte{}, {} GFLOP/s, {} GB crossed{}</title></circle>\n",
+          "FLOP/byte{}, {}{} GFLOP/s, {} GB crossed{}{}{}</title></circle>\n",
           boundary_key(p.boundary), n(p.intensity), n(p.bytes), p.limiting ? "true" : "false",
-          px(x_.to_px(p.intensity)), px(yp), px(rad), boundary_colour(p.boundary),
-          p.limiting ? kInk : "#ffffff", p.limiting ? "2" : "1.2", esc(r->path),
+          px(x_.to_px(p.intensity)), px(yp), px(rad),
+          // A lower bound is hollow: the dot's colour on its outline.
+          r->lower_bound ? "#ffffff" : boundary_colour(p.boundary),
+          p.limiting ? kInk : r->lower_bound ? boundary_colour(p.boundary) : "#ffffff",
+          p.limiting || r->lower_bound ? "2" : "1.2", esc(r->path),
           boundary_name(p.boundary), human_number(p.intensity), p.approximate ? " (approx.)" : "",
-          human_number(r->gflops), human_number(p.bytes / 1e9),
-          p.limiting ? "; the limiting boundary" : "");
+          esc(least), human_number(r->gflops), human_number(p.bytes / 1e9),
+          p.limiting ? "; the limiting boundary" : "", esc(where), esc(bound_note));
+    }
+    if (r->lower_bound) {
+      // An arrow up from the highest-intensity dot: the rate is at least this.
+      const double xa = x_.to_px(r->points.back().intensity), top = yp - rad - 16;
+      o_ += fmt::format(
+          "<path data-role=\"lower-bound\" d=\"M{0} {1}V{2}M{3} {4}L{0} {2}L{5} {4}\" "
+          "fill=\"none\" stroke=\"{6}\" stroke-width=\"1.5\"><title>{7}{8}</title></path>\n",
+          px(xa), px(yp - rad), px(top), px(xa - 4), px(top + 6), px(xa + 4), kInk,
+          esc(r->path), esc(bound_note));
     }
     if (labelled++ >= kMaxLabels) {
-      o_ += fmt::format("<title>{}</title>\n</g>\n", esc(r->path));
+      o_ += fmt::format("<title>{}{}</title>\n</g>\n", esc(r->path), esc(where));
       continue;
     }
     const std::string label = ellipsize(r->name, 28);

@@ -59,6 +59,33 @@ std::string error_line(const MarkerError& e) {
                      e.count == 1 ? "" : "s", e.pid, e.thread);
 }
 
+std::string gigas(const Metrics& m, std::optional<Boundary> at) {
+  if (!at) return m.has_flops ? fmt::format("{:.4g}", m.flops_total() / 1e9) : "";
+  const Traffic& t = m.at(*at);
+  return t.measured ? fmt::format("{:.4g}", t.bytes() / 1e9) : "";
+}
+
+// The function view: where each function region is, and its self counts
+// (what the tables show) beside its inclusive ones (callees included).
+void write_function_text(const Analysis& a, const ShownRegions& shown, std::ostream& out) {
+  if (!a.any_function) return;
+  TextTable table({"Function region", "Symbol", "Source", "Object", "Self [GFLOP]",
+                   "Incl. [GFLOP]", "Self DRAM [GB]", "Incl. DRAM [GB]"});
+  for (size_t i = 0; i < a.regions.size(); ++i) {
+    const RegionAnalysis& ra = a.regions[i];
+    if (!shown[i] || !ra.function) continue;
+    const FunctionInfo& f = *ra.function;
+    table.add_row({printable(path_string(ra.region->path)),
+                   f.symbol.empty() ? "(no symbol)" : printable(f.symbol),
+                   f.source.empty() ? "(no debug info)" : printable(f.source), printable(f.object),
+                   gigas(ra.metrics, std::nullopt), gigas(f.inclusive, std::nullopt),
+                   gigas(ra.metrics, Boundary::kDRAM), gigas(f.inclusive, Boundary::kDRAM)});
+  }
+  out << "\nFunctions (self = the function's own instructions, as in the tables; "
+         "Incl. = with its callees; FMA = 2 FLOPs, GB = 1e9 bytes):\n"
+      << table.render();
+}
+
 }  // namespace
 
 void TextReporter::write(const Analysis& a, const ReportOptions& opt,
@@ -131,14 +158,20 @@ void TextReporter::write(const Analysis& a, const ReportOptions& opt,
       label += " (" + printable(slash == std::string::npos ? r.fn_source
                                                            : r.fn_source.substr(slash + 1)) + ")";
     }
-    // A region with no completed call shows how long it has been open.
+    // A region with no completed call shows how long it has been open; a
+    // function no sample hit, the bound on its time.
     const bool only_open = r.calls == 0 && r.open_calls > 0;
+    static const std::optional<TimeBound> kNoBound;
+    const std::optional<TimeBound>& bound = i < a.regions.size() ? a.regions[i].time_bound : kNoBound;
     std::vector<std::string> row = {
         label, r.is_function() ? "" : fmt::format("{}", r.calls),
-        only_open ? seconds(r.open_time_s) + " open" : seconds(r.time_s),
-        only_open ? "" : seconds(r.exclusive_time_s)};
+        only_open ? seconds(r.open_time_s) + " open"
+        : bound   ? "< " + seconds(bound->max_time_s)
+                  : seconds(r.time_s),
+        only_open ? "" : bound ? "< " + seconds(bound->max_time_s) : seconds(r.exclusive_time_s)};
     if (run.wall_time_s > 0) {
-      row.push_back(fmt::format("{:.1f}", 100.0 * r.time_s / run.wall_time_s));
+      row.push_back(bound ? "< " + fmt::format("{:.1f}", 100.0 * bound->max_time_s / run.wall_time_s)
+                          : fmt::format("{:.1f}", 100.0 * r.time_s / run.wall_time_s));
     }
     if (any_threads) {
       const Spread s = r.thread_spread();
@@ -178,6 +211,7 @@ void TextReporter::write(const Analysis& a, const ReportOptions& opt,
   if (any_work) {
     out << "Declared work is what rprof_work() stated (FMA = 2 FLOPs; GB = 1e9 bytes).\n";
   }
+  write_function_text(a, shown, out);
   write_roofline_text(a, opt, shown, out);
   write_memory_text(a, shown, out);
   write_verdict_text(a, shown, out);

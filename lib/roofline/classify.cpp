@@ -24,38 +24,55 @@ Width cpu_width(const Machine* m) {
   return Width::k128;
 }
 
+// A rate known from below only (a time bound) cannot say a region is below
+// its roof.
+constexpr const char* kUnknownFraction =
+    "how far below its roof it runs is unknown (its time is only bounded): run more work "
+    "in it for a measured rate";
+
 void bound_of(const RegionRoofline& rr, const VerdictThresholds& t, Verdict& v) {
+  // With a time known only from above the fraction is a lower bound: "at
+  // least" (a lower bound at the roof is at the roof).
   v.fraction = rr.fraction;
   v.at_roof = rr.fraction >= t.at_roof;
-  const std::string achieved = fmt::format("{} of {} GFLOP/s", g(rr.gflops), g(rr.bound));
+  const std::string least = rr.lower_bound ? "at least " : "";
+  const std::string achieved = fmt::format("{}{} of {} GFLOP/s", rr.lower_bound ? ">= " : "",
+                                           g(rr.gflops), g(rr.bound));
   if (rr.compute_limited) {
     v.bound = Bound::kCompute;
     const BoundaryRoof* b = rr.limiting ? rr.at(*rr.limiting) : nullptr;
-    v.summary = fmt::format("compute-bound{}: {} of the {} roof ({})",
+    v.summary = fmt::format("compute-bound{}: {}{} of the {} roof ({})",
                             b ? fmt::format(" (intensity {} FLOP/byte at {} >= ridge {})",
                                             g(b->intensity), boundary_name(b->boundary),
                                             g(b->ridge))
                               : "",
-                            pct(rr.fraction), rr.roof.label(), achieved);
+                            least, rr.lower_bound ? pct_small(rr.fraction) : pct(rr.fraction),
+                            rr.roof.label(), achieved);
     v.direction = v.at_roof
                       ? "at the compute roof: only a higher roof helps: wider vectors, FMA, "
                         "a better instruction mix, or fewer operations for the same result"
                       : "below the compute roof: look at dependency chains, vector "
                         "utilization, instruction mix and load balance";
+    if (rr.lower_bound && !v.at_roof) v.direction = kUnknownFraction;
     return;
   }
   v.bound = Bound::kMemory;
   v.boundary = rr.limiting;
   const BoundaryRoof& b = *rr.at(*rr.limiting);
   v.summary = fmt::format(
-      "memory-bound at {} (intensity {} FLOP/byte < ridge {}): {} of the bandwidth "
+      "memory-bound at {} (intensity {} FLOP/byte < ridge {}): {}{} of the bandwidth "
       "roof ({}; {} GB/s x {} FLOP/byte)",
-      boundary_name(b.boundary), g(b.intensity), g(b.ridge), pct(rr.fraction), achieved,
+      boundary_name(b.boundary), g(b.intensity), g(b.ridge), least,
+      rr.lower_bound ? pct_small(rr.fraction) : pct(rr.fraction), achieved,
       g(b.bandwidth_gbs), g(b.intensity));
   v.direction = fmt::format(
       "{}move fewer bytes across {}: fuse loops over the same data, block for the "
       "cache, use smaller types; more FLOP/s alone will not help",
       v.at_roof ? "at the bandwidth roof: " : "", boundary_name(b.boundary));
+  if (rr.lower_bound && !v.at_roof) {
+    v.direction = std::string(kUnknownFraction) + "; its intensity says bytes across " +
+                  boundary_name(b.boundary) + " limit it";
+  }
 }
 
 void latency_flag(const VerdictInput& in, const VerdictThresholds& t, Verdict& v) {
@@ -63,6 +80,8 @@ void latency_flag(const VerdictInput& in, const VerdictThresholds& t, Verdict& v
   if (v.bound != Bound::kMemory || rr.fraction >= t.latency_max_fraction || in.machine == nullptr) {
     return;
   }
+  // Misses in flight from a time bound are a lower bound: no conclusion.
+  if (rr.lower_bound) return;
   const Boundary b = *rr.limiting;
   // At L1 the bytes are load and store instructions, not line misses:
   // Little's law on misses applies below it only.
@@ -151,9 +170,10 @@ void memory_verdict(const MemoryView& mv, const VerdictThresholds& t, Verdict& v
                       ? ""
                       : fmt::format(", ceiling of {}", mv.ceiling_threads));
   v.summary = fmt::format(
-      "memory-bound at {} (no FLOP roofline: bandwidth view): {} GB/s of the {} GB/s "
-      "bandwidth roof ({}, {}; GB = 1e9 bytes)",
-      boundary_name(b.boundary), g(b.gbs), g(b.roof_gbs), pct_small(mv.fraction), threads);
+      "memory-bound at {} (no FLOP roofline: bandwidth view): {}{} GB/s of the {} GB/s "
+      "bandwidth roof ({}{}, {}; GB = 1e9 bytes)",
+      boundary_name(b.boundary), mv.lower_bound ? ">= " : "", g(b.gbs), g(b.roof_gbs),
+      mv.lower_bound ? "at least " : "", pct_small(mv.fraction), threads);
   v.direction =
       v.at_roof ? fmt::format("at the {} bandwidth roof: move fewer bytes across it: "
                               "blocking for the cache, smaller types, a layout that "
@@ -163,7 +183,8 @@ void memory_verdict(const MemoryView& mv, const VerdictThresholds& t, Verdict& v
                               "(prefetch, independent streams, more threads) or move "
                               "fewer (blocking, layout)",
                               boundary_name(b.boundary));
-  if (!mv.latency_boundary || mv.fraction >= t.latency_max_fraction) return;
+  if (mv.lower_bound && !v.at_roof) v.direction = kUnknownFraction;
+  if (!mv.latency_boundary || mv.fraction >= t.latency_max_fraction || mv.lower_bound) return;
   const BoundaryBandwidth& lb = *mv.at(*mv.latency_boundary);
   if (!lb.in_flight || *lb.in_flight > t.latency_max_in_flight) return;
   v.summary = fmt::format(
@@ -237,7 +258,21 @@ Verdict classify(const VerdictInput& in, const VerdictThresholds& t) {
   // A region only open (no call completed) has no time to judge yet: its
   // open time is reported instead (never "0 s in 0 calls").
   const bool only_open = r.calls == 0 && r.open_calls > 0;
-  if (r.is_function()) {
+  if (r.is_function() && in.time_bound != nullptr) {
+    // No cpu-clock sample hit it: its counts are exact, its time is only
+    // bounded from above, so its rates from below.
+    const TimeBound& b = *in.time_bound;
+    std::string rates;
+    if (b.min_gflops) rates += fmt::format(", >= {} GFLOP/s", g(*b.min_gflops));
+    if (b.min_dram_gbs) rates += fmt::format(", >= {} GB/s at DRAM", g(*b.min_dram_gbs));
+    v.flags.push_back(
+        {Flag::kTooShort,
+         fmt::format("no cpu-clock sample hit it: its time is below one sampling period per "
+                     "thread that can have run it ({:.3g} s x {} thread{}), so < {:.3g} s{} "
+                     "(bounds; its counts and intensity are exact)",
+                     b.period_s, b.threads, b.threads == 1 ? "" : "s", b.max_time_s, rates),
+         "read its counts and intensity; for a measured rate run more work in it"});
+  } else if (r.is_function()) {
     // A function region (the function view) has no marker calls: its time is
     // sampled (or estimated), so only its total can be too short to trust.
     if (r.time_s < t.min_total_s) {

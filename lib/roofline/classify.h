@@ -70,6 +70,9 @@ struct VerdictInput {
   // The bandwidth view; the verdict of a region without a FLOP roofline.
   const MemoryView* memory = nullptr;        // null or invalid: none
   const Machine* machine = nullptr;          // for latencies and the ISA
+  // A function region no sample hit: its time is below this bound (the
+  // roofline and memory view were computed with it, as lower bounds).
+  const TimeBound* time_bound = nullptr;
   double clock_resolution_s = 1e-9;
 };
 

@@ -44,6 +44,9 @@ struct BoundaryBandwidth {
 
 struct MemoryView {
   bool valid = false;
+  // time_s is an upper bound (TimeBound): GB/s, fractions and misses in
+  // flight are lower bounds.
+  bool lower_bound = false;
   std::string why_not;  // when !valid
   double time_s = 0;
   int threads = 1;

@@ -58,8 +58,21 @@ struct BoundaryRoof {
   double fraction = 0;  // achieved / bound
 };
 
+// A time known only from above: a function region that no cpu-clock sample
+// hit ran for less than one sampling period on each thread that could have
+// run it (docs/functions.md). Rates computed with max_time_s are lower bounds.
+struct TimeBound {
+  double max_time_s = 0;  // period_s x threads, CPU seconds
+  double period_s = 0;    // CPU seconds per sample
+  unsigned threads = 1;
+  std::optional<double> min_gflops;    // FLOPs / max_time_s / 1e9, with FLOP counts
+  std::optional<double> min_dram_gbs;  // DRAM bytes / max_time_s / 1e9, with DRAM bytes > 0
+};
+
 struct RegionRoofline {
   bool valid = false;
+  // time_s is an upper bound (TimeBound): gflops and fraction are lower bounds.
+  bool lower_bound = false;
   std::string why_not;  // when !valid
   double flops = 0, time_s = 0, gflops = 0;
   int threads = 1;          // threads that ran the region

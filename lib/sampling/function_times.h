@@ -40,6 +40,7 @@ struct FunctionTimes {
   uint64_t samples = 0;    // every sample taken, attributed or not
   uint64_t lost = 0;       // samples the kernel dropped (PERF_RECORD_LOST)
   bool callchains = false; // inclusive_samples are meaningful
+  unsigned threads = 0;    // distinct threads with any sample, all processes
   std::vector<FunctionTime> functions;
 };
 

@@ -107,6 +107,7 @@ FunctionTimes SampleAttribution::finish(uint64_t period_ns) const {
   out.samples = samples_;
   out.lost = lost_;
   out.callchains = multi_frame_;
+  out.threads = static_cast<unsigned>(thread_index_.size());
   const double period = samples_ > 0 && period_sum_ > 0
                             ? static_cast<double>(period_sum_) / static_cast<double>(samples_)
                             : static_cast<double>(period_ns);

@@ -57,6 +57,18 @@ for (const [name, spec] of Object.entries(REGIONS)) {
   r.counters = { ...spec.flops, ...spec.bytes };
   r.exclusive_counters = r.counters;
 }
+// A function region (the function view, docs/functions.md) that no cpu-clock
+// sample hit: 2e6 FLOPs in less than one 1 ms period, so >= 2 GFLOP/s.
+const FN_PATH = '[program]/void scale<double>(double*, int)';
+{
+  const r = structuredClone(template);
+  Object.assign(r, { name: 'void scale<double>(double*, int)', path: ['[program]', 'void scale<double>(double*, int)'], calls: 0, time_s: 0, exclusive_time_s: 0, thread_time_s: 0 });
+  r.counters = { 'flops.dp.scalar': 2e6, ...bytes(16e6, 16e6, 16e6, 8e6) };
+  r.exclusive_counters = r.counters;
+  r.function = { object: '/opt/app/bin/app', symbol: '_Z5scaleIdEvPT_i', source: '/src/app.cpp:12',
+    inclusive_counters: { 'flops.dp.scalar': 3e6, ...bytes(16e6, 16e6, 16e6, 9e6) }, sampling: { samples: 0, period_s: 0.001, threads: 1 } };
+  profile.regions.push(r);
+}
 profile.run.backend = 'sim';
 profile.run.wall_time_s = 4.0;
 profile.counters = [...new Set(profile.regions.flatMap((r) => Object.keys(r.counters)))].sort();
@@ -132,6 +144,25 @@ test('sorting by time puts the longest region first, then last', async () => {
   const asc = await times();
   assert.deepEqual(asc, [...asc].sort((a, b) => a - b));
   assert.equal(await page.locator('th[data-col="time"]').getAttribute('aria-sort'), 'ascending');
+});
+
+test('a function region: where it is under its row; a time no sample hit as bounds', async () => {
+  const row = page.locator(`#regions-body tr.function-row[data-function-for="${FN_PATH}"]`);
+  const text = await row.innerText();
+  assert.match(text, /function void scale<double>\(double\*, int\) · at \/src\/app\.cpp:12 · in \/opt\/app\/bin\/app/);
+  assert.match(text, /self \(this row\): 0\.002 GFLOP, 0\.008 GB at DRAM; inclusive \(with callees\): 0\.003 GFLOP, 0\.009 GB at DRAM/);
+  const fn = page.locator(`#regions-body tr[data-region="${FN_PATH}"]`);
+  assert.equal(await fn.locator('td[data-col="time"]').innerText(), '< 0.001');
+  assert.equal(await fn.locator('td[data-col="gflops"]').innerText(), '\u2265 2');
+  assert.match(await fn.locator('td[data-col="fraction"]').innerText(), /^\u2265 /);
+  assert.match(await page.locator(`tr[data-verdict-for="${FN_PATH}"]`).innerText(), /no cpu-clock sample hit it.*< 0\.001 s, >= 2 GFLOP\/s/);
+  // The chart: the symbol in its data attributes, a hollow dot with an arrow up.
+  const g = page.locator(`svg[data-role="roofline-chart"] g[data-role="region"][data-path="${FN_PATH}"]`);
+  assert.equal(await g.getAttribute('data-symbol'), 'void scale<double>(double*, int)');
+  assert.equal(await g.getAttribute('data-lower-bound'), 'true');
+  assert.ok(close(Number(await g.getAttribute('data-gflops')), 2));
+  assert.equal(await g.locator('[data-role="lower-bound"]').count(), 1);
+  assert.deepEqual(errors, []);
 });
 
 test('lab: Reset, then I = 4 and B = 80 gives 320 GFLOP/s, ridge 12.5 FLOP/byte', async () => {

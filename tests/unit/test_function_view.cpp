@@ -124,6 +124,37 @@ TEST_CASE("function view: sampled self times joined by object and symbol, split 
   CHECK(sampled_note);
 }
 
+TEST_CASE("function view: each function keeps its samples, the period and its threads") {
+  FunctionTable t;
+  parse_sim_functions(table(), "a.txt", t);
+  Profile p = program(2.0);
+  FunctionTimes times;
+  times.sampled = true;
+  times.samples = 800;
+  times.period_s = 1e-3;
+  times.threads = 3;
+  times.functions.push_back({kObj, "kernel", 0x401000, 800, 0, 0.8, 0, 1});
+  add_function_regions(p, t, times, FunctionViewOptions{});
+  const Region* k = find(p, {kProgramRegion, "kernel"});
+  REQUIRE(k != nullptr);
+  CHECK(k->fn_sampled);
+  CHECK(k->fn_samples == 800);
+  CHECK(k->fn_period_s == 1e-3);
+  CHECK(k->fn_threads == 1);  // the threads with a sample in it
+  // main: FLOPs and no sample; it can have run on any of the run's 3 threads.
+  const Region* m = find(p, {kProgramRegion, "main"});
+  REQUIRE(m != nullptr);
+  CHECK(m->fn_sampled);
+  CHECK(m->fn_samples == 0);
+  CHECK(m->time_s == 0);
+  CHECK(m->fn_threads == 3);
+  // Without sampling there is nothing to bound a time by.
+  Profile q = program(2.0);
+  add_function_regions(q, t, FunctionTimes{}, FunctionViewOptions{});
+  REQUIRE(find(q, {kProgramRegion, "main"}) != nullptr);
+  CHECK(!find(q, {kProgramRegion, "main"})->fn_sampled);
+}
+
 TEST_CASE("function view: without samples the times are simulated and the report says why") {
   FunctionTable t;
   parse_sim_functions(table(), "a.txt", t);

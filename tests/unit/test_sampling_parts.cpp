@@ -302,6 +302,7 @@ TEST_CASE("attribution: scripted records: self, inclusive once per sample, threa
   CHECK(t.lost == 2);
   CHECK(t.callchains);
   CHECK(t.period_s == Approx(1e-3));
+  CHECK(t.threads == 3u);  // every thread with a sample: 10/10, 10/11 and 20/20
   auto get = [&](const std::string& object, const std::string& symbol) {
     for (const rprof::FunctionTime& f : t.functions) {
       if (f.object == object && f.symbol == symbol) return f;

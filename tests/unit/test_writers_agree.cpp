@@ -76,7 +76,97 @@ std::vector<std::string> csv_row(const std::string& csv, const std::string& name
   return row;
 }
 
+// A function region (the function view) that sampling ran for and no sample
+// hit: 2e6 FLOPs, 1e6 bytes at DRAM, a 1 ms period on 2 threads.
+Region unsampled_function() {
+  Region f = counted_region({"[program]", "tiny<int>(int)"}, 0, 2e6, "scalar",
+                            {4e6, 0, 0, 1e6});
+  f.calls = 0;
+  f.threads.clear();
+  f.fn_object = "/bin/app";
+  f.fn_symbol = "_Z4tinyIiEvi";
+  f.fn_source = "/src/app.cpp:12";
+  f.fn_inclusive = f.counters;
+  f.fn_sampled = true;
+  f.fn_samples = 0;
+  f.fn_period_s = 1e-3;
+  f.fn_threads = 2;
+  return f;
+}
+
 }  // namespace
+
+TEST_CASE("a function no sample hit: every writer shows the same bounds, computed once") {
+  const Machine m = rprof::test::synthetic_machine();
+  Profile p = two_regions();
+  p.regions.push_back(unsampled_function());
+  const Analysis a = analyze(p, {&m, "/tmp/m.json", {}});
+  // The analysis: time < 1 ms x 2 threads, so >= 2e6 FLOPs / 2 ms = 1 GFLOP/s.
+  const RegionAnalysis& ra = a.regions.back();
+  REQUIRE(ra.time_bound);
+  CHECK(ra.time_bound->max_time_s == Approx(2e-3));
+  CHECK(*ra.time_bound->min_gflops == Approx(1.0));
+  CHECK(*ra.time_bound->min_dram_gbs == Approx(0.5));
+  REQUIRE(ra.valid_roofline());
+  CHECK(ra.roofline->lower_bound);
+  CHECK(ra.roofline->gflops == Approx(1.0));
+  REQUIRE(ra.verdict);
+  CHECK(ra.verdict->has(Flag::kTooShort));
+  CHECK(!ra.verdict->has(Flag::kUnderutilized));
+  CHECK_THAT(ra.verdict->summary, Catch::Contains("at least"));
+  // A marked region has none, nor a function a sample hit, nor one whose
+  // times are simulated (no sampling: nothing to bound by).
+  CHECK(!a.regions.front().time_bound);
+  Profile q = two_regions();
+  q.regions.push_back(unsampled_function());
+  q.regions.back().fn_samples = 1;
+  q.regions.back().time_s = q.regions.back().exclusive_time_s = 1e-3;
+  q.regions.push_back(unsampled_function());
+  q.regions.back().path.back() = q.regions.back().name = "simulated";
+  q.regions.back().fn_sampled = false;
+  const Analysis qa = analyze(q, {&m, "/tmp/m.json", {}});
+  CHECK(!qa.regions[qa.regions.size() - 2].time_bound);
+  CHECK(!qa.regions.back().time_bound);
+
+  const json doc = json::parse(render(a, "json"));
+  const json& j = region_of(doc["regions"], "tiny<int>(int)");
+  CHECK(j["time_bound"]["max_time_s"].get<double>() == ra.time_bound->max_time_s);
+  CHECK(j["time_bound"]["min_gflops"].get<double>() == *ra.time_bound->min_gflops);
+  CHECK(j["roofline"]["lower_bound"] == true);
+  CHECK(j["memory"]["lower_bound"] == true);
+  CHECK(j["function"]["sampling"]["threads"] == 2);
+  const json html = html_report_data(a, build_chart_model(a));
+  const json& h = region_of(html["regions"], "tiny<int>(int)");
+  CHECK(h["time_bound"] == j["time_bound"]);
+  CHECK(h["roofline"]["lower_bound"] == true);
+  CHECK(h["function"]["symbol"] == "void tiny<int>(int)");
+  // CSV: the bounds in their columns; the bandwidth columns stay empty.
+  std::vector<std::string> header;
+  const std::string csv = render(a, "csv");
+  const std::vector<std::string> row = csv_row(csv, "[program]/tiny<int>(int)", &header);
+  REQUIRE(row.size() == header.size());
+  for (size_t i = 0; i < header.size(); ++i) {
+    INFO(header[i]);
+    if (header[i] == "function_time_upper_bound_s") CHECK(std::stod(row[i]) == Approx(2e-3));
+    if (header[i] == "function_gflops_lower_bound") CHECK(std::stod(row[i]) == Approx(1.0));
+    if (header[i] == "function_dram_gbs_lower_bound") CHECK(std::stod(row[i]) == Approx(0.5));
+    if (header[i] == "function_symbol") CHECK(row[i] == "void tiny<int>(int)");
+    if (header[i].rfind("bw_", 0) == 0) CHECK(row[i].empty());
+  }
+  // Text: "< 0.002000" s, ">= 1" GFLOP/s, and the verdict's reason.
+  const std::string text = render(a, "text");
+  CHECK_THAT(text, Catch::Contains("< 0.002000"));
+  CHECK_THAT(text, Catch::Contains(">= 1 "));
+  CHECK_THAT(text, Catch::Contains("no cpu-clock sample hit it"));
+  // SVG: hollow, with its arrow; the sampling facts survive profile.json.
+  const std::string svg = render(a, "svg");
+  CHECK_THAT(svg, Catch::Contains("data-lower-bound=\"true\""));
+  CHECK_THAT(svg, Catch::Contains("data-role=\"lower-bound\""));
+  const Profile back = profile_from_json(profile_to_json(p), "p.json");
+  const Analysis again = analyze(back, {&m, "/tmp/m.json", {}});
+  REQUIRE(again.regions.back().time_bound);
+  CHECK(again.regions.back().time_bound->max_time_s == ra.time_bound->max_time_s);
+}
 
 TEST_CASE("text, JSON, CSV and HTML show the same numbers for one profile") {
   const Machine m = rprof::test::synthetic_machine();
@@ -153,10 +243,12 @@ TEST_CASE("profile.json written as text equals the DOM of profile_to_json and th
   t.counters["z.extra"] = 5;
   odd.threads.push_back(t);
   p.regions.push_back(odd);
+  p.regions.push_back(unsampled_function());
   const Analysis a = analyze(p, {&m, "/tmp/m.json", {}});
   json dom = profile_to_json(p);
   add_roofline_json(dom, a);
   add_memory_json(dom, a);
+  add_time_bound_json(dom, a);
   add_verdict_json(dom, a);
   const json text = json::parse(render(a, "json"));
   // Through text on both sides: U+FFFD for the invalid bytes, null for NaN.

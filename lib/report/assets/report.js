@@ -56,8 +56,11 @@
     { key: 'region', head: 'Region', cls: 'name', val: (r) => r.path.toLowerCase(),
       cell: (r) => { const s = '\u2003'.repeat(r.depth) + r.name; return el('span', { title: r.path, text: s }); } },
     { key: 'calls', head: 'Calls', val: (r) => r.calls },
-    { key: 'time', head: 'Time [s]', val: (r) => r.time_s },
-    { key: 'excl', head: 'Excl. [s]', val: (r) => r.exclusive_time_s },
+    // A function no sample hit: its time from above (time_bound), its rates from below.
+    { key: 'time', head: 'Time [s]', val: (r) => (r.time_bound ? r.time_bound.max_time_s : r.time_s),
+      cell: (r) => (r.time_bound ? el('span', { class: 'bound', title: r.time_bound.why, text: '< ' + num(r.time_bound.max_time_s) }) : num(r.time_s)) },
+    { key: 'excl', head: 'Excl. [s]', val: (r) => (r.time_bound ? r.time_bound.max_time_s : r.exclusive_time_s),
+      cell: (r) => (r.time_bound ? el('span', { class: 'bound', text: '< ' + num(r.time_bound.max_time_s) }) : num(r.exclusive_time_s)) },
   ];
   if (anyShare) {
     cols.push({ key: 'share', head: '% of run', val: (r) => r.percent_of_run,
@@ -66,12 +69,14 @@
   }
   if (anyFlops) {
     cols.push({ key: 'gflop', head: 'GFLOP', val: (r) => (r.flops === null ? null : r.flops / 1e9) });
-    cols.push({ key: 'gflops', head: 'GFLOP/s', val: (r) => r.gflops });
+    cols.push({ key: 'gflops', head: 'GFLOP/s', val: (r) => (r.time_bound ? r.time_bound.min_gflops : r.gflops),
+      cell: (r) => (r.time_bound ? (r.time_bound.min_gflops === null ? null : el('span', { class: 'bound', title: r.time_bound.why, text: '\u2265 ' + num(r.time_bound.min_gflops) })) : (r.gflops === null ? null : num(r.gflops))) });
   }
   if (anyRoof) {
     cols.push({ key: 'bound', head: 'Bound [GFLOP/s]', val: (r) => (r.roofline ? r.roofline.bound_gflops : null),
       cell: (r) => (r.roofline ? el('span', { title: 'roof: ' + r.roofline.roof_label + ', ' + num(r.roofline.roof_gflops) + ' GFLOP/s' }, num(r.roofline.bound_gflops)) : null) });
-    cols.push({ key: 'fraction', head: '% of bound', val: (r) => (r.roofline ? 100 * r.roofline.fraction_of_bound : null) });
+    cols.push({ key: 'fraction', head: '% of bound', val: (r) => (r.roofline ? 100 * r.roofline.fraction_of_bound : null),
+      cell: (r) => (r.roofline ? (r.roofline.lower_bound ? '\u2265 ' : '') + num(100 * r.roofline.fraction_of_bound) : null) });
     cols.push({ key: 'limit', head: 'Limited by', cls: 'left',
       val: (r) => (r.roofline ? (r.roofline.limited_by === 'compute' ? 'compute' : 'memory ' + BNAME[r.roofline.limiting]) : null),
       cell: (r) => {
@@ -102,6 +107,16 @@
         ' ' + f.reason + (f.direction ? ' \u2192 ' + f.direction : '')));
     }
     return el('tr', { class: 'verdict-row', 'data-verdict-for': r.path }, el('td', { colspan: span }, box));
+  }
+  // A function region (the function view): where the function is, and its
+  // inclusive counts (with its callees) beside the row's self counts.
+  function functionRow(r, span) {
+    const f = r.function;
+    const where = [f.symbol ? 'function ' + f.symbol : 'code without a symbol', f.source ? 'at ' + f.source : 'no debug info', 'in ' + f.object].join(' \u00b7 ');
+    const counts = 'self (this row): ' + (r.flops === null ? 'n/a' : num(r.flops / 1e9)) + ' GFLOP, ' + (r.bytes.dram === undefined ? 'n/a' : num(r.bytes.dram / 1e9)) + ' GB at DRAM; inclusive (with callees): ' +
+      (f.inclusive_flops === null ? 'n/a' : num(f.inclusive_flops / 1e9)) + ' GFLOP, ' + (f.inclusive_dram_bytes === null ? 'n/a' : num(f.inclusive_dram_bytes / 1e9)) + ' GB at DRAM';
+    const box = el('div', { 'data-testid': 'function' }, el('div', { class: 'summary', 'data-symbol': f.symbol, 'data-source': f.source, text: where }), el('div', { class: 'reason', text: counts }));
+    return el('tr', { class: 'function-row', 'data-function-for': r.path }, el('td', { colspan: span }, box));
   }
   // Bytes per boundary, the intensity there in the tooltip; intensity
   // columns of their own only when there is no roofline to show it.
@@ -140,6 +155,7 @@
         tr.append(td);
       }
       body.append(tr);
+      if (r.function) body.append(functionRow(r, cols.length));
       if (r.verdict) body.append(verdictRow(r, cols.length));
     }
     for (const th of head.children) {
