@@ -5,9 +5,10 @@
 # For each sample: `rprof --backend=sim --sim-only` without and with
 # --functions=1000 (the samples have markers, so without the option they get
 # no function view). Wall-clock and CPU seconds (user + system), median of
-# REPS runs, and the ratio of those medians. Then the worst case, bench/calls.c
-# (a call per element: nearly every superblock changes function), under the
-# tool directly, without and with --rp-functions.
+# REPS runs, and the ratio of those medians. Then the worst cases,
+# bench/calls.c (a call per element: nearly every superblock changes
+# function; into a leaf, and into a function that is not one), under the tool
+# directly, without and with --rp-functions.
 #
 # Usage: bench/functions_bench.sh [BUILD_DIR] [REPS]    (defaults: build, 3)
 # Not a test: it takes a few minutes and its numbers depend on the machine.
@@ -71,12 +72,16 @@ for c in "${cases[@]}"; do
     "$aw" "$ac" "$bw" "$bc" "$(ratio "$bw" "$aw")" "$(ratio "$bc" "$ac")"
 done
 
-# The worst case: the Valgrind tool itself, without and with --rp-functions.
+# The worst cases: the Valgrind tool itself, without and with --rp-functions,
+# on bench/calls.c: a call per element into a leaf (counted at the call site)
+# and into a function that calls another (a helper call on call and return).
 cc -O2 -g -o "$tmp/calls" "$(dirname "$0")/calls.c"
 tool=(valgrind --tool=rprof-sim --rp-l1=32768,8,64 --rp-l2=1048576,8,64 --rp-llc=8388608,16,64)
 export VALGRIND_LIB=$build/libexec/rprof/valgrind
-read -r aw ac <<<"$(timed "${tool[@]}" "$tmp/calls" 2000000 10)"
-read -r bw bc <<<"$(timed "${tool[@]}" --demangle=no --rp-functions=yes --rp-fn-out="$tmp/fn.txt" \
-      "$tmp/calls" 2000000 10)"
-printf '| %-24s | %6.2f (%6.2f) | %7.2f (%7.2f) | %7.3f (%7.3f) |\n' "calls (2000000 10), tool" \
-  "$aw" "$ac" "$bw" "$bc" "$(ratio "$bw" "$aw")" "$(ratio "$bc" "$ac")"
+for mode in leaf nested; do
+  read -r aw ac <<<"$(timed "${tool[@]}" "$tmp/calls" 2000000 10 "$mode")"
+  read -r bw bc <<<"$(timed "${tool[@]}" --demangle=no --rp-functions=yes --rp-fn-out="$tmp/fn.txt" \
+        "$tmp/calls" 2000000 10 "$mode")"
+  printf '| %-24s | %6.2f (%6.2f) | %7.2f (%7.2f) | %7.3f (%7.3f) |\n' "calls (2000000 10 $mode), tool" \
+    "$aw" "$ac" "$bw" "$bc" "$(ratio "$bw" "$aw")" "$(ratio "$bc" "$ac")"
+done
