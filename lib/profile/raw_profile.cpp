@@ -1,17 +1,83 @@
-// The raw profile's writer (what the launcher recovered from shared region
-// tables) and the listing of a directory's raw profiles; the reader is
-// raw_profile_reader.cpp.
+// Raw profile files: read one or many (the parser is raw_profile_reader.cpp),
+// list a directory's, write one (what the launcher recovered from shared
+// region tables).
 #include "profile/raw_profile.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <condition_variable>
 #include <filesystem>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <thread>
 
 #include "common/error.h"
+#include "common/fs.h"
+#include "common/limits.h"
 
 namespace rprof {
 using nlohmann::json;
+
+RawProfile read_raw_profile(const std::string& file) {
+  return parse_raw_profile(read_input_file(file, limits::kRawFileBytes, "rprof raw profile"),
+                           file);
+}
+
+std::vector<RawProfile> read_raw_profiles(const std::vector<std::string>& files,
+                                          std::vector<std::string>* errors) {
+  std::vector<std::optional<RawProfile>> parsed(files.size());
+  std::vector<std::string> failures(files.size());
+  std::atomic<size_t> next{0};
+  // The texts being read at once stay within one file's cap in all (a file
+  // waits until what it needs is free, or runs alone), so reading many
+  // large files on all cores does not take a cap's worth per core.
+  std::mutex mutex;
+  std::condition_variable freed;
+  uint64_t in_flight = 0;
+  auto worker = [&] {
+    for (size_t i = next++; i < files.size(); i = next++) {
+      std::error_code ec;
+      const uint64_t size = std::filesystem::file_size(files[i], ec);
+      const uint64_t bytes = ec ? 0 : std::min<uint64_t>(size, limits::kRawFileBytes);
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        freed.wait(lock, [&] {
+          return in_flight == 0 || in_flight + bytes <= limits::kRawFileBytes;
+        });
+        in_flight += bytes;
+      }
+      try {
+        parsed[i] = read_raw_profile(files[i]);
+      } catch (const std::exception& e) {
+        failures[i] = e.what();
+      }
+      {
+        const std::lock_guard<std::mutex> lock(mutex);
+        in_flight -= bytes;
+      }
+      freed.notify_all();
+    }
+  };
+  const size_t n = std::min<size_t>(files.size(),
+                                    std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < n; ++t) pool.emplace_back(worker);
+  worker();
+  for (std::thread& t : pool) t.join();
+  std::vector<RawProfile> out;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (parsed[i]) {
+      out.push_back(std::move(*parsed[i]));
+    } else if (errors != nullptr) {
+      errors->push_back(failures[i]);
+    } else {
+      throw Error(failures[i]);
+    }
+  }
+  return out;
+}
 
 std::vector<std::string> list_raw_profiles(const std::string& dir) {
   std::vector<std::string> files;

@@ -18,12 +18,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
-#include <optional>
-#include <thread>
 
 #include "common/error.h"
-#include "common/fs.h"
 #include "common/json_reader.h"
 #include "common/limits.h"
 
@@ -431,44 +427,6 @@ class RawStream {
 
 RawProfile parse_raw_profile(const std::string& text, const std::string& file) {
   return RawStream(file).parse(text);
-}
-
-RawProfile read_raw_profile(const std::string& file) {
-  return parse_raw_profile(read_input_file(file, limits::kRawFileBytes, "rprof raw profile"),
-                           file);
-}
-
-std::vector<RawProfile> read_raw_profiles(const std::vector<std::string>& files,
-                                          std::vector<std::string>* errors) {
-  std::vector<std::optional<RawProfile>> parsed(files.size());
-  std::vector<std::string> failures(files.size());
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i = next++; i < files.size(); i = next++) {
-      try {
-        parsed[i] = read_raw_profile(files[i]);
-      } catch (const std::exception& e) {
-        failures[i] = e.what();
-      }
-    }
-  };
-  const size_t n = std::min<size_t>(files.size(),
-                                    std::max(1u, std::thread::hardware_concurrency()));
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < n; ++t) pool.emplace_back(worker);
-  worker();
-  for (std::thread& t : pool) t.join();
-  std::vector<RawProfile> out;
-  for (size_t i = 0; i < files.size(); ++i) {
-    if (parsed[i]) {
-      out.push_back(std::move(*parsed[i]));
-    } else if (errors != nullptr) {
-      errors->push_back(failures[i]);
-    } else {
-      throw Error(failures[i]);
-    }
-  }
-  return out;
 }
 
 }  // namespace rprof

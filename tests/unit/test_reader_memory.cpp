@@ -60,8 +60,10 @@ std::string raw_text(const std::string& extra, const std::string& in_node) {
     "regions":[{"id":1,"name":"a"},{"id":2,"name":"b"}],
     "threads":[{"index":0,"tid":7,"exited":false,"open":[],"errors":[],
       "nodes":[{)" + in_node +
-         R"("id":0,"parent":-1,"region":1,"calls":1,"incl_ns":10,"excl_ns":5,"incl":[4],"excl":[2]},
-               {"id":1,"parent":0,"region":2,"calls":2,"incl_ns":5,"excl_ns":5,"incl":[2],"excl":[2]}]}]})";
+         R"("id":0,"parent":-1,"region":1,"calls":1,"incl_ns":10,"excl_ns":5,
+                 "incl":[4],"excl":[2]},
+               {"id":1,"parent":0,"region":2,"calls":2,"incl_ns":5,"excl_ns":5,
+                 "incl":[2],"excl":[2]}]}]})";
 }
 
 // Runs `reader` in a child (address space limited to 600 MB without ASan) and
