@@ -153,14 +153,16 @@ class RawStream {
           stack_.push_back(std::move(f));
           return true;
         }
-        Frame& parent = stack_[depth - 1];
+        const Frame& parent = stack_[depth - 1];
         f.in = child(parent, object);
         if (is_list(parent.in)) begin_entry(depth - 1);
         if (f.in == In::kThread) begin_thread(parent.entries - 1);
-        stack_.push_back(std::move(f));
         // In an object the member's key decided; in an array nothing below
         // a skipped or emptied value is built.
-        return parent.object || (parent.in != In::kValue && parent.in != In::kSkipped);
+        const bool build =
+            parent.object || (parent.in != In::kValue && parent.in != In::kSkipped);
+        stack_.push_back(std::move(f));  // (parent may move)
+        return build;
       }
       case E::key: {
         Frame& parent = stack_[depth - 1];
