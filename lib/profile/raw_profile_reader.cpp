@@ -394,8 +394,11 @@ class RawStream {
   // What nodes read before the counters or the regions could not check.
   void check_references() const {
     const size_t nc = p_.counters.size();
+    const JsonReader rt = r_.at("threads");
     for (size_t ti = 0; ti < p_.threads.size(); ++ti) {
-      const JsonReader rn = r_.at("threads").at(thread_file_index_[ti]).at("nodes");
+      // Each reader refers to the one it came from: all named, all alive.
+      const JsonReader rth = rt.at(thread_file_index_[ti]);
+      const JsonReader rn = rth.at("nodes");
       const std::vector<RawNode>& nodes = p_.threads[ti].nodes;
       for (size_t ni = 0; ni < nodes.size(); ++ni) {
         const RawNode& n = nodes[ni];
