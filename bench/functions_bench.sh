@@ -27,24 +27,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 caches="l1=32K:8:64,l2=1M:8:64,llc=8M:16:64"
 
-timed() {  # "WALL CPU", medians of REPS runs
-  local i walls=() cpus=() w u s
-  for ((i = 0; i < reps; i++)); do
-    rm -rf "$tmp/out"
-    local TIMEFORMAT='%R %U %S'
-    if ! { time "$@" >/dev/null 2>&1; } 2>"$tmp/time"; then
-      echo "functions_bench: failed: $*" >&2
-      exit 1
-    fi
-    read -r w u s <"$tmp/time"
-    walls+=("$w")
-    cpus+=("$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')")
-  done
-  local mid=$(((reps + 1) / 2))
-  echo "$(printf '%s\n' "${walls[@]}" | sort -g | sed -n "${mid}p")" \
-       "$(printf '%s\n' "${cpus[@]}" | sort -g | sed -n "${mid}p")"
-}
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) print a / b; else print 0 }'; }
+bench_name=functions_bench
+# shellcheck source=bench/lib.sh
+source "$(dirname "$0")/lib.sh"
 
 cases=(
   "daxpy 4000000 20"

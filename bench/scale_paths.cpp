@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "integration/many_paths_raw.h"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -68,42 +70,6 @@ void print(const char* what, const Measured& m, const char* before) {
               m.exit_code == 0 ? "" : ("  (exit " + std::to_string(m.exit_code) + ")").c_str());
 }
 
-// One raw profile of `paths` paths: outer_<o> with inner_<i> children.
-void write_raw(const fs::path& file, long paths) {
-  const long outer = paths >= 1000 ? 1000 : paths, inner = paths / outer - 1;
-  std::string s =
-      "{\"format\":\"rprof-raw\",\"schema_version\":1,\"host\":\"node0\",\"pid\":4242,"
-      "\"parent_pid\":1,\"rank\":-1,\"backend\":\"time\",\"start_unix_s\":0,"
-      "\"duration_ns\":1000000000,\"reason\":\"exit\",\"signal\":0,\"counters\":[],"
-      "\"regions\":[";
-  for (long o = 0; o < outer; ++o) {
-    s += (o ? "," : "") + std::string("{\"id\":") + std::to_string(o + 1) +
-         ",\"name\":\"outer_" + std::to_string(o) + "\"}";
-  }
-  for (long i = 0; i < inner; ++i) {
-    s += ",{\"id\":" + std::to_string(outer + i + 1) + ",\"name\":\"inner_" +
-         std::to_string(i) + "\"}";
-  }
-  s += "],\"threads\":[{\"index\":0,\"tid\":4242,\"exited\":false,\"open\":[],\"nodes\":[";
-  long next = 0;  // node ids in order
-  for (long o = 0; o < outer; ++o) {
-    const long parent = next++;
-    s += (parent > 0 ? "," : "") + std::string("{\"id\":") + std::to_string(parent) +
-         ",\"parent\":-1,\"region\":" + std::to_string(o + 1) +
-         ",\"calls\":1,\"incl_ns\":" + std::to_string(1000 * (inner + 1)) +
-         ",\"excl_ns\":1000}";
-    for (long i = 0; i < inner; ++i) {
-      const long me = next++;
-      s += ",{\"id\":" + std::to_string(me) + ",\"parent\":" + std::to_string(parent) +
-           ",\"region\":" + std::to_string(outer + i + 1) + ",\"calls\":" +
-           std::to_string(1 + i % 3) + ",\"incl_ns\":" + std::to_string(1000 + i) +
-           ",\"excl_ns\":" + std::to_string(1000 + i) + "}";
-    }
-  }
-  s += "],\"errors\":[]}]}\n";
-  std::ofstream(file) << s;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -132,7 +98,8 @@ int main(int argc, char** argv) {
     print(("rprof report --format " + std::string(format)).c_str(), m, "3.5-5.5 s, 1.4 GB");
   }
   fs::create_directories(dir / "gen");
-  write_raw(dir / "gen" / "rprof-raw.node0.4242.json", std::stol(paths));
+  std::ofstream(dir / "gen" / "rprof-raw.node0.4242.json")
+      << rprof::test::many_paths_raw(rprof::test::many_paths_of(std::stol(paths), false));
   const Measured merge = run({rprof, "merge", "-o", (dir / "merged").string(), "--format",
                               "csv", (dir / "gen").string()},
                              sink);

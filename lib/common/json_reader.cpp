@@ -85,6 +85,74 @@ class CappedSax : public Base {
   size_t error_byte_ = 0;
 };
 
+// The bytes a document read with a parser callback holds, estimated as the
+// parser builds values and drops them: json_sax_dom_callback_parser builds a
+// value only when the callback kept it, its member name and every array or
+// object above it, and drops an array or object (all it held) when the
+// callback refuses it at its end.
+class KeptBytes {
+ public:
+  struct Over {};  // thrown beyond the cap
+
+  explicit KeptBytes(uint64_t max) : max_(max) {}
+
+  // `kept`: what the callback answered for the event.
+  void account(size_t depth, json::parse_event_t event, const json& v, bool kept) {
+    using E = json::parse_event_t;
+    switch (event) {
+      case E::object_start:
+      case E::array_start: {
+        levels_.resize(depth + 1);
+        const bool built = kept && builds_child(depth);
+        levels_[depth] = Level{built, event == E::array_start, true, bytes_};
+        if (built) add(kContainer);
+        break;
+      }
+      case E::key:
+        levels_[depth - 1].key_kept = kept;
+        if (kept && levels_[depth - 1].built) add(kMember + v.get_ref<const std::string&>().size());
+        break;
+      case E::value:
+        if (kept && builds_child(depth)) {
+          add(kValue + (v.is_string() ? v.get_ref<const std::string&>().size() : 0));
+        }
+        break;
+      case E::object_end:
+      case E::array_end:
+        if (!kept) bytes_ = levels_[depth].at_start;
+        levels_.resize(depth);
+        break;
+    }
+  }
+
+ private:
+  static constexpr uint64_t kValue = sizeof(json);  // 16
+  static constexpr uint64_t kContainer = 64;        // its vector or map, allocated
+  static constexpr uint64_t kMember = 64;           // a map node and its key
+
+  struct Level {
+    bool built = false;
+    bool array = false;
+    bool key_kept = true;  // of the member being parsed (objects)
+    uint64_t at_start = 0;
+  };
+
+  // Whether a value at `depth` is built when the callback keeps it.
+  bool builds_child(size_t depth) const {
+    if (depth == 0) return true;
+    const Level& up = levels_[depth - 1];
+    return up.built && (up.array || up.key_kept);
+  }
+  void add(uint64_t n) {
+    bytes_ += n;
+    if (bytes_ > max_) throw Over{};
+  }
+
+  std::vector<Level> levels_;  // [d]: the array or object begun at depth d
+  uint64_t bytes_ = 0;
+  const uint64_t max_;
+};
+
 // "line 3, column 7" of the byte at offset `at` (0-based) of text.
 std::string line_column(const std::string& text, size_t at) {
   at = std::min(at, text.size());
@@ -249,8 +317,19 @@ JsonReader::json JsonReader::parse(const std::string& text, const json::parser_c
   size_t error_byte = 0;
   bool ok = false;
   if (keep) {
-    CappedSax<nlohmann::detail::json_sax_dom_callback_parser<json>> sax(lim, doc, keep);
-    ok = json::sax_parse(text, &sax);
+    KeptBytes kept(lim.kept_bytes);
+    const json::parser_callback_t counted = [&](int depth, json::parse_event_t event, json& v) {
+      const bool k = keep(depth, event, v);
+      kept.account(static_cast<size_t>(depth), event, v, k);
+      return k;
+    };
+    CappedSax<nlohmann::detail::json_sax_dom_callback_parser<json>> sax(lim, doc, counted);
+    try {
+      ok = json::sax_parse(text, &sax);
+    } catch (const KeptBytes::Over&) {
+      fail(fmt::format("more than {} bytes of JSON values held at once (the limit)",
+                       lim.kept_bytes));
+    }
     cap = sax.cap(), error = sax.error(), error_byte = sax.error_byte();
   } else {
     CappedSax<nlohmann::detail::json_sax_dom_parser<json>> sax(lim, doc);

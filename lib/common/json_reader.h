@@ -26,6 +26,9 @@ struct JsonLimits {
   size_t depth = limits::kJsonDepth;
   size_t string_bytes = limits::kJsonStringBytes;
   uint64_t values = limits::kJsonValues;
+  // What a document read piece by piece (parse with `keep`) may hold at
+  // once, in bytes as estimated from its values (common/limits.h).
+  uint64_t kept_bytes = limits::kJsonKeptBytes;
 };
 
 class JsonReader {
@@ -57,7 +60,10 @@ class JsonReader {
   // values are refused with one line.
   json parse(const std::string& text, const JsonLimits& lim = JsonLimits()) const;
   // The same, asking `keep` (nlohmann's parser callback) whether to keep
-  // each value as it is parsed: a large file read piece by piece.
+  // each value as it is parsed: a large file read piece by piece. What the
+  // document holds at once is capped (JsonLimits::kept_bytes), so a value
+  // kept whole (an unknown member, a list of a million zeros) cannot take
+  // more than that before it is refused.
   json parse(const std::string& text, const json::parser_callback_t& keep,
              const JsonLimits& lim = JsonLimits()) const;
 

@@ -1,168 +1,24 @@
+// Raw profile files: read one or many (the parser is raw_profile_reader.cpp),
+// list a directory's, write one (what the launcher recovered from shared
+// region tables).
 #include "profile/raw_profile.h"
 
 #include <algorithm>
-#include <cmath>
 #include <atomic>
+#include <cmath>
+#include <condition_variable>
+#include <filesystem>
+#include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
-#include <filesystem>
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "common/error.h"
 #include "common/fs.h"
-#include "common/json_reader.h"
 #include "common/limits.h"
 
 namespace rprof {
 using nlohmann::json;
-
-RawProfile parse_raw_profile(const std::string& text, const std::string& file) {
-  return raw_profile_from_json(JsonReader(file, "rprof raw profile").parse(text), file);
-}
-
-RawProfile raw_profile_from_json(const json& doc, const std::string& file) {
-  namespace lim = limits;
-  const JsonReader r(file, "rprof raw profile");
-  const auto format = doc.is_object() ? doc.find("format") : doc.end();
-  if (!doc.is_object() || format == doc.end() || *format != "rprof-raw") {
-    r.fail("missing \"format\": \"rprof-raw\" (a foreign file?)");
-  }
-  RawProfile p;
-  p.file = file;
-  p.schema_version = r.get<int>(doc, "schema_version");
-  if (p.schema_version != kRawSchemaVersion) {
-    r.fail("schema_version " + std::to_string(p.schema_version) +
-           " is not supported (this rprof reads version " +
-           std::to_string(kRawSchemaVersion) + ")");
-  }
-  p.host = r.str(doc, "host", 255);
-  p.pid = r.get<int64_t>(doc, "pid");
-  p.parent_pid = r.get<int64_t>(doc, "parent_pid");
-  // -1 when not MPI (0 from an empty launcher variable means the same).
-  if (doc.contains("world_size")) {
-    p.world_size = r.in_range(doc, "world_size", -1, lim::kWorldSize);
-    if (p.world_size == 0) p.world_size = -1;
-  }
-  p.rank = r.in_range(doc, "rank", -1, lim::kWorldSize - 1);
-  p.backend = r.str(doc, "backend", 64);
-  p.start_unix_s = r.get<int64_t>(doc, "start_unix_s");
-  p.duration_ns = r.get<uint64_t>(doc, "duration_ns");
-  if (doc.contains("clock")) {
-    const json& clock = r.object(doc, "clock");
-    const JsonReader rc = r.at("clock");
-    p.clock_source = rc.str(clock, "source", 64);
-    p.clock_ticks_per_s = rc.get<uint64_t>(clock, "ticks_per_s");
-    if (p.clock_source != "tsc" && p.clock_source != "monotonic") {
-      rc.fail_at("source", "'" + p.clock_source + "' is neither tsc nor monotonic");
-    }
-    if (p.clock_ticks_per_s == 0) rc.fail_at("ticks_per_s", "0 ticks per second");
-  }
-  p.reason = r.str(doc, "reason", 64);
-  p.signal = static_cast<int>(r.in_range(doc, "signal", 0, 128));
-  {
-    const json& counters = r.array(doc, "counters", lim::kCounters);
-    const JsonReader rc = r.at("counters");
-    for (size_t i = 0; i < counters.size(); ++i) {
-      const json& c = counters[i];
-      if (!c.is_string()) rc.at(i).fail("expected a counter name (a string)");
-      if (c.get_ref<const std::string&>().size() > lim::kCounterNameBytes) {
-        rc.at(i).fail(fmt::format("a counter name is at most {} bytes", lim::kCounterNameBytes));
-      }
-      p.counters.push_back(c.get<std::string>());
-    }
-  }
-  {
-    const json& regions = r.array(doc, "regions", lim::kRegions);
-    const JsonReader rr = r.at("regions");
-    for (size_t i = 0; i < regions.size(); ++i) {
-      const JsonReader ri = rr.at(i);
-      const json& reg = regions[i];
-      const uint64_t id = ri.get<uint64_t>(reg, "id");
-      if (id == 0 || id > UINT32_MAX) ri.fail_at("id", "out of range (1 to 4294967295)");
-      p.region_names[static_cast<uint32_t>(id)] = ri.str(reg, "name", lim::kNameBytes);
-    }
-  }
-  const size_t nc = p.counters.size();
-  const json& threads = r.array(doc, "threads", lim::kThreads);
-  const JsonReader rt = r.at("threads");
-  for (size_t ti = 0; ti < threads.size(); ++ti) {
-    const JsonReader rth = rt.at(ti);
-    const json& th = threads[ti];
-    RawThread t;
-    t.index = rth.get<uint32_t>(th, "index");
-    t.tid = rth.get<int64_t>(th, "tid");
-    t.exited = rth.get<bool>(th, "exited");
-    const json& nodes = rth.array(th, "nodes", lim::kNodes);
-    const JsonReader rn = rth.at("nodes");
-    t.nodes.reserve(nodes.size());
-    std::vector<uint32_t> depth;  // of each node: its path's length
-    depth.reserve(nodes.size());
-    for (size_t ni = 0; ni < nodes.size(); ++ni) {
-      const JsonReader rni = rn.at(ni);
-      const json& n = nodes[ni];
-      RawNode node;
-      const int64_t id = rni.get<int64_t>(n, "id");
-      if (id != static_cast<int64_t>(t.nodes.size())) {
-        rni.fail_at("id", fmt::format("{} is out of order (expected {})", id, t.nodes.size()));
-      }
-      node.parent = rni.get<int64_t>(n, "parent");
-      if (node.parent < -1 || node.parent >= id) {
-        rni.fail_at("parent", fmt::format("{} is out of range (-1 to {})", node.parent, id - 1));
-      }
-      depth.push_back(node.parent < 0 ? 1 : depth[static_cast<size_t>(node.parent)] + 1);
-      if (depth.back() > lim::kPathDepth) {
-        rni.fail(fmt::format("regions nested deeper than {} levels (the limit)", lim::kPathDepth));
-      }
-      const uint64_t region = rni.get<uint64_t>(n, "region");
-      if (region > UINT32_MAX || !p.region_names.count(static_cast<uint32_t>(region))) {
-        rni.fail_at("region", "refers to unknown region " + std::to_string(region));
-      }
-      node.region = static_cast<uint32_t>(region);
-      node.calls = rni.get<uint64_t>(n, "calls");
-      node.incl_ns = rni.get<uint64_t>(n, "incl_ns");
-      node.excl_ns = rni.get<uint64_t>(n, "excl_ns");
-      if (n.contains("work_calls")) {
-        node.work_calls = rni.get<uint64_t>(n, "work_calls");
-        node.work_flops = static_cast<double>(rni.get<uint64_t>(n, "work_flops"));
-        node.work_bytes = static_cast<double>(rni.get<uint64_t>(n, "work_bytes"));
-      }
-      node.incl = rni.counts(n, "incl", nc);
-      node.excl = rni.counts(n, "excl", nc);
-      t.nodes.push_back(std::move(node));
-    }
-    const json& open = rth.array(th, "open", lim::kPathDepth);
-    const JsonReader ro = rth.at("open");
-    for (size_t oi = 0; oi < open.size(); ++oi) {
-      const JsonReader roi = ro.at(oi);
-      const int64_t id = roi.get<int64_t>(open[oi], "node");
-      if (id < 0 || id >= static_cast<int64_t>(t.nodes.size())) {
-        roi.fail_at("node", fmt::format("{} is out of range (0 to {})", id,
-                                        static_cast<int64_t>(t.nodes.size()) - 1));
-      }
-      t.nodes[static_cast<size_t>(id)].open_calls += 1;
-      // Recursive instances share a node: count the outermost's time once.
-      RawNode& node = t.nodes[static_cast<size_t>(id)];
-      node.open_ns = std::max(node.open_ns, roi.get<uint64_t>(open[oi], "elapsed_ns"));
-    }
-    const json& errors = rth.array(th, "errors", lim::kErrors);
-    const JsonReader re = rth.at("errors");
-    for (size_t ei = 0; ei < errors.size(); ++ei) {
-      const JsonReader rei = re.at(ei);
-      const json& e = errors[ei];
-      RawError err;
-      err.kind = rei.str(e, "kind", 64);
-      err.expected = rei.get<uint32_t>(e, "expected");
-      err.got = rei.get<uint32_t>(e, "got");
-      err.count = rei.get<uint64_t>(e, "count");
-      t.errors.push_back(std::move(err));
-    }
-    p.threads.push_back(std::move(t));
-  }
-  std::sort(p.threads.begin(), p.threads.end(),
-            [](const RawThread& a, const RawThread& b) { return a.index < b.index; });
-  return p;
-}
 
 RawProfile read_raw_profile(const std::string& file) {
   return parse_raw_profile(read_input_file(file, limits::kRawFileBytes, "rprof raw profile"),
@@ -174,13 +30,34 @@ std::vector<RawProfile> read_raw_profiles(const std::vector<std::string>& files,
   std::vector<std::optional<RawProfile>> parsed(files.size());
   std::vector<std::string> failures(files.size());
   std::atomic<size_t> next{0};
+  // The texts being read at once stay within one file's cap in all (a file
+  // waits until what it needs is free, or runs alone), so reading many
+  // large files on all cores does not take a cap's worth per core.
+  std::mutex mutex;
+  std::condition_variable freed;
+  uint64_t in_flight = 0;
   auto worker = [&] {
     for (size_t i = next++; i < files.size(); i = next++) {
+      std::error_code ec;
+      const uint64_t size = std::filesystem::file_size(files[i], ec);
+      const uint64_t bytes = ec ? 0 : std::min<uint64_t>(size, limits::kRawFileBytes);
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        freed.wait(lock, [&] {
+          return in_flight == 0 || in_flight + bytes <= limits::kRawFileBytes;
+        });
+        in_flight += bytes;
+      }
       try {
         parsed[i] = read_raw_profile(files[i]);
       } catch (const std::exception& e) {
         failures[i] = e.what();
       }
+      {
+        const std::lock_guard<std::mutex> lock(mutex);
+        in_flight -= bytes;
+      }
+      freed.notify_all();
     }
   };
   const size_t n = std::min<size_t>(files.size(),

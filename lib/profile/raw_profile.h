@@ -70,13 +70,14 @@ struct RawProfile {
 };
 
 // Sizes are capped (common/limits.h): a file beyond one is refused with one
-// line naming the file, the field and the limit.
+// line naming the file, the field and the limit. The text is read as a
+// stream, each node converted as it ends (raw_profile_reader.cpp): memory is
+// the text and the RawProfile, whatever the file holds.
 RawProfile parse_raw_profile(const std::string& text, const std::string& file);
-RawProfile raw_profile_from_json(const nlohmann::json& doc, const std::string& file);
 RawProfile read_raw_profile(const std::string& file);
 
 // The raw profile as the runtime writes it (the inverse of
-// raw_profile_from_json): what the launcher recovered from a process's shared
+// parse_raw_profile): what the launcher recovered from a process's shared
 // region tables is saved next to the raw profiles, so `rprof merge` of the
 // output directory sees it too.
 std::string raw_profile_to_json(const RawProfile& p);

@@ -65,6 +65,11 @@ void JsonReporter::write(const Analysis& a, const ReportOptions&, std::ostream& 
   const size_t at = text.find(slot);
   if (at == std::string::npos) throw Error("internal error: profile.json has no regions slot");
   out << text.substr(0, at) << "\n  \"regions\": [";
+  // Regions go out a megabyte at a time: a stream writes any piece of 1 KiB
+  // or more with a system call of its own (libstdc++), one per region.
+  constexpr size_t kBatchBytes = 1 << 20;
+  std::string batch;
+  batch.reserve(kBatchBytes + (64 << 10));
   std::string line;
   for (size_t i = 0; i < p.regions.size(); ++i) {
     line.assign(i ? ",\n    " : "\n    ");
@@ -88,9 +93,13 @@ void JsonReporter::write(const Analysis& a, const ReportOptions&, std::ostream& 
       }
       line += '}';
     }
-    out << line;
+    batch += line;
+    if (batch.size() >= kBatchBytes) {
+      out << batch;
+      batch.clear();
+    }
   }
-  out << (p.regions.empty() ? "]" : "\n  ]") << text.substr(at + slot.size()) << "\n";
+  out << batch << (p.regions.empty() ? "]" : "\n  ]") << text.substr(at + slot.size()) << "\n";
 }
 
 void CsvReporter::write(const Analysis& a, const ReportOptions&, std::ostream& out) const {

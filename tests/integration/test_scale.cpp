@@ -8,6 +8,7 @@
 #include <string>
 
 #include "integration/harness.h"
+#include "integration/many_paths_raw.h"
 
 using namespace rprof::test;
 using nlohmann::json;
@@ -19,42 +20,8 @@ constexpr long kOuter = 1000, kInner = 99;  // 1,000 + 1,000 x 99 = 100,000 path
 // outer_<o> (1 call, 1 us per inner region + 1 us) holding inner_<i>
 // (1 + i % 3 calls, (1000 + i) ns); flops.dp.scalar = calls x 10.
 std::string write_raw(const std::string& dir) {
-  std::string s =
-      "{\"format\":\"rprof-raw\",\"schema_version\":1,\"host\":\"node0\",\"pid\":4242,"
-      "\"parent_pid\":1,\"rank\":-1,\"backend\":\"sim\",\"start_unix_s\":0,"
-      "\"duration_ns\":1000000000,\"reason\":\"exit\",\"signal\":0,"
-      "\"counters\":[\"flops.dp.scalar\"],\"regions\":[";
-  for (long o = 0; o < kOuter; ++o) {
-    s += (o ? "," : "") + std::string("{\"id\":") + std::to_string(o + 1) +
-         ",\"name\":\"outer_" + std::to_string(o) + "\"}";
-  }
-  for (long i = 0; i < kInner; ++i) {
-    s += ",{\"id\":" + std::to_string(kOuter + i + 1) + ",\"name\":\"inner_" +
-         std::to_string(i) + "\"}";
-  }
-  s += "],\"threads\":[{\"index\":0,\"tid\":4242,\"exited\":false,\"open\":[],\"nodes\":[";
-  long next = 0;  // node ids in order
-  for (long o = 0; o < kOuter; ++o) {
-    const long parent = next++;
-    long flops = 0;
-    for (long i = 0; i < kInner; ++i) flops += (1 + i % 3) * 10;
-    s += (parent > 0 ? "," : "") + std::string("{\"id\":") + std::to_string(parent) +
-         ",\"parent\":-1,\"region\":" + std::to_string(o + 1) + ",\"calls\":1,\"incl_ns\":" +
-         std::to_string(1000 * (kInner + 1) + o) + ",\"excl_ns\":1000,\"incl\":[" +
-         std::to_string(flops) + "],\"excl\":[0]}";
-    for (long i = 0; i < kInner; ++i) {
-      const long calls = 1 + i % 3;
-      const long me = next++;
-      s += ",{\"id\":" + std::to_string(me) + ",\"parent\":" + std::to_string(parent) +
-           ",\"region\":" + std::to_string(kOuter + i + 1) + ",\"calls\":" +
-           std::to_string(calls) + ",\"incl_ns\":" + std::to_string(1000 + i) +
-           ",\"excl_ns\":" + std::to_string(1000 + i) + ",\"incl\":[" +
-           std::to_string(calls * 10) + "],\"excl\":[" + std::to_string(calls * 10) + "]}";
-    }
-  }
-  s += "],\"errors\":[]}]}\n";
   const std::string file = dir + "/rprof-raw.node0.4242.json";
-  std::ofstream(file) << s;
+  std::ofstream(file) << many_paths_raw(ManyPaths{kOuter, kInner, /*flops=*/true});
   return file;
 }
 

@@ -55,3 +55,56 @@ TEST_CASE("the raw profile's clock is read, and monotonic without one") {
   zero.replace(zero.find("2596122000"), 10, "0");
   CHECK_THROWS_WITH(parse_raw_profile(zero, "f.json"), Catch::Contains("ticks_per_s"));
 }
+
+TEST_CASE("a raw profile is read in any member order, nodes checked when the lists come") {
+  // The runtime writes counters and regions before threads; a file with
+  // threads first reads the same, and its nodes are checked at the end.
+  const std::string threads =
+      R"("threads":[{"nodes":[{"id":0,"parent":-1,"region":2,"calls":3,"incl_ns":30,)"
+      R"("excl_ns":30,"incl":[7],"excl":[5]}],"index":0,"tid":7,"exited":false,"open":[],)"
+      R"("errors":[]}])";
+  const std::string head =
+      R"({"format":"rprof-raw","schema_version":1,"host":"h","pid":7,"parent_pid":0,"rank":-1,)"
+      R"("backend":"time","start_unix_s":1,"duration_ns":5,"reason":"exit","signal":0,)";
+  const std::string lists = R"("counters":["c"],"regions":[{"id":2,"name":"b"}])";
+  const auto p = parse_raw_profile(head + threads + "," + lists + "}", "f.json");
+  REQUIRE(p.threads.size() == 1);
+  REQUIRE(p.threads[0].nodes.size() == 1);
+  CHECK(p.threads[0].nodes[0].region == 2);
+  CHECK(p.threads[0].nodes[0].incl == std::vector<uint64_t>{7});
+  CHECK(p.threads[0].nodes[0].excl == std::vector<uint64_t>{5});
+  CHECK(p.region_names.at(2) == "b");
+  auto msg = [](const std::string& text) {
+    try {
+      parse_raw_profile(text, "f.json");
+    } catch (const rprof::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(msg(head + threads + R"(,"counters":["c"],"regions":[{"id":1,"name":"a"}]})") ==
+        "f.json: not a valid rprof raw profile: threads[0].nodes[0].region: refers to unknown "
+        "region 2");
+  CHECK(msg(head + threads + R"(,"counters":["c","d"],"regions":[{"id":2,"name":"b"}]})") ==
+        "f.json: not a valid rprof raw profile: threads[0].nodes[0].incl: 1 counts, but the "
+        "profile names 2 counters");
+  // In the runtime's order the same defects are named as the node is read.
+  CHECK(msg(head + R"("counters":["c"],"regions":[{"id":1,"name":"a"}],)" + threads + "}") ==
+        "f.json: not a valid rprof raw profile: threads[0].nodes[0].region: refers to unknown "
+        "region 2");
+  CHECK(msg(head + R"("counters":["c","d"],"regions":[{"id":2,"name":"b"}],)" + threads + "}") ==
+        "f.json: not a valid rprof raw profile: threads[0].nodes[0].incl: 1 counts, but the "
+        "profile names 2 counters");
+  // Before "format" says what the file is, a defect waits: another file
+  // kind is named as such, not by its first odd node.
+  std::string late = head + threads + "," + lists + "}";
+  late.replace(late.find(R"("format":"rprof-raw",)"), 21, "");
+  late.replace(late.find("\"calls\":3"), 9, "\"calls\":-3");
+  CHECK(msg(late) == "f.json: not a valid rprof raw profile: missing \"format\": "
+                     "\"rprof-raw\" (a foreign file?)");
+  // Once it has, the same defect is named.
+  std::string bad = head + threads + "," + lists + "}";
+  bad.replace(bad.find("\"calls\":3"), 9, "\"calls\":-3");
+  CHECK(msg(bad) == "f.json: not a valid rprof raw profile: threads[0].nodes[0].calls: -3 is "
+                    "out of range (0 to 18446744073709551615)");
+}
