@@ -67,6 +67,6 @@ for mode in leaf nested; do
   read -r aw ac <<<"$(timed "${tool[@]}" "$tmp/calls" 2000000 10 "$mode")"
   read -r bw bc <<<"$(timed "${tool[@]}" --demangle=no --rp-functions=yes --rp-fn-out="$tmp/fn.txt" \
         "$tmp/calls" 2000000 10 "$mode")"
-  printf '| %-24s | %6.2f (%6.2f) | %7.2f (%7.2f) | %7.3f (%7.3f) |\n' "calls (2000000 10 $mode), tool" \
+  printf '| %-24s | %6.2f (%6.2f) | %7.2f (%7.2f) | %7.3f (%7.3f) |\n' "calls $mode (tool)" \
     "$aw" "$ac" "$bw" "$bc" "$(ratio "$bw" "$aw")" "$(ratio "$bc" "$ac")"
 done
