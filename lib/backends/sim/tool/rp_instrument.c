@@ -191,9 +191,11 @@ static Bool leaf_rest(const IRSB* sb, Int n, Int k, Int i, UInt fn)
  *    saved = rp_fn_cnt;
  *    if (!rp_suspended && s->caller != saved) rp_fn_leaf_resolve(s);
  *    rp_fn_cnt = !rp_suspended ? s->callee : saved;
- * Returns saved, stored back before the return. Plain stores (of an ITE):
- * with guarded stores (IRStmt_StoreG) the caller's counts landed on the
- * callee under Valgrind 3.19, cause not found. */
+ * Returns saved, stored back before the return. Plain stores (of an ITE),
+ * and `saved` used twice: with guarded stores (IRStmt_StoreG) the caller's
+ * counts landed on the callee under Valgrind 3.19, most likely because VEX's
+ * tree builder moved the single-use load of `saved` past the guarded store
+ * to the same place (it was read after the repointing). */
 static IRTemp emit_leaf_enter(Out* o, RpLeaf* s)
 {
    IRTemp susp = newIRTemp(o->sb->tyenv, Ity_I8);
