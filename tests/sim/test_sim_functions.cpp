@@ -42,6 +42,15 @@ bool has_note(const json& p, const std::string& part) {
 
 bool host_has_avx2() { return __builtin_cpu_supports("avx2"); }
 
+// The self FLOPs of all function regions.
+uint64_t function_flops(const json& p) {
+  uint64_t flops = 0;
+  for (const json& r : p["regions"]) {
+    if (r.contains("function")) flops += all_flops(r);
+  }
+  return flops;
+}
+
 }  // namespace
 
 TEST_CASE("sim functions: self FLOPs per function of an unannotated program are exact") {
@@ -89,11 +98,7 @@ TEST_CASE("sim functions: self FLOPs per function of an unannotated program are 
   CHECK(dot["function"]["symbol"] == "dot");
   CHECK(dot["function"]["source"].get<std::string>().find("functions.c:") != std::string::npos);
   // The functions' self FLOPs add up to the whole program's.
-  uint64_t fn_flops = 0;
-  for (const json& r : p["regions"]) {
-    if (r.contains("function")) fn_flops += all_flops(r);
-  }
-  CHECK(fn_flops == all_flops(find_region(p, "[program]")));
+  CHECK(function_flops(p) == all_flops(find_region(p, "[program]")));
   CHECK(has_note(p, "times are simulated: --sim-only"));
 }
 
@@ -209,11 +214,7 @@ TEST_CASE("sim functions: recursion, threads and a region opened inside a functi
   CHECK(inclusive_flops(work2) == 2 * kN);
   CHECK(all_flops(find_region(p, "inner")) == 1 + 2 * kN + 2 * kN);
   // Self counts add up to the whole program's ([program] is the whole run).
-  uint64_t fn_flops = 0;
-  for (const json& r : p["regions"]) {
-    if (r.contains("function")) fn_flops += all_flops(r);
-  }
-  CHECK(fn_flops == all_flops(find_region(p, "[program]")));
+  CHECK(function_flops(p) == all_flops(find_region(p, "[program]")));
   CHECK_FALSE(has_note(p, "distinct call paths"));
 }
 

@@ -148,18 +148,24 @@ static Int scan(const IRSB* sb)
 
 /* ---- pass 2 ------------------------------------------------------------ */
 
+/* t = a load of type ty from the tool's own variable at addr. */
+static IRTemp emit_load(Out* o, IRType ty, const void* addr)
+{
+   IRTemp t = newIRTemp(o->sb->tyenv, ty);
+   addStmtToIRSB(o->sb, IRStmt_WrTmp(t, IRExpr_Load(Iend_LE, ty, mkIRExpr_HWord((HWord)addr))));
+   return t;
+}
+
 /* --rp-functions: `if (rp_fn_cur != fn) rp_fn_switch(fn, SP)`, after the
  * counts of the instructions before it have been added to rp_live. */
 static void emit_fn_switch(Out* o, UInt fn, Int offset_sp)
 {
-   IRTemp cur = newIRTemp(o->sb->tyenv, Ity_I32);
-   IRTemp ne = newIRTemp(o->sb->tyenv, Ity_I1);
+   IRTemp cur, ne = newIRTemp(o->sb->tyenv, Ity_I1);
    IRTemp sp = newIRTemp(o->sb->tyenv, Ity_I64);
    IRDirty* di;
    rp_emit_flush_access(o);
    rp_emit_pending(o);
-   addStmtToIRSB(o->sb, IRStmt_WrTmp(cur, IRExpr_Load(Iend_LE, Ity_I32,
-                                                      mkIRExpr_HWord((HWord)&rp_fn_cur))));
+   cur = emit_load(o, Ity_I32, &rp_fn_cur);
    addStmtToIRSB(o->sb, IRStmt_WrTmp(ne, IRExpr_Binop(Iop_CmpNE32, IRExpr_RdTmp(cur),
                                                       IRExpr_Const(IRConst_U32(fn)))));
    addStmtToIRSB(o->sb, IRStmt_WrTmp(sp, IRExpr_Get(offset_sp, Ity_I64)));
@@ -198,25 +204,19 @@ static Bool leaf_rest(const IRSB* sb, Int n, Int k, Int i, UInt fn)
  * to the same place (it was read after the repointing). */
 static IRTemp emit_leaf_enter(Out* o, RpLeaf* s)
 {
-   IRTemp susp = newIRTemp(o->sb->tyenv, Ity_I8);
+   IRTemp susp, saved, known, callee;
    IRTemp on = newIRTemp(o->sb->tyenv, Ity_I1);
-   IRTemp saved = newIRTemp(o->sb->tyenv, Ity_I64);
-   IRTemp known = newIRTemp(o->sb->tyenv, Ity_I64);
    IRTemp other = newIRTemp(o->sb->tyenv, Ity_I1);
    IRTemp resolve = newIRTemp(o->sb->tyenv, Ity_I1);
-   IRTemp callee = newIRTemp(o->sb->tyenv, Ity_I64);
    IRTemp to = newIRTemp(o->sb->tyenv, Ity_I64);
    IRDirty* di;
    rp_emit_flush_access(o);
    rp_emit_pending(o);
-   addStmtToIRSB(o->sb, IRStmt_WrTmp(saved, IRExpr_Load(Iend_LE, Ity_I64,
-                                                        mkIRExpr_HWord((HWord)&rp_fn_cnt))));
-   addStmtToIRSB(o->sb, IRStmt_WrTmp(susp, IRExpr_Load(Iend_LE, Ity_I8,
-                                                       mkIRExpr_HWord((HWord)&rp_suspended))));
+   saved = emit_load(o, Ity_I64, &rp_fn_cnt);
+   susp = emit_load(o, Ity_I8, &rp_suspended);
    addStmtToIRSB(o->sb, IRStmt_WrTmp(on, IRExpr_Binop(Iop_CmpEQ8, IRExpr_RdTmp(susp),
                                                       IRExpr_Const(IRConst_U8(0)))));
-   addStmtToIRSB(o->sb, IRStmt_WrTmp(known, IRExpr_Load(Iend_LE, Ity_I64,
-                                                        mkIRExpr_HWord((HWord)&s->caller))));
+   known = emit_load(o, Ity_I64, &s->caller);
    addStmtToIRSB(o->sb, IRStmt_WrTmp(other, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(known),
                                                          IRExpr_RdTmp(saved))));
    addStmtToIRSB(o->sb, IRStmt_WrTmp(resolve, IRExpr_Binop(Iop_And1, IRExpr_RdTmp(on),
@@ -225,8 +225,7 @@ static IRTemp emit_leaf_enter(Out* o, RpLeaf* s)
                           mkIRExprVec_1(mkIRExpr_HWord((HWord)s)));
    di->guard = IRExpr_RdTmp(resolve);
    addStmtToIRSB(o->sb, IRStmt_Dirty(di));
-   addStmtToIRSB(o->sb, IRStmt_WrTmp(callee, IRExpr_Load(Iend_LE, Ity_I64,
-                                                         mkIRExpr_HWord((HWord)&s->callee))));
+   callee = emit_load(o, Ity_I64, &s->callee);
    addStmtToIRSB(o->sb, IRStmt_WrTmp(to, IRExpr_ITE(IRExpr_RdTmp(on), IRExpr_RdTmp(callee),
                                                     IRExpr_RdTmp(saved))));
    addStmtToIRSB(o->sb, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&rp_fn_cnt), IRExpr_RdTmp(to)));
