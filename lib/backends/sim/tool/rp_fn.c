@@ -380,15 +380,12 @@ static void set_node(UInt node)
    rp_fn_cnt = run.cell;
 }
 
-void rp_fn_switch(UWord fn, UWord sp)
+/* Every change the fast paths of rp_fn_switch do not take. */
+static __attribute__((noinline)) void switch_slow(UWord fn, UWord sp)
 {
    RpFnThread* t = &run;
    RpFrame* f;
    UInt n, ctx, id, parent;
-   /* rprof's own work (and what it calls) is rolled back at RESUME: the
-    * function stays the one that called the marker. */
-   if (UNLIKELY(rp_suspended)) return;
-   rp_fn_cur = (UInt)fn;
    ctx = t->ctx[t->depth];
    if (UNLIKELY(!rp_clo_fn_inclusive)) {
       set_node(node_child(0, (UInt)fn, ctx));
@@ -422,10 +419,66 @@ void rp_fn_switch(UWord fn, UWord sp)
    /* A node's key holds the region it was entered in: its own counters.
     * The parent's memo has them at hand (fewer cache lines touched). */
    f->cell = nodes[parent].memo_child == id ? nodes[parent].memo_cell : nodes[id].cell;
+   f->memo_fn = 0;
    t->nframes = n + 1;
    t->node = id;
    t->cell = f->cell;
    rp_fn_cnt = f->cell;
+}
+
+/* The two changes a call per element makes, a call from the running
+ * function to the child its node met last and the return to the caller, take
+ * a few loads and stores here (no callee-saved register, no lookup); the rest
+ * goes to switch_slow. */
+void rp_fn_switch(UWord fn, UWord sp)
+{
+   RpFnThread* t = &run;
+   RpFrame* f;
+   UInt n;
+   /* rprof's own work (and what it calls) is rolled back at RESUME: the
+    * function stays the one that called the marker. */
+   if (UNLIKELY(rp_suspended)) return;
+   rp_fn_cur = (UInt)fn;
+   n = t->nframes;
+   if (LIKELY(n >= 2 && rp_clo_fn_inclusive)) {
+      f = &t->frames[n - 1];
+      if (f->sp < sp) { /* shallower: a return, to the caller's frame? */
+         const RpFrame* up = f - 1;
+         if (LIKELY(up->sp >= sp && up->fn == (UInt)fn && up->ctx == t->ctx[t->depth])) {
+            t->nframes = n - 1;
+            t->node = up->node;
+            t->cell = up->cell;
+            rp_fn_cnt = up->cell;
+            return;
+         }
+      } else if (LIKELY(f->fn != (UInt)fn && n < t->frames_cap)) { /* a call */
+         const UInt ctx = t->ctx[t->depth];
+         RpFrame* c = f + 1;
+         if (UNLIKELY(f->memo_fn != (UInt)fn || f->memo_ctx != ctx)) {
+            /* not the child this frame called last: the one its node did? */
+            const RpNode* p = &nodes[f->node];
+            if (UNLIKELY(p->memo_child == 0 || p->memo_fn != (UInt)fn || p->memo_ctx != ctx))
+               goto slow;
+            f->memo_fn = (UInt)fn;
+            f->memo_ctx = ctx;
+            f->memo_node = p->memo_child;
+            f->memo_cell = p->memo_cell;
+         }
+         c->node = f->memo_node;
+         c->fn = (UInt)fn;
+         c->ctx = ctx;
+         c->sp = (Addr)sp;
+         c->cell = f->memo_cell;
+         c->memo_fn = 0;
+         t->nframes = n + 1;
+         t->node = c->node;
+         t->cell = c->cell;
+         rp_fn_cnt = c->cell;
+         return;
+      }
+   }
+slow:
+   switch_slow(fn, sp);
 }
 
 void rp_fn_save(RpFnThread* t)

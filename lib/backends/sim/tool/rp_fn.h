@@ -33,11 +33,15 @@
 #include "sim_protocol.h"
 
 /* The functions open on a thread: each frame is a node of the tree, with
- * the stack pointer at its entry, and its counters in region ctx. */
+ * the stack pointer at its entry, and its counters in region ctx; and the
+ * child it called last (function, region, node, counters: memo_fn 0 = none),
+ * so that a call per element touches no node. */
 typedef struct {
    UInt   node, fn, ctx;
    Addr   sp;
    ULong* cell;
+   UInt   memo_fn, memo_ctx, memo_node;
+   ULong* memo_cell;
 } RpFrame;
 
 /* Per thread: what rp_fn keeps while the thread is not running. */
