@@ -143,8 +143,8 @@ void add_function_regions(Profile& p, const FunctionTable& table, const Function
   }
   std::set<std::vector<std::string>> taken;
   for (const Region& r : p.regions) taken.insert(r.path);
-  size_t shown = 0;
-  double shown_work = 0;
+  size_t shown = 0, quiet = 0;
+  double shown_work = 0, quiet_work = 0;
   // Objects none of whose code a symbol covered (code outside symbols in an
   // object that has some, such as PLT stubs, is grouped by range silently).
   std::set<std::string> no_symbols, with_symbols;
@@ -161,15 +161,17 @@ void add_function_regions(Profile& p, const FunctionTable& table, const Function
   }
   for (const Candidate& c : cands) {
     const FunctionCounts& f = *c.f;
-    if (shown >= options.top) continue;
     if (c.work == 0 && !(times.sampled && c.time_s > 0)) continue;  // nothing to show
     // Sampled: a function no sample hit and without FLOPs (start-up, libc's
     // allocator and printf) is not among the hottest unless its simulated
     // work says otherwise (1% of the program's). A function with FLOPs keeps
     // its place however short it ran: its counts are exact.
     if (times.sampled && c.time_s == 0 && c.work < 0.01 * total_work && !has_flops(f.counters)) {
+      ++quiet;
+      quiet_work += c.work;
       continue;
     }
+    if (shown >= options.top) continue;
     Region g;
     g.name = function_display_name(f);
     g.path = f.context.empty() ? std::vector<std::string>{kProgramRegion} : f.context;
@@ -224,11 +226,19 @@ void add_function_regions(Profile& p, const FunctionTable& table, const Function
       "), each with its self counts (what its own instructions did, not its callees'; the "
       "roofline and verdict use them) and, in profile.json, its inclusive counts; "
       "under a marked region, the innermost one open when it ran");
-  if (with_work > shown) {
-    p.notes.push_back("function view: " + std::to_string(with_work - shown) +
-                      " more function(s) left out (" + percent(total_work - shown_work, total_work) +
+  // A larger N shows the functions beyond the N hottest, not the quiet ones.
+  if (with_work > shown + quiet) {
+    p.notes.push_back("function view: " + std::to_string(with_work - shown - quiet) +
+                      " more function(s) left out (" +
+                      percent(total_work - shown_work - quiet_work, total_work) +
                       " of the simulated work: FP instructions and 8-byte words loaded or "
                       "stored); --functions=N shows more");
+  }
+  if (quiet > 0) {
+    p.notes.push_back("function view: " + std::to_string(quiet) +
+                      " function(s) without FLOPs that no cpu-clock sample hit, each under 1% of "
+                      "the simulated work (start-up, the allocator, printf), left out (" +
+                      percent(quiet_work, total_work) + " of the simulated work)");
   }
   if (times.sampled) {
     p.notes.push_back(

@@ -180,3 +180,36 @@ TEST_CASE("function view: without samples the times are simulated and the report
   CHECK(why);
   CHECK(left_out);
 }
+
+TEST_CASE("function view: --functions=N shows more only of what N left out, not the quiet functions") {
+  FunctionTable t;
+  parse_sim_functions(table(), "a.txt", t);
+  FunctionTimes times;
+  times.sampled = true;
+  times.samples = 1000;
+  times.functions.push_back({kObj, "kernel", 0x401000, 800, 0, 0.8, 0, 1});
+  times.functions.push_back({kObj, "main", 0x401100, 10, 0, 0.01, 0, 1});
+  const auto notes_with = [&](size_t top) {
+    Profile p = program(2.0);
+    FunctionViewOptions o;
+    o.top = top;
+    add_function_regions(p, t, times, o);
+    std::string all;
+    for (const std::string& n : p.notes) all += n + "\n";
+    return all;
+  };
+  // memcpy: no FLOPs, no sample, 8 of the 810 words of simulated work (1.0%
+  // would be 8.1): quiet, whatever N.
+  const std::string one = notes_with(1);
+  CHECK(one.find("function view: 2 more function(s) left out (24.9% of the simulated work") !=
+        std::string::npos);
+  CHECK(one.find("--functions=N shows more") != std::string::npos);
+  CHECK(one.find("function view: 1 function(s) without FLOPs that no cpu-clock sample hit") !=
+        std::string::npos);
+  const std::string all = notes_with(100);
+  CHECK(all.find("more function(s) left out") == std::string::npos);
+  CHECK(all.find("--functions=N shows more") == std::string::npos);
+  CHECK(all.find("function view: 1 function(s) without FLOPs that no cpu-clock sample hit, each "
+                 "under 1% of the simulated work (start-up, the allocator, printf), left out "
+                 "(1.0% of the simulated work)") != std::string::npos);
+}
