@@ -61,6 +61,12 @@ std::string percent(double part, double whole) {
 }  // namespace
 
 std::string demangle_symbol(const std::string& s) {
+  if (s.rfind("__", 0) == 0) {
+    const size_t mod = s.find("_MOD_", 2);
+    if (mod != std::string::npos && mod > 2 && mod + 5 < s.size()) {
+      return s.substr(2, mod - 2) + "::" + s.substr(mod + 5);
+    }
+  }
   if (s.rfind("_Z", 0) != 0) return s;
   int status = 0;
   std::unique_ptr<char, void (*)(void*)> d(

@@ -213,3 +213,15 @@ TEST_CASE("function view: --functions=N shows more only of what N left out, not 
                  "under 1% of the simulated work (start-up, the allocator, printf), left out "
                  "(1.0% of the simulated work)") != std::string::npos);
 }
+
+TEST_CASE("function view: C++ and gfortran module procedures are demangled, C names kept") {
+  CHECK(demangle_symbol("_Z4tdotIdET_RKSt6vectorIS0_SaIS0_EES5_") ==
+        "double tdot<double>(std::vector<double, std::allocator<double> > const&, "
+        "std::vector<double, std::allocator<double> > const&)");
+  CHECK(demangle_symbol("__kern_MOD_daxpy_m") == "kern::daxpy_m");
+  CHECK(demangle_symbol("__my_mod_MOD_sub._omp_fn.0") == "my_mod::sub._omp_fn.0");
+  CHECK(demangle_symbol("jacobi_") == "jacobi_");
+  CHECK(demangle_symbol("MAIN__") == "MAIN__");
+  CHECK(demangle_symbol("__memset_avx2_unaligned_erms") == "__memset_avx2_unaligned_erms");
+  CHECK(demangle_symbol("___MOD_x") == "___MOD_x");
+}
