@@ -217,6 +217,16 @@ void add_function_regions(Profile& p, const FunctionTable& table, const Function
     shown_work += c.work;
   }
   sort_tree(p.regions);
+  // The run's note on a program without marker data says that only the
+  // whole program was measured: its functions now are too.
+  const std::string whole = "only the whole program was measured";
+  for (std::string& n : p.notes) {
+    if (shown > 0 && n.rfind("no marker data", 0) == 0 && n.size() > whole.size() &&
+        n.compare(n.size() - whole.size(), whole.size(), whole) == 0) {
+      n.replace(n.size() - whole.size(), whole.size(),
+                "the whole program was measured, and its functions (the function view)");
+    }
+  }
   // Their counter names among the profile's (the CSV's columns).
   std::set<std::string> names(p.counters.begin(), p.counters.end());
   for (const FunctionCounts& f : table.rows) {

@@ -198,6 +198,17 @@ TEST_CASE("function view: --functions=N shows more only of what N left out, not 
     for (const std::string& n : p.notes) all += n + "\n";
     return all;
   };
+  // The run's note on a program without marker data names the functions.
+  {
+    Profile p = program(2.0);
+    p.notes.push_back("no marker data: the program is not linked with the rprof runtime (or its "
+                      "markers were inactive); only the whole program was measured");
+    add_function_regions(p, t, times, FunctionViewOptions{});
+    CHECK(p.notes.front() ==
+          "no marker data: the program is not linked with the rprof runtime (or its markers "
+          "were inactive); the whole program was measured, and its functions (the function "
+          "view)");
+  }
   // memcpy: no FLOPs, no sample, 8 of the 810 words of simulated work (1.0%
   // would be 8.1): quiet, whatever N.
   const std::string one = notes_with(1);
