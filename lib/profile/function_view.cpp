@@ -143,9 +143,11 @@ void add_function_regions(Profile& p, const FunctionTable& table, const Function
   });
 
   // prog points into p.regions, which grows below: what is needed of it, now.
-  std::vector<std::string> byte_counters;
+  std::vector<std::string> measured;  // what the tool counts for every function
   for (const auto& kv : prog->counters) {
-    if (kv.first.rfind("bytes.", 0) == 0) byte_counters.push_back(kv.first);
+    for (const char* prefix : {"bytes.", "flops.", "fpins."}) {
+      if (kv.first.rfind(prefix, 0) == 0) measured.push_back(kv.first);
+    }
   }
   std::set<std::vector<std::string>> taken;
   for (const Region& r : p.regions) taken.insert(r.path);
@@ -193,8 +195,10 @@ void add_function_regions(Profile& p, const FunctionTable& table, const Function
     g.counters = g.exclusive_counters = f.counters;
     g.fn_inclusive = f.inclusive;
     // The tool writes counts above zero only; traffic was counted at every
-    // boundary the program has, so an absent one is 0 bytes, measured.
-    for (const std::string& name : byte_counters) {
+    // boundary the program has, and FLOPs at every precision and width, so
+    // an absent one is 0 bytes or 0 FLOPs, measured (a function without FP
+    // work shows 0 FLOPs, not an unknown count).
+    for (const std::string& name : measured) {
       g.counters.emplace(name, 0);
       g.exclusive_counters.emplace(name, 0);
       g.fn_inclusive.emplace(name, 0);

@@ -236,3 +236,28 @@ TEST_CASE("function view: C++ and gfortran module procedures are demangled, C na
   CHECK(demangle_symbol("__memset_avx2_unaligned_erms") == "__memset_avx2_unaligned_erms");
   CHECK(demangle_symbol("___MOD_x") == "___MOD_x");
 }
+
+TEST_CASE("function view: a function without FP work has 0 FLOPs, measured, not an unknown count") {
+  FunctionTable t;
+  parse_sim_functions(table(), "a.txt", t);
+  Profile p = program(2.0);
+  // The simulated run counted FLOPs and bytes for the whole program.
+  for (const char* name : {"flops.dp.scalar", "flops.sp.256", "fpins.dp.scalar", "bytes.l1.read",
+                           "bytes.dram.read"}) {
+    p.regions[0].counters[name] = 0;
+  }
+  FunctionTimes times;
+  times.why = "--sim-only";
+  add_function_regions(p, t, times, FunctionViewOptions{});
+  const Region* copy = find(p, {"solve", "memcpy"});
+  REQUIRE(copy != nullptr);
+  CHECK(copy->counters.at("flops.dp.scalar") == 0);
+  CHECK(copy->counters.at("flops.sp.256") == 0);
+  CHECK(copy->counters.at("fpins.dp.scalar") == 0);
+  CHECK(copy->counters.at("bytes.l1.read") == 64);
+  CHECK(copy->counters.at("bytes.dram.read") == 0);
+  CHECK(copy->fn_inclusive.at("flops.dp.scalar") == 0);
+  const Region* k = find(p, {"solve", "inner", "kernel"});
+  REQUIRE(k != nullptr);
+  CHECK(k->counters.at("flops.dp.scalar") == 300);
+}
