@@ -256,8 +256,10 @@ TEST_CASE("sim functions: past the call-path limit, self counts stay exact and a
 TEST_CASE("sim functions: what a process counted before its exec is kept, a failed exec counts once") {
   require_sim_backend();
   // functions_exec: before (N FLOPs), an exec that fails, after (2N FLOPs),
-  // then an exec of functions_plain (its counts as in the first case).
+  // then an exec of itself, which does the same and execs functions_plain
+  // (its counts as in the first case): three images of one pid, four execs.
   const json p = run_functions({sim_test_program("functions_exec"), std::to_string(kN),
+                                sim_test_program("functions_exec"), std::to_string(kN),
                                 sim_test_program("functions_plain"), std::to_string(kN)});
   const json before = find_region(p, "[program]/before");
   const json after = find_region(p, "[program]/after");
@@ -265,14 +267,14 @@ TEST_CASE("sim functions: what a process counted before its exec is kept, a fail
   REQUIRE(before.is_object());
   REQUIRE(after.is_object());
   REQUIRE(dot.is_object());
-  CHECK(all_flops(before) == kN);
-  CHECK(counter_of(before, "flops.dp.scalar") == kN);
-  CHECK(all_flops(after) == 2 * kN);
+  CHECK(all_flops(before) == 2 * kN);
+  CHECK(counter_of(before, "flops.dp.scalar") == 2 * kN);
+  CHECK(all_flops(after) == 2 * 2 * kN);
   CHECK(all_flops(dot) == 4 * kN);
   CHECK(all_flops(find_region(p, "[program]/sum_f")) == 2 * kN);
   // The whole run's totals hold both images, each counted once.
   const uint64_t plain = 4 * kN + 2 * kN + 1 + 2 + (host_has_avx2() ? kN : 0);
-  CHECK(all_flops(find_region(p, "[program]")) == kN + 2 * kN + plain);
+  CHECK(all_flops(find_region(p, "[program]")) == 2 * (kN + 2 * kN) + plain);
   CHECK(function_flops(p) == all_flops(find_region(p, "[program]")));
 }
 

@@ -336,13 +336,25 @@ static void fini(Int exitcode)
  * written), so nothing is counted twice. */
 static void pre_syscall(ThreadId tid, UInt sysno, UWord* args, UInt nargs)
 {
-   static UInt execs = 0;
    HChar suffix[32];
+   UInt n;
    (void)tid;
    (void)args;
    (void)nargs;
    if (sysno != __NR_execve && sysno != __NR_execveat) return;
-   VG_(snprintf)(suffix, sizeof(suffix), ".exec%u", ++execs);
+   /* The first N no earlier image of this pid used (an image an exec started
+    * may exec again, counting from 1 itself). */
+   for (n = 1; n < 100000; n++) {
+      struct vg_stat st;
+      HChar* path;
+      Bool taken;
+      VG_(snprintf)(suffix, sizeof(suffix), ".exec%u", n);
+      if (clo_out == NULL) break;
+      path = output_path("--rp-out", clo_out, suffix);
+      taken = !sr_isError(VG_(stat)(path, &st));
+      VG_(free)(path);
+      if (!taken) break;
+   }
    write_totals(suffix);
    write_functions(suffix);
    if (rp_clo_functions) rp_fn_reset();
