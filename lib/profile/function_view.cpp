@@ -138,8 +138,14 @@ void add_function_regions(Profile& p, const FunctionTable& table, const Function
     }
     cands.push_back(c);
   }
+  // The sampled self time orders them; where it does not tell two apart
+  // (neither sampled, a short program), one with FLOPs comes first: a kernel
+  // too short for a sample outranks the allocator's bookkeeping.
   std::stable_sort(cands.begin(), cands.end(), [&](const Candidate& a, const Candidate& b) {
-    return times.sampled && a.time_s != b.time_s ? a.time_s > b.time_s : a.work > b.work;
+    if (times.sampled && a.time_s != b.time_s) return a.time_s > b.time_s;
+    const bool fa = has_flops(a.f->counters), fb = has_flops(b.f->counters);
+    if (times.sampled && fa != fb) return fa;
+    return a.work > b.work;
   });
 
   // prog points into p.regions, which grows below: what is needed of it, now.

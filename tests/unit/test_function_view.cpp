@@ -261,3 +261,36 @@ TEST_CASE("function view: a function without FP work has 0 FLOPs, measured, not 
   REQUIRE(k != nullptr);
   CHECK(k->counters.at("flops.dp.scalar") == 300);
 }
+
+TEST_CASE("function view: where no sample tells them apart, a function with FLOPs comes first") {
+  // memcpy: no FLOPs, 1000 words of work; main: 1 FLOP, 2 of work; neither
+  // sampled. kernel's two rows are sampled and come first.
+  const std::string text = std::string("rprof-sim-functions 1\n") +
+                           "ctx\t1\t0\tsolve\n"
+                           "fn\t1\t" + kObj + "\tkernel\t401000\t/src/app.c\t12\n"
+                           "fn\t2\t" + kObj + "\tmain\t401100\t/src/app.c\t40\n"
+                           "fn\t3\t/lib/libc.so.6\tmemcpy\t1000\t\t0\n"
+                           "c\t0\t1" + counts(100, 800) + "\n"
+                           "c\t1\t1" + counts(300, 2400) + "\n"
+                           "c\t0\t2" + counts(1, 8) + "\n"
+                           "c\t0\t3" + counts(0, 8000) + "\n";
+  FunctionTable t;
+  parse_sim_functions(text, "a.txt", t);
+  FunctionTimes times;
+  times.sampled = true;
+  times.samples = 800;
+  times.threads = 1;
+  times.functions.push_back({kObj, "kernel", 0x401000, 800, 0, 0.8, 0, 1});
+  Profile p = program(2.0);
+  FunctionViewOptions o;
+  o.top = 3;
+  add_function_regions(p, t, times, o);
+  CHECK(find(p, {"solve", "kernel"}) != nullptr);
+  CHECK(find(p, {kProgramRegion, "kernel"}) != nullptr);
+  CHECK(find(p, {kProgramRegion, "main"}) != nullptr);
+  CHECK(find(p, {kProgramRegion, "memcpy"}) == nullptr);
+  o.top = 4;
+  Profile q = program(2.0);
+  add_function_regions(q, t, times, o);
+  CHECK(find(q, {kProgramRegion, "memcpy"}) != nullptr);
+}
