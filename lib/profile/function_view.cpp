@@ -61,6 +61,12 @@ std::string percent(double part, double whole) {
 }  // namespace
 
 std::string demangle_symbol(const std::string& s) {
+  if (s.rfind("__", 0) == 0) {
+    const size_t mod = s.find("_MOD_", 2);
+    if (mod != std::string::npos && mod > 2 && mod + 5 < s.size()) {
+      return s.substr(2, mod - 2) + "::" + s.substr(mod + 5);
+    }
+  }
   if (s.rfind("_Z", 0) != 0) return s;
   int status = 0;
   std::unique_ptr<char, void (*)(void*)> d(
@@ -132,19 +138,27 @@ void add_function_regions(Profile& p, const FunctionTable& table, const Function
     }
     cands.push_back(c);
   }
+  // The sampled self time orders them; where it does not tell two apart
+  // (neither sampled, a short program), one with FLOPs comes first: a kernel
+  // too short for a sample outranks the allocator's bookkeeping.
   std::stable_sort(cands.begin(), cands.end(), [&](const Candidate& a, const Candidate& b) {
-    return times.sampled && a.time_s != b.time_s ? a.time_s > b.time_s : a.work > b.work;
+    if (times.sampled && a.time_s != b.time_s) return a.time_s > b.time_s;
+    const bool fa = has_flops(a.f->counters), fb = has_flops(b.f->counters);
+    if (times.sampled && fa != fb) return fa;
+    return a.work > b.work;
   });
 
   // prog points into p.regions, which grows below: what is needed of it, now.
-  std::vector<std::string> byte_counters;
+  std::vector<std::string> measured;  // what the tool counts for every function
   for (const auto& kv : prog->counters) {
-    if (kv.first.rfind("bytes.", 0) == 0) byte_counters.push_back(kv.first);
+    for (const char* prefix : {"bytes.", "flops.", "fpins."}) {
+      if (kv.first.rfind(prefix, 0) == 0) measured.push_back(kv.first);
+    }
   }
   std::set<std::vector<std::string>> taken;
   for (const Region& r : p.regions) taken.insert(r.path);
-  size_t shown = 0;
-  double shown_work = 0;
+  size_t shown = 0, quiet = 0;
+  double shown_work = 0, quiet_work = 0;
   // Objects none of whose code a symbol covered (code outside symbols in an
   // object that has some, such as PLT stubs, is grouped by range silently).
   std::set<std::string> no_symbols, with_symbols;
@@ -161,15 +175,17 @@ void add_function_regions(Profile& p, const FunctionTable& table, const Function
   }
   for (const Candidate& c : cands) {
     const FunctionCounts& f = *c.f;
-    if (shown >= options.top) continue;
     if (c.work == 0 && !(times.sampled && c.time_s > 0)) continue;  // nothing to show
     // Sampled: a function no sample hit and without FLOPs (start-up, libc's
     // allocator and printf) is not among the hottest unless its simulated
     // work says otherwise (1% of the program's). A function with FLOPs keeps
     // its place however short it ran: its counts are exact.
     if (times.sampled && c.time_s == 0 && c.work < 0.01 * total_work && !has_flops(f.counters)) {
+      ++quiet;
+      quiet_work += c.work;
       continue;
     }
+    if (shown >= options.top) continue;
     Region g;
     g.name = function_display_name(f);
     g.path = f.context.empty() ? std::vector<std::string>{kProgramRegion} : f.context;
@@ -185,8 +201,10 @@ void add_function_regions(Profile& p, const FunctionTable& table, const Function
     g.counters = g.exclusive_counters = f.counters;
     g.fn_inclusive = f.inclusive;
     // The tool writes counts above zero only; traffic was counted at every
-    // boundary the program has, so an absent one is 0 bytes, measured.
-    for (const std::string& name : byte_counters) {
+    // boundary the program has, and FLOPs at every precision and width, so
+    // an absent one is 0 bytes or 0 FLOPs, measured (a function without FP
+    // work shows 0 FLOPs, not an unknown count).
+    for (const std::string& name : measured) {
       g.counters.emplace(name, 0);
       g.exclusive_counters.emplace(name, 0);
       g.fn_inclusive.emplace(name, 0);
@@ -209,6 +227,16 @@ void add_function_regions(Profile& p, const FunctionTable& table, const Function
     shown_work += c.work;
   }
   sort_tree(p.regions);
+  // The run's note on a program without marker data says that only the
+  // whole program was measured: its functions now are too.
+  const std::string whole = "only the whole program was measured";
+  for (std::string& n : p.notes) {
+    if (shown > 0 && n.rfind("no marker data", 0) == 0 && n.size() > whole.size() &&
+        n.compare(n.size() - whole.size(), whole.size(), whole) == 0) {
+      n.replace(n.size() - whole.size(), whole.size(),
+                "the whole program was measured, and its functions (the function view)");
+    }
+  }
   // Their counter names among the profile's (the CSV's columns).
   std::set<std::string> names(p.counters.begin(), p.counters.end());
   for (const FunctionCounts& f : table.rows) {
@@ -224,11 +252,19 @@ void add_function_regions(Profile& p, const FunctionTable& table, const Function
       "), each with its self counts (what its own instructions did, not its callees'; the "
       "roofline and verdict use them) and, in profile.json, its inclusive counts; "
       "under a marked region, the innermost one open when it ran");
-  if (with_work > shown) {
-    p.notes.push_back("function view: " + std::to_string(with_work - shown) +
-                      " more function(s) left out (" + percent(total_work - shown_work, total_work) +
+  // A larger N shows the functions beyond the N hottest, not the quiet ones.
+  if (with_work > shown + quiet) {
+    p.notes.push_back("function view: " + std::to_string(with_work - shown - quiet) +
+                      " more function(s) left out (" +
+                      percent(total_work - shown_work - quiet_work, total_work) +
                       " of the simulated work: FP instructions and 8-byte words loaded or "
                       "stored); --functions=N shows more");
+  }
+  if (quiet > 0) {
+    p.notes.push_back("function view: " + std::to_string(quiet) +
+                      " function(s) without FLOPs that no cpu-clock sample hit, each under 1% of "
+                      "the simulated work (start-up, the allocator, printf), left out (" +
+                      percent(quiet_work, total_work) + " of the simulated work)");
   }
   if (times.sampled) {
     p.notes.push_back(

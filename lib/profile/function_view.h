@@ -47,7 +47,9 @@ struct FunctionViewOptions {
   size_t top = 20;  // the hottest N functions become regions
 };
 
-// A C++ symbol demangled (`_Z...`), any other name as it is.
+// A C++ symbol demangled (`_Z...`), a gfortran module procedure
+// (`__<module>_MOD_<procedure>`) as `<module>::<procedure>` (gdb's form), any
+// other name as it is.
 std::string demangle_symbol(const std::string& symbol);
 
 // Display name: the demangled symbol, or "<object basename>+0x<range>" when

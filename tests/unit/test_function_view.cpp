@@ -180,3 +180,117 @@ TEST_CASE("function view: without samples the times are simulated and the report
   CHECK(why);
   CHECK(left_out);
 }
+
+TEST_CASE("function view: --functions=N shows more only of what N left out, not the quiet functions") {
+  FunctionTable t;
+  parse_sim_functions(table(), "a.txt", t);
+  FunctionTimes times;
+  times.sampled = true;
+  times.samples = 1000;
+  times.functions.push_back({kObj, "kernel", 0x401000, 800, 0, 0.8, 0, 1});
+  times.functions.push_back({kObj, "main", 0x401100, 10, 0, 0.01, 0, 1});
+  const auto notes_with = [&](size_t top) {
+    Profile p = program(2.0);
+    FunctionViewOptions o;
+    o.top = top;
+    add_function_regions(p, t, times, o);
+    std::string all;
+    for (const std::string& n : p.notes) all += n + "\n";
+    return all;
+  };
+  // The run's note on a program without marker data names the functions.
+  {
+    Profile p = program(2.0);
+    p.notes.push_back("no marker data: the program is not linked with the rprof runtime (or its "
+                      "markers were inactive); only the whole program was measured");
+    add_function_regions(p, t, times, FunctionViewOptions{});
+    CHECK(p.notes.front() ==
+          "no marker data: the program is not linked with the rprof runtime (or its markers "
+          "were inactive); the whole program was measured, and its functions (the function "
+          "view)");
+  }
+  // memcpy: no FLOPs, no sample, 8 of the 810 words of simulated work (1.0%
+  // would be 8.1): quiet, whatever N.
+  const std::string one = notes_with(1);
+  CHECK(one.find("function view: 2 more function(s) left out (24.9% of the simulated work") !=
+        std::string::npos);
+  CHECK(one.find("--functions=N shows more") != std::string::npos);
+  CHECK(one.find("function view: 1 function(s) without FLOPs that no cpu-clock sample hit") !=
+        std::string::npos);
+  const std::string all = notes_with(100);
+  CHECK(all.find("more function(s) left out") == std::string::npos);
+  CHECK(all.find("--functions=N shows more") == std::string::npos);
+  CHECK(all.find("function view: 1 function(s) without FLOPs that no cpu-clock sample hit, each "
+                 "under 1% of the simulated work (start-up, the allocator, printf), left out "
+                 "(1.0% of the simulated work)") != std::string::npos);
+}
+
+TEST_CASE("function view: C++ and gfortran module procedures are demangled, C names kept") {
+  CHECK(demangle_symbol("_Z4tdotIdET_RKSt6vectorIS0_SaIS0_EES5_") ==
+        "double tdot<double>(std::vector<double, std::allocator<double> > const&, "
+        "std::vector<double, std::allocator<double> > const&)");
+  CHECK(demangle_symbol("__kern_MOD_daxpy_m") == "kern::daxpy_m");
+  CHECK(demangle_symbol("__my_mod_MOD_sub._omp_fn.0") == "my_mod::sub._omp_fn.0");
+  CHECK(demangle_symbol("jacobi_") == "jacobi_");
+  CHECK(demangle_symbol("MAIN__") == "MAIN__");
+  CHECK(demangle_symbol("__memset_avx2_unaligned_erms") == "__memset_avx2_unaligned_erms");
+  CHECK(demangle_symbol("___MOD_x") == "___MOD_x");
+}
+
+TEST_CASE("function view: a function without FP work has 0 FLOPs, measured, not an unknown count") {
+  FunctionTable t;
+  parse_sim_functions(table(), "a.txt", t);
+  Profile p = program(2.0);
+  // The simulated run counted FLOPs and bytes for the whole program.
+  for (const char* name : {"flops.dp.scalar", "flops.sp.256", "fpins.dp.scalar", "bytes.l1.read",
+                           "bytes.dram.read"}) {
+    p.regions[0].counters[name] = 0;
+  }
+  FunctionTimes times;
+  times.why = "--sim-only";
+  add_function_regions(p, t, times, FunctionViewOptions{});
+  const Region* copy = find(p, {"solve", "memcpy"});
+  REQUIRE(copy != nullptr);
+  CHECK(copy->counters.at("flops.dp.scalar") == 0);
+  CHECK(copy->counters.at("flops.sp.256") == 0);
+  CHECK(copy->counters.at("fpins.dp.scalar") == 0);
+  CHECK(copy->counters.at("bytes.l1.read") == 64);
+  CHECK(copy->counters.at("bytes.dram.read") == 0);
+  CHECK(copy->fn_inclusive.at("flops.dp.scalar") == 0);
+  const Region* k = find(p, {"solve", "inner", "kernel"});
+  REQUIRE(k != nullptr);
+  CHECK(k->counters.at("flops.dp.scalar") == 300);
+}
+
+TEST_CASE("function view: where no sample tells them apart, a function with FLOPs comes first") {
+  // memcpy: no FLOPs, 1000 words of work; main: 1 FLOP, 2 of work; neither
+  // sampled. kernel's two rows are sampled and come first.
+  const std::string text = std::string("rprof-sim-functions 1\n") +
+                           "ctx\t1\t0\tsolve\n"
+                           "fn\t1\t" + kObj + "\tkernel\t401000\t/src/app.c\t12\n"
+                           "fn\t2\t" + kObj + "\tmain\t401100\t/src/app.c\t40\n"
+                           "fn\t3\t/lib/libc.so.6\tmemcpy\t1000\t\t0\n"
+                           "c\t0\t1" + counts(100, 800) + "\n"
+                           "c\t1\t1" + counts(300, 2400) + "\n"
+                           "c\t0\t2" + counts(1, 8) + "\n"
+                           "c\t0\t3" + counts(0, 8000) + "\n";
+  FunctionTable t;
+  parse_sim_functions(text, "a.txt", t);
+  FunctionTimes times;
+  times.sampled = true;
+  times.samples = 800;
+  times.threads = 1;
+  times.functions.push_back({kObj, "kernel", 0x401000, 800, 0, 0.8, 0, 1});
+  Profile p = program(2.0);
+  FunctionViewOptions o;
+  o.top = 3;
+  add_function_regions(p, t, times, o);
+  CHECK(find(p, {"solve", "kernel"}) != nullptr);
+  CHECK(find(p, {kProgramRegion, "kernel"}) != nullptr);
+  CHECK(find(p, {kProgramRegion, "main"}) != nullptr);
+  CHECK(find(p, {kProgramRegion, "memcpy"}) == nullptr);
+  o.top = 4;
+  Profile q = program(2.0);
+  add_function_regions(q, t, times, o);
+  CHECK(find(q, {kProgramRegion, "memcpy"}) != nullptr);
+}

@@ -111,6 +111,23 @@ static UInt fn_intern(const HChar* obj, const HChar* sym, Addr start, Addr entry
    return id;
 }
 
+/* The DebugInfo of the object at `a` when VG_(find_DebugInfo) has none: it
+ * knows .text only, and code outside it (.plt, .init, .fini) has the same
+ * bias. The object by its file name; one whose PLT holds `a` first. */
+static const DebugInfo* debuginfo_outside_text(const HChar* obj, Addr a)
+{
+   const DebugInfo *di, *named = NULL;
+   if (obj[0] == '\0') return NULL;
+   for (di = VG_(next_DebugInfo)(NULL); di != NULL; di = VG_(next_DebugInfo)(di)) {
+      const HChar* f = VG_(DebugInfo_get_filename)(di);
+      const Addr plt = VG_(DebugInfo_get_plt_avma)(di);
+      if (f == NULL || VG_(strcmp)(f, obj) != 0) continue;
+      if (a >= plt && a - plt < VG_(DebugInfo_get_plt_size)(di)) return di;
+      named = di;
+   }
+   return named;
+}
+
 /* The "+N" offset VG_(get_fnname_w_offset) appends, or 0. */
 static Addr offset_in(const HChar* s)
 {
@@ -129,7 +146,7 @@ UInt rp_fn_id_of(Addr a)
    const DiEpoch ep = VG_(current_DiEpoch)();
    const HChar *obj = NULL, *sym = NULL, *wo = NULL;
    HChar* sym_copy;
-   DebugInfo* di;
+   const DebugInfo* di;
    Addr entry = a, start;
    UInt id;
    if (!VG_(get_objname)(ep, a, &obj) || obj == NULL) obj = "";
@@ -141,6 +158,8 @@ UInt rp_fn_id_of(Addr a)
    } else {
       sym_copy = VG_(strdup)("rp.fn.sym", "");
       di = VG_(find_DebugInfo)(ep, a);
+      if (di == NULL) di = debuginfo_outside_text(obj, a);
+      /* The range's link-time address, as the sampled times have it. */
       start = (a - (di != NULL ? (Addr)VG_(DebugInfo_get_text_bias)(di) : 0)) & ~(Addr)0xfff;
    }
    id = fn_intern(obj, sym_copy, start, entry);
@@ -548,12 +567,15 @@ void rp_fn_pop(void)
    rp_fn_repoint();
 }
 
+static void clear_table(void);
+
 void rp_fn_reset(void)
 {
    UInt i;
 
    for (i = 0; i < nnodes; i++) VG_(memset)(nodes[i].cell, 0, RPROF_SIM_NCOUNTERS * sizeof(ULong));
    for (i = 0; i < nxcells; i++) VG_(memset)(xcells[i].cell, 0, RPROF_SIM_NCOUNTERS * sizeof(ULong));
+   clear_table(); /* what rp_fn_write summed into it (before an exec that failed) */
 }
 
 /* ---- the table: self and inclusive counts per (context, function) ------- */
@@ -575,6 +597,17 @@ static ULong* slot(UInt ctx, UInt fn)
    if (counts[ctx][fn] == NULL)
       counts[ctx][fn] = VG_(calloc)("rp.fn.cnt", 2 * RPROF_SIM_NCOUNTERS, sizeof(ULong));
    return counts[ctx][fn];
+}
+
+static void clear_table(void)
+{
+   UInt c, f;
+   for (c = 0; c < RP_FN_MAX_CTX; c++) {
+      for (f = 0; f < counts_cap[c]; f++) {
+         if (counts[c][f] != NULL)
+            VG_(memset)(counts[c][f], 0, 2 * RPROF_SIM_NCOUNTERS * sizeof(ULong));
+      }
+   }
 }
 
 static void add_to(ULong* dst, const ULong* src)

@@ -104,7 +104,8 @@ void rp_fn_load(const RpFnThread* t);
  * suspended). */
 void rp_fn_push(UWord region_id, const HChar* name);
 void rp_fn_pop(void);
-/* A forked child: start every count from zero. */
+/* A forked child, or a process whose exec failed after its table was
+ * written: start every count from zero. */
 void rp_fn_reset(void);
 /* A thread ended (its ThreadId is reused): it starts again at the root. */
 void rp_fn_thread_restart(RpFnThread* t);

@@ -6,6 +6,7 @@
  *   --rp-out=FILE           whole-run totals written at exit
  *   --rp-functions=yes      counts per function (rp_fn.h)
  *   --rp-fn-out=FILE        the per-function table, written at exit
+ * (and before an exec: FILE with ".exec<N>" before its ".txt").
  * Client requests: see sim_protocol.h.
  */
 #include "pub_tool_basics.h"
@@ -21,6 +22,7 @@
 #include "pub_tool_tooliface.h"
 #include "pub_tool_aspacemgr.h"
 #include "pub_tool_vki.h"
+#include "pub_tool_vkiscnums.h"
 #include "rp_state.h"
 
 ULong rp_live[RPROF_SIM_NCOUNTERS];
@@ -43,6 +45,8 @@ static const HChar* const counter_names[RPROF_SIM_NCOUNTERS] = {
 static RpThread* threads = NULL; /* indexed by ThreadId */
 static ThreadId running = VG_INVALID_THREADID;
 static UInt suspend_depth = 0;   /* the running thread's; rp_suspended mirrors it */
+/* Totals already written before an exec that failed (the process went on). */
+static ULong written[RPROF_SIM_NCOUNTERS];
 
 /* ---- threads ----------------------------------------------------------- */
 
@@ -96,6 +100,7 @@ static void on_fork_child(ThreadId tid)
    UInt t;
    (void)tid;
    VG_(memset)(rp_live, 0, sizeof(rp_live));
+   VG_(memset)(written, 0, sizeof(written));
    for (t = 1; t < VG_N_THREADS; t++) {
       VG_(memset)(threads[t].cnt, 0, sizeof(threads[t].cnt));
       VG_(memset)(threads[t].saved, 0, sizeof(threads[t].saved));
@@ -256,8 +261,23 @@ static void post_clo_init(void)
    VG_(atfork)(NULL, NULL, on_fork_child);
 }
 
-/* Totals over all threads, as "name value" lines. */
-static void write_totals(void)
+/* The file an option names (%p expanded), with `suffix` (may be "") put
+ * before its ".txt": totals.<pid>.exec1.txt. */
+static HChar* output_path(const HChar* option, const HChar* value, const HChar* suffix)
+{
+   HChar* base = VG_(expand_file_name)(option, value);
+   const SizeT len = VG_(strlen)(base);
+   const SizeT stem = len >= 4 && VG_(strcmp)(base + len - 4, ".txt") == 0 ? len - 4 : len;
+   HChar* path = VG_(malloc)("rp.path", len + VG_(strlen)(suffix) + 1);
+   VG_(memcpy)(path, base, stem);
+   VG_(strcpy)(path + stem, suffix);
+   VG_(strcat)(path, base + stem);
+   VG_(free)(base);
+   return path;
+}
+
+/* Totals over all threads since the last write, as "name value" lines. */
+static void write_totals(const HChar* suffix)
 {
    ULong total[RPROF_SIM_NCOUNTERS];
    HChar line[128];
@@ -273,7 +293,7 @@ static void write_totals(void)
       if (!threads[t].used) continue;
       for (k = 0; k < RPROF_SIM_NCOUNTERS; k++) total[k] += threads[t].cnt[k];
    }
-   path = VG_(expand_file_name)("--rp-out", clo_out);
+   path = output_path("--rp-out", clo_out, suffix);
    sr = VG_(open)(path, VKI_O_CREAT | VKI_O_TRUNC | VKI_O_WRONLY, 0600);
    if (sr_isError(sr)) {
       VG_(umsg)("rprof-sim: cannot write %s\n", path);
@@ -283,18 +303,20 @@ static void write_totals(void)
    VG_(free)(path);
    fd = (Int)sr_Res(sr);
    for (k = 0; k < RPROF_SIM_NCOUNTERS; k++) {
-      const Int len = VG_(snprintf)(line, sizeof(line), "%s %llu\n", counter_names[k], total[k]);
+      const Int len = VG_(snprintf)(line, sizeof(line), "%s %llu\n", counter_names[k],
+                                    total[k] - written[k]);
       VG_(write)(fd, line, len);
    }
    VG_(close)(fd);
+   VG_(memcpy)(written, total, sizeof(written));
 }
 
 /* Every count is already in its function's node of the calling-context tree. */
-static void write_functions(void)
+static void write_functions(const HChar* suffix)
 {
    HChar* path;
    if (!rp_clo_functions || clo_fn_out == NULL) return;
-   path = VG_(expand_file_name)("--rp-fn-out", clo_fn_out);
+   path = output_path("--rp-fn-out", clo_fn_out, suffix);
    rp_fn_write(path);
    VG_(free)(path);
 }
@@ -302,8 +324,49 @@ static void write_functions(void)
 static void fini(Int exitcode)
 {
    (void)exitcode;
-   write_totals();
-   write_functions();
+   write_totals("");
+   write_functions("");
+}
+
+/* An exec replaces the process image without a fini, and the new image
+ * writes the files of the same pid: what this image counted is written
+ * before it, to files of its own (totals.<pid>.exec<N>.txt, ...), which the
+ * launcher sums with the others. Should the exec fail, the process goes on
+ * from zero (its table starts again; the totals count from what was
+ * written), so nothing is counted twice. */
+static void pre_syscall(ThreadId tid, UInt sysno, UWord* args, UInt nargs)
+{
+   HChar suffix[32];
+   UInt n;
+   (void)tid;
+   (void)args;
+   (void)nargs;
+   if (sysno != __NR_execve && sysno != __NR_execveat) return;
+   /* The first N no earlier image of this pid used (an image an exec started
+    * may exec again, counting from 1 itself). */
+   for (n = 1; n < 100000; n++) {
+      struct vg_stat st;
+      HChar* path;
+      Bool taken;
+      VG_(snprintf)(suffix, sizeof(suffix), ".exec%u", n);
+      if (clo_out == NULL) break;
+      path = output_path("--rp-out", clo_out, suffix);
+      taken = !sr_isError(VG_(stat)(path, &st));
+      VG_(free)(path);
+      if (!taken) break;
+   }
+   write_totals(suffix);
+   write_functions(suffix);
+   if (rp_clo_functions) rp_fn_reset();
+}
+
+static void post_syscall(ThreadId tid, UInt sysno, UWord* args, UInt nargs, SysRes res)
+{
+   (void)tid;
+   (void)sysno;
+   (void)args;
+   (void)nargs;
+   (void)res;
 }
 
 static void pre_clo_init(void)
@@ -319,6 +382,7 @@ static void pre_clo_init(void)
    VG_(needs_client_requests)(handle_request);
    VG_(track_start_client_code)(on_start_client_code);
    VG_(track_pre_thread_ll_create)(on_thread_create);
+   VG_(needs_syscall_wrapper)(pre_syscall, post_syscall);
 }
 
 VG_DETERMINE_INTERFACE_VERSION(pre_clo_init)
