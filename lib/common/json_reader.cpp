@@ -183,6 +183,23 @@ class KeptBytes {
   const uint64_t max_;
 };
 
+// Frees what v holds, bottom up. nlohmann's destructor first moves all the
+// elements of an array or object into a vector of its own (to avoid deep
+// recursion), which would take the size of a large array's storage a second
+// time as a piece is dropped; nesting is capped (JsonLimits::depth), so this
+// recursion is bounded.
+void release(json& v) {
+  if (v.is_array()) {
+    json::array_t& a = v.get_ref<json::array_t&>();
+    for (json& e : a) release(e);
+    json::array_t().swap(a);
+  } else if (v.is_object()) {
+    json::object_t& o = v.get_ref<json::object_t&>();
+    for (auto& member : o) release(member.second);
+    o.clear();
+  }
+}
+
 // Reads a JSON text piece by piece for nlohmann's parser (an input
 // iterator over JsonText): the lexer reads one character at a time, and
 // only the end of a piece reads the next.
@@ -449,14 +466,22 @@ JsonReader::json JsonReader::parse(JsonText& text, const json::parser_callback_t
     const json::parser_callback_t counted = [&](int depth, json::parse_event_t event, json& v) {
       const bool k = keep(depth, event, v);
       kept.account(static_cast<size_t>(depth), event, v, k);
+      if (!k && (event == json::parse_event_t::object_end ||
+                 event == json::parse_event_t::array_end)) {
+        release(v);  // the parser drops it
+      }
       return k;
     };
     CappedSax<nlohmann::detail::json_sax_dom_callback_parser<json>> sax(lim, doc, counted);
     try {
       ok = json::sax_parse(PieceIterator(&text), PieceIterator(), &sax);
     } catch (const KeptBytes::Over&) {
+      release(doc);
       fail(fmt::format("more than {} bytes of JSON values held at once (the limit)",
                        lim.kept_bytes));
+    } catch (...) {
+      release(doc);  // a callback refused the document
+      throw;
     }
     cap = sax.cap(), error = sax.error(), error_byte = sax.error_byte();
   } else {
@@ -465,6 +490,7 @@ JsonReader::json JsonReader::parse(JsonText& text, const json::parser_callback_t
     cap = sax.cap(), error = sax.error(), error_byte = sax.error_byte();
   }
   if (ok) return doc;
+  release(doc);
   if (!cap.empty()) fail(cap);
   const size_t at = error_byte;
   const bool truncated = at >= text.size();
