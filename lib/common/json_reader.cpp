@@ -214,9 +214,9 @@ class PieceIterator {
   PieceIterator() = default;  // the end
   explicit PieceIterator(JsonText* text) : text_(text) {}
 
-  // Only ever compared with the end.
-  bool operator==(const PieceIterator& o) const { return at_end() == o.at_end(); }
-  bool operator!=(const PieceIterator& o) const { return !(*this == o); }
+  // Only ever compared with the end (the adapter's `current != end`).
+  bool operator==(const PieceIterator& /*end*/) const { return at_end(); }
+  bool operator!=(const PieceIterator& /*end*/) const { return !at_end(); }
   const char& operator*() const { return *p_; }
   PieceIterator& operator++() {
     ++p_;
