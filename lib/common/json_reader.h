@@ -25,7 +25,7 @@ namespace rprof {
 class InputFile;
 
 // The text of one JSON document, read in pieces: a string in memory (one
-// piece), or a file read as it is parsed, kJsonChunkBytes at a time, so a
+// piece), or a file read as it is parsed, kChunkBytes at a time, so a
 // reader never holds a file's text. What needs a part again (the line and
 // column of an error) reads it again from the file.
 class JsonText {
