@@ -58,6 +58,12 @@ export RPROF_SYSROOT=$fixture RPROF_MACHINE_FILE=$fixture/machine.json
 { echo -n '"junk": ['; strings 100; echo -n '], '; } | insert_after "$tmp/raw-strings.json" '"signal": 0, ' "$raw"
 { echo -n '{"junk": ['; zeros 32000000; echo -n ']}, '; } | insert_after "$tmp/profile-zeros-region.json" '"regions": [' "$profile"
 { echo -n '{"junk": ['; deep 500000 60; echo -n ']}, '; } | insert_after "$tmp/profile-deep-region.json" '"regions": [' "$profile"
+# The largest files within the caps (256 MiB): a profile.json whose region of
+# 32 M zeros is followed by 190 MB of blanks, a raw profile of 250 strings of
+# 1 MiB (a reader that holds the text holds all of it).
+{ echo -n '{"junk": ['; zeros 32000000; echo -n ']}, '; head -c 190000000 /dev/zero | tr '\0' ' '; } |
+  insert_after "$tmp/profile-zeros-254mb.json" '"regions": [' "$profile"
+{ echo -n '"junk": ['; strings 250; echo -n '], '; } | insert_after "$tmp/raw-strings-262mb.json" '"signal": 0, ' "$raw"
 { echo -n '"junk": ['; deep 16000 62; echo -n '], '; } | insert_after "$tmp/machine-deep.json" '"schema_version": 1,' "$machine"
 { echo -n '"junk": ['; zeros 1000000; echo -n '], '; } | insert_after "$tmp/machine-zeros.json" '"schema_version": 1,' "$machine"
 
@@ -80,11 +86,11 @@ run() {  # NAME FILE COMMAND...
     "$(awk -v b="$(stat -c %s "$file")" 'BEGIN { print b / 1e6 }')" "$rc" \
     "$(awk -v k="$rss" 'BEGIN { print k * 1024 / 1e6 }')" "$wall" "$msg"
 }
-for f in zeros raw-zeros-member raw-zeros-incl raw-deep raw-strings; do
+for f in zeros raw-zeros-member raw-zeros-incl raw-deep raw-strings raw-strings-262mb; do
   run "report $f.json" "$tmp/$f.json" "$rprof" report "$tmp/$f.json"
   run "merge $f.json" "$tmp/$f.json" "$rprof" merge -o "$tmp/out-$f" "$tmp/$f.json"
 done
-for f in profile-zeros-region profile-deep-region; do
+for f in profile-zeros-region profile-deep-region profile-zeros-254mb; do
   run "report $f.json" "$tmp/$f.json" "$rprof" report "$tmp/$f.json"
 done
 for f in machine-deep machine-zeros; do

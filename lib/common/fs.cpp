@@ -47,8 +47,8 @@ std::string not_regular_file(const std::string& path) {
   return file_kind_problem(st.st_mode);
 }
 
-std::string read_input_file(const std::string& path, uint64_t max_bytes,
-                            const std::string& kind) {
+InputFile::InputFile(const std::string& path, uint64_t max_bytes, const std::string& kind)
+    : path_(path), kind_(kind), max_bytes_(max_bytes) {
   // stat first: opening a FIFO for reading would wait for a writer.
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) {
@@ -59,41 +59,59 @@ std::string read_input_file(const std::string& path, uint64_t max_bytes,
     return Error(path + ": " + problem + ", not an " + kind + " (rprof reads regular files only)");
   };
   if (!file_kind_problem(st.st_mode).empty()) throw not_a_file(file_kind_problem(st.st_mode));
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) throw Error("cannot read " + path + ": " + std::strerror(errno));
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  if (::fstat(fd, &st) != 0) throw Error("cannot read " + path + ": " + std::strerror(errno));
-  if (!file_kind_problem(st.st_mode).empty()) throw not_a_file(file_kind_problem(st.st_mode));
-  auto too_big = [&](uint64_t size) {
-    return Error(fmt::format("{}: {} bytes is beyond the limit of {} bytes for an {}", path, size,
-                             max_bytes, kind));
-  };
-  if (static_cast<uint64_t>(st.st_size) > max_bytes) {
-    throw too_big(static_cast<uint64_t>(st.st_size));
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd_ < 0) throw Error("cannot read " + path + ": " + std::strerror(errno));
+  try {
+    if (::fstat(fd_, &st) != 0) throw Error("cannot read " + path + ": " + std::strerror(errno));
+    if (!file_kind_problem(st.st_mode).empty()) throw not_a_file(file_kind_problem(st.st_mode));
+    if (static_cast<uint64_t>(st.st_size) > max_bytes) {
+      throw Error(fmt::format("{}: {} bytes is beyond the limit of {} bytes for an {}", path,
+                              static_cast<uint64_t>(st.st_size), max_bytes, kind));
+    }
+  } catch (...) {
+    ::close(fd_);
+    throw;
   }
-  std::string text;
-  text.resize(static_cast<size_t>(st.st_size));
+}
+
+InputFile::~InputFile() { ::close(fd_); }
+
+size_t InputFile::read_at(uint64_t offset, char* buf, size_t n) const {
+  // One byte past the cap at most: enough to tell a file that grew past it.
+  if (offset > max_bytes_) n = 0;
+  n = static_cast<size_t>(std::min<uint64_t>(n, max_bytes_ + 1 - std::min(offset, max_bytes_)));
   size_t got = 0;
-  char more[4096];  // past the size stat gave: the file grew (or /proc says 0)
-  for (;;) {
-    const bool full = got == text.size();
-    const ssize_t n = full ? ::read(fd, more, sizeof more)
-                           : ::read(fd, &text[got], text.size() - got);
-    if (n < 0) {
+  while (got < n) {
+    const ssize_t r = ::pread(fd_, buf + got, n - got, static_cast<off_t>(offset + got));
+    if (r < 0) {
       if (errno == EINTR) continue;
-      throw Error("cannot read " + path + ": " + std::strerror(errno));
+      throw Error("cannot read " + path_ + ": " + std::strerror(errno));
     }
-    if (n == 0) break;
-    if (full) {
-      if (got + static_cast<size_t>(n) > max_bytes) throw too_big(got + static_cast<size_t>(n));
-      text.append(more, static_cast<size_t>(n));
-    }
-    got += static_cast<size_t>(n);
+    if (r == 0) break;
+    got += static_cast<size_t>(r);
   }
-  text.resize(got);
+  if (offset + got > max_bytes_) {
+    struct stat st;
+    const uint64_t size = ::fstat(fd_, &st) == 0
+                              ? std::max<uint64_t>(offset + got, static_cast<uint64_t>(st.st_size))
+                              : offset + got;
+    throw Error(fmt::format("{}: {} bytes is beyond the limit of {} bytes for an {}", path_, size,
+                            max_bytes_, kind_));
+  }
+  return got;
+}
+
+std::string read_input_file(const std::string& path, uint64_t max_bytes,
+                            const std::string& kind) {
+  const InputFile file(path, max_bytes, kind);
+  std::string text;
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && static_cast<uint64_t>(st.st_size) <= max_bytes) {
+    text.reserve(static_cast<size_t>(st.st_size));
+  }
+  // Past the size stat gave too: the file grew (or /proc says 0).
+  char more[65536];
+  for (size_t n; (n = file.read_at(text.size(), more, sizeof more)) > 0;) text.append(more, n);
   return text;
 }
 

@@ -16,6 +16,26 @@ std::string read_file(const std::string& path);
 // a directory, a device (/dev/zero), a FIFO or a socket is named as such and
 // never read, so no input makes the tool hang or fill memory.
 std::string read_input_file(const std::string& path, uint64_t max_bytes, const std::string& kind);
+// The same file opened to be read in pieces (a reader that parses it as it
+// reads it holds no copy of its text): the same checks at open, and a read
+// that finds more than max_bytes (the file grew) refuses it the same way.
+class InputFile {
+ public:
+  InputFile(const std::string& path, uint64_t max_bytes, const std::string& kind);
+  ~InputFile();
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+
+  const std::string& path() const { return path_; }
+  uint64_t max_bytes() const { return max_bytes_; }
+  // Up to n bytes at offset into buf (pread: any order); 0 at the end.
+  size_t read_at(uint64_t offset, char* buf, size_t n) const;
+
+ private:
+  std::string path_, kind_;
+  uint64_t max_bytes_;
+  int fd_ = -1;
+};
 // "is a directory", "is a FIFO", ... for a path that is not a regular file;
 // "" for a regular file or one that does not exist.
 std::string not_regular_file(const std::string& path);

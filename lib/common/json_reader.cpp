@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <utility>
 
 #include "common/error.h"
+#include "common/fs.h"
 
 namespace rprof {
 namespace {
@@ -85,11 +87,15 @@ class CappedSax : public Base {
   size_t error_byte_ = 0;
 };
 
-// The bytes a document read with a parser callback holds, estimated as the
+// The bytes a document read with a parser callback holds, counted as the
 // parser builds values and drops them: json_sax_dom_callback_parser builds a
 // value only when the callback kept it, its member name and every array or
 // object above it, and drops an array or object (all it held) when the
-// callback refuses it at its end.
+// callback refuses it at its end. The callback runs before the value is
+// stored, so the cap holds before the memory is taken. Counted as libstdc++
+// and glibc allocate: an array's elements by its vector's capacity (which
+// doubles: while it moves, the old and the new storage are both held), a
+// member by its map node, a string by its heap object and its characters.
 class KeptBytes {
  public:
   struct Over {};  // thrown beyond the cap
@@ -104,37 +110,50 @@ class KeptBytes {
       case E::array_start: {
         levels_.resize(depth + 1);
         const bool built = kept && builds_child(depth);
-        levels_[depth] = Level{built, event == E::array_start, true, bytes_};
+        if (built) add_element(depth);
+        levels_[depth] = Level{built, event == E::array_start, true, bytes_, 0, 0};
         if (built) add(kContainer);
         break;
       }
       case E::key:
         levels_[depth - 1].key_kept = kept;
-        if (kept && levels_[depth - 1].built) add(kMember + v.get_ref<const std::string&>().size());
+        if (kept && levels_[depth - 1].built) {
+          add(kMember + heap(v.get_ref<const std::string&>().size()));
+        }
         break;
       case E::value:
         if (kept && builds_child(depth)) {
-          add(kValue + (v.is_string() ? v.get_ref<const std::string&>().size() : 0));
+          add_element(depth);
+          if (v.is_string()) add(kString + heap(v.get_ref<const std::string&>().size()));
         }
         break;
       case E::object_end:
       case E::array_end:
-        if (!kept) bytes_ = levels_[depth].at_start;
+        if (!kept) {
+          bytes_ = levels_[depth].at_start;
+          // The parser takes it out of its array again (the capacity stays).
+          if (depth > 0 && levels_[depth - 1].array) --levels_[depth - 1].elements;
+        }
         levels_.resize(depth);
         break;
     }
   }
 
  private:
-  static constexpr uint64_t kValue = sizeof(json);  // 16
-  static constexpr uint64_t kContainer = 64;        // its vector or map, allocated
-  static constexpr uint64_t kMember = 64;           // a map node and its key
+  static constexpr uint64_t kElement = sizeof(json);  // 16, in its array's storage
+  static constexpr uint64_t kContainer = 64;  // a vector (24) or map (48) on the heap
+  static constexpr uint64_t kMember = 96;     // a map node: links, key, value (80)
+  static constexpr uint64_t kString = 48;     // a std::string (32) on the heap
+
+  // A string's characters beyond its inline buffer (15), as malloc rounds.
+  static uint64_t heap(size_t length) { return length <= 15 ? 0 : (length + 1 + 8 + 15) & ~15ull; }
 
   struct Level {
     bool built = false;
     bool array = false;
     bool key_kept = true;  // of the member being parsed (objects)
     uint64_t at_start = 0;
+    uint64_t elements = 0, capacity = 0;  // arrays
   };
 
   // Whether a value at `depth` is built when the callback keeps it.
@@ -142,6 +161,17 @@ class KeptBytes {
     if (depth == 0) return true;
     const Level& up = levels_[depth - 1];
     return up.built && (up.array || up.key_kept);
+  }
+  // A value built at `depth`: a slot of its array (the member node of an
+  // object is counted at its key).
+  void add_element(size_t depth) {
+    if (depth == 0 || !levels_[depth - 1].array) return;
+    Level& up = levels_[depth - 1];
+    if (++up.elements <= up.capacity) return;
+    const uint64_t grown = up.capacity == 0 ? 1 : 2 * up.capacity;
+    add(grown * kElement);  // the new storage, while the old is still held
+    bytes_ -= up.capacity * kElement;
+    up.capacity = grown;
   }
   void add(uint64_t n) {
     bytes_ += n;
@@ -153,13 +183,150 @@ class KeptBytes {
   const uint64_t max_;
 };
 
-// "line 3, column 7" of the byte at offset `at` (0-based) of text.
-std::string line_column(const std::string& text, size_t at) {
+// Frees what v holds, bottom up. nlohmann's destructor first moves all the
+// elements of an array or object into a vector of its own (to avoid deep
+// recursion), which would take the size of a large array's storage a second
+// time as a piece is dropped; nesting is capped (JsonLimits::depth), so this
+// recursion is bounded.
+void release(json& v) {
+  if (v.is_array()) {
+    json::array_t& a = v.get_ref<json::array_t&>();
+    for (json& e : a) release(e);
+    json::array_t().swap(a);
+  } else if (v.is_object()) {
+    json::object_t& o = v.get_ref<json::object_t&>();
+    for (auto& member : o) release(member.second);
+    o.clear();
+  }
+}
+
+// Reads a JSON text piece by piece for nlohmann's parser (an input
+// iterator over JsonText): the lexer reads one character at a time, and
+// only the end of a piece reads the next.
+class PieceIterator {
+ public:
+  using iterator_category = std::input_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+
+  PieceIterator() = default;  // the end
+  explicit PieceIterator(JsonText* text) : text_(text) {}
+
+  // Only ever compared with the end (the adapter's `current != end`).
+  bool operator==(const PieceIterator& /*end*/) const { return at_end(); }
+  bool operator!=(const PieceIterator& /*end*/) const { return !at_end(); }
+  const char& operator*() const { return *p_; }
+  PieceIterator& operator++() {
+    ++p_;
+    return *this;
+  }
+
+ private:
+  bool at_end() const {
+    if (p_ != end_) return false;
+    if (text_ == nullptr) return true;
+    const std::string_view piece = text_->at(offset_);
+    offset_ += piece.size();
+    p_ = piece.data(), end_ = piece.data() + piece.size();
+    return piece.empty();
+  }
+
+  JsonText* text_ = nullptr;
+  mutable const char* p_ = nullptr;
+  mutable const char* end_ = nullptr;
+  mutable uint64_t offset_ = 0;  // of the next piece
+};
+
+// What the parser must know before it builds anything, in one pass over the
+// pieces: the first string longer than the cap (the parser would build such
+// a string whole, a 200 MB region name 200 MB more, before its callback
+// could refuse it) and a bound on the number of values. memchr and a
+// vectorised count keep it cheap (milliseconds for 100 MB).
+class Prescan {
+ public:
+  explicit Prescan(size_t max_string) : max_(max_string) {}
+
+  void feed(std::string_view piece) {
+    const char* const begin = piece.data();
+    const char* const end = begin + piece.size();
+    if (!found()) {
+      // At least the number of values: every value but the first follows a
+      // ',' or opens an array or object (commas inside strings only add).
+      for (const char c : piece) {
+        values_ += static_cast<uint64_t>((c == ',') | (c == '[') | (c == '{'));
+      }
+      scan(begin, end);
+    }
+    offset_ += piece.size();
+  }
+  // At the end of the text: a string still open runs to it.
+  void finish() {
+    if (!found() && in_string_) close_string(offset_);
+  }
+
+  bool found() const { return long_length_ > 0; }
+  uint64_t long_at() const { return open_at_; }
+  uint64_t long_length() const { return long_length_; }
+  uint64_t values_bound() const { return values_; }
+
+ private:
+  void scan(const char* begin, const char* end) {
+    const char* p = begin;
+    while (p < end && !found()) {
+      if (!in_string_) {
+        const auto* open = static_cast<const char*>(std::memchr(p, '"', size_t(end - p)));
+        if (open == nullptr) return;
+        in_string_ = true, open_at_ = offset_ + size_t(open - begin), backslashes_ = 0;
+        p = open + 1;
+        continue;
+      }
+      // Where the string's characters start in this piece.
+      const char* first = open_at_ >= offset_ ? begin + (open_at_ - offset_) + 1 : begin;
+      const auto* quote = static_cast<const char*>(std::memchr(p, '"', size_t(end - p)));
+      const char* b = quote != nullptr ? quote : end;
+      uint64_t run = 0;  // backslashes right before b
+      while (b > first && b[-1] == '\\') --b, ++run;
+      if (b == first) run += backslashes_;  // the run began in the piece before
+      if (quote == nullptr) {
+        backslashes_ = run;
+        return;
+      }
+      p = quote + 1;
+      if (run % 2 == 0) close_string(offset_ + size_t(quote - begin));
+    }
+  }
+  void close_string(uint64_t close_at) {
+    const uint64_t n = close_at - open_at_ - 1;
+    in_string_ = false;
+    if (n > max_) long_length_ = n;
+  }
+
+  const size_t max_;
+  uint64_t offset_ = 0;  // of the piece being fed
+  uint64_t values_ = 1;
+  bool in_string_ = false;
+  uint64_t open_at_ = 0;      // of the string being scanned (then of the long one)
+  uint64_t backslashes_ = 0;  // ending the string's characters so far
+  uint64_t long_length_ = 0;
+};
+
+// "line 3, column 7" of the byte at offset `at` (0-based) of text, read
+// again up to there.
+std::string line_column(JsonText& text, uint64_t at) {
   at = std::min(at, text.size());
-  const size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + at, '\n'));
-  const size_t nl = at == 0 ? std::string::npos : text.rfind('\n', at - 1);
-  const size_t column = nl == std::string::npos ? at + 1 : at - nl;
-  return fmt::format("line {}, column {}", line, column);
+  uint64_t line = 1, line_start = 0;
+  for (uint64_t off = 0; off < at;) {
+    const std::string_view piece = text.at(off);
+    if (piece.empty()) break;
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(piece.size(), at - off));
+    for (size_t i = 0; i < n; ++i) {
+      if (piece[i] == '\n') ++line, line_start = off + i + 1;
+    }
+    off += n;
+  }
+  return fmt::format("line {}, column {}", line, at - line_start + 1);
 }
 
 // nlohmann's "[json.exception.parse_error.101] parse error at line 1, column
@@ -190,52 +357,18 @@ std::string syntax_detail(const std::string& what) {
   return s;
 }
 
-// The offset of the first string longer than max_bytes, or npos. Run before
-// the parser, which would build such a string whole (a 200 MB region name
-// would take 200 MB more) before its callback could refuse it. memchr keeps
-// it cheap (milliseconds for 100 MB).
-size_t long_string_at(const std::string& text, size_t max_bytes, size_t* length) {
-  const char* const begin = text.data();
-  const char* const end = begin + text.size();
-  const char* p = begin;
-  while (p < end) {
-    const char* open = static_cast<const char*>(std::memchr(p, '"', static_cast<size_t>(end - p)));
-    if (open == nullptr) return std::string::npos;
-    const char* q = open + 1;
-    const char* close = nullptr;
-    while (q < end) {
-      const char* c = static_cast<const char*>(std::memchr(q, '"', static_cast<size_t>(end - q)));
-      if (c == nullptr) break;
-      size_t backslashes = 0;
-      for (const char* b = c - 1; b > open && *b == '\\'; --b) ++backslashes;
-      if (backslashes % 2 == 0) {
-        close = c;
-        break;
-      }
-      q = c + 1;
-    }
-    const size_t n = static_cast<size_t>((close != nullptr ? close : end) - open - 1);
-    if (n > max_bytes) {
-      *length = n;
-      return static_cast<size_t>(open - begin);
-    }
-    if (close == nullptr) return std::string::npos;
-    p = close + 1;
-  }
-  return std::string::npos;
-}
-
-// At least the number of values in text: every value but the first follows
-// a ',' or opens an array or object (commas inside strings only add to it).
-// One vectorised pass, so a file with too many values is refused before
-// any of them is built.
-uint64_t values_bound(const std::string& text) {
-  uint64_t n = 1;
-  for (const char c : text) n += static_cast<uint64_t>((c == ',') | (c == '[') | (c == '{'));
-  return n;
-}
-
 }  // namespace
+
+JsonText::JsonText(const InputFile& file)
+    : file_(&file), buf_(new char[kChunkBytes]), size_known_(false) {}
+
+std::string_view JsonText::at(uint64_t offset) {
+  if (size_known_ && offset >= size_) return {};
+  if (text_ != nullptr) return std::string_view(*text_).substr(static_cast<size_t>(offset));
+  size_t n = kChunkBytes;
+  if (size_known_) n = static_cast<size_t>(std::min<uint64_t>(n, size_ - offset));
+  return std::string_view(buf_.get(), file_->read_at(offset, buf_.get(), n));
+}
 
 JsonReader::JsonReader(std::string file, std::string kind, std::string advice)
     : root_(std::make_shared<Root>(Root{std::move(file), std::move(kind), std::move(advice)})) {}
@@ -300,16 +433,28 @@ JsonReader::json JsonReader::parse(const std::string& text, const JsonLimits& li
 
 JsonReader::json JsonReader::parse(const std::string& text, const json::parser_callback_t& keep,
                                    const JsonLimits& lim) const {
-  if (text.empty()) fail("the file is empty");
-  size_t length = 0;
-  const size_t long_at = long_string_at(text, lim.string_bytes, &length);
-  if (long_at != std::string::npos) {
+  JsonText in(text);
+  return parse(in, keep, lim);
+}
+
+JsonReader::json JsonReader::parse(JsonText& text, const json::parser_callback_t& keep,
+                                   const JsonLimits& lim) const {
+  Prescan scan(lim.string_bytes);
+  uint64_t size = 0;
+  for (std::string_view piece; !(piece = text.at(size)).empty(); size += piece.size()) {
+    scan.feed(piece);
+  }
+  scan.finish();
+  if (!text.size_known()) text.set_size(size);
+  if (size == 0) fail("the file is empty");
+  if (scan.found()) {
     fail(fmt::format("a string of {} bytes at byte {} ({}) is beyond the limit of {} bytes",
-                     length, long_at, line_column(text, long_at), lim.string_bytes));
+                     scan.long_length(), scan.long_at(), line_column(text, scan.long_at()),
+                     lim.string_bytes));
   }
   // Counted exactly while parsing; this bound only spares building most of
   // a file that has far too many (strings with commas can inflate it).
-  if (values_bound(text) > 2 * lim.values) {
+  if (scan.values_bound() > 2 * lim.values) {
     fail(fmt::format("more than {} JSON values (the limit)", lim.values));
   }
   json doc;
@@ -321,22 +466,31 @@ JsonReader::json JsonReader::parse(const std::string& text, const json::parser_c
     const json::parser_callback_t counted = [&](int depth, json::parse_event_t event, json& v) {
       const bool k = keep(depth, event, v);
       kept.account(static_cast<size_t>(depth), event, v, k);
+      if (!k && (event == json::parse_event_t::object_end ||
+                 event == json::parse_event_t::array_end)) {
+        release(v);  // the parser drops it
+      }
       return k;
     };
     CappedSax<nlohmann::detail::json_sax_dom_callback_parser<json>> sax(lim, doc, counted);
     try {
-      ok = json::sax_parse(text, &sax);
+      ok = json::sax_parse(PieceIterator(&text), PieceIterator(), &sax);
     } catch (const KeptBytes::Over&) {
+      release(doc);
       fail(fmt::format("more than {} bytes of JSON values held at once (the limit)",
                        lim.kept_bytes));
+    } catch (...) {
+      release(doc);  // a callback refused the document
+      throw;
     }
     cap = sax.cap(), error = sax.error(), error_byte = sax.error_byte();
   } else {
     CappedSax<nlohmann::detail::json_sax_dom_parser<json>> sax(lim, doc);
-    ok = json::sax_parse(text, &sax);
+    ok = json::sax_parse(PieceIterator(&text), PieceIterator(), &sax);
     cap = sax.cap(), error = sax.error(), error_byte = sax.error_byte();
   }
   if (ok) return doc;
+  release(doc);
   if (!cap.empty()) fail(cap);
   const size_t at = error_byte;
   const bool truncated = at >= text.size();

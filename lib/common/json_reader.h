@@ -14,12 +14,44 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
 #include "common/limits.h"
 
 namespace rprof {
+
+class InputFile;
+
+// The text of one JSON document, read in pieces: a string in memory (one
+// piece), or a file read as it is parsed, kChunkBytes at a time, so a
+// reader never holds a file's text. What needs a part again (the line and
+// column of an error) reads it again from the file.
+class JsonText {
+ public:
+  static constexpr size_t kChunkBytes = 1u << 20;  // 1 MiB
+
+  // Both refer to their argument, which must outlive this.
+  explicit JsonText(const std::string& text) : text_(&text), size_(text.size()) {}
+  explicit JsonText(const InputFile& file);
+
+  // The bytes from `offset` on: all of them (memory) or the next piece
+  // (file); empty at the end. The view lasts until the next call.
+  std::string_view at(uint64_t offset);
+  // The text's length: a file's is known once it has been read to its end
+  // (the file may grow, and is then read as it was).
+  uint64_t size() const { return size_; }
+  bool size_known() const { return size_known_; }
+  void set_size(uint64_t size) { size_ = size, size_known_ = true; }
+
+ private:
+  const std::string* text_ = nullptr;
+  const InputFile* file_ = nullptr;
+  std::unique_ptr<char[]> buf_;
+  uint64_t size_ = 0;
+  bool size_known_ = true;
+};
 
 // Caps on one JSON text, checked while it is parsed.
 struct JsonLimits {
@@ -65,6 +97,10 @@ class JsonReader {
   // kept whole (an unknown member, a list of a million zeros) cannot take
   // more than that before it is refused.
   json parse(const std::string& text, const json::parser_callback_t& keep,
+             const JsonLimits& lim = JsonLimits()) const;
+  // The same on a text read in pieces (a file read as it is parsed): the
+  // same caps and the same errors, the byte offsets and lines of the file.
+  json parse(JsonText& text, const json::parser_callback_t& keep,
              const JsonLimits& lim = JsonLimits()) const;
 
   // The member `key` of obj converted to T, checked: integers must be

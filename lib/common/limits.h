@@ -13,10 +13,11 @@
 
 namespace rprof::limits {
 
-// Whole files. A reader holds the file's text while it reads it (and one
-// piece of it as JSON, kJsonKeptBytes), so these bound its memory: a
-// profile.json of 100,000 region paths is 103 MB, a raw profile of 100,000
-// paths with 32 counters (the runtime's most) about 50 MB.
+// Whole files: a profile.json of 100,000 region paths is 103 MB, a raw
+// profile of 100,000 paths with 32 counters (the runtime's most) about 50 MB.
+// Both are read from the file as they are parsed (common/json_reader.h,
+// JsonText: 1 MiB at a time), so their size does not bound the reader's
+// memory (kJsonKeptBytes does); the machine file is read whole.
 inline constexpr uint64_t kProfileFileBytes = 256ull << 20;  // 256 MiB
 inline constexpr uint64_t kRawFileBytes = 256ull << 20;      // 256 MiB
 inline constexpr uint64_t kMachineFileBytes = 16ull << 20;  // 16 MiB
@@ -30,13 +31,14 @@ inline constexpr size_t kJsonStringBytes = 1u << 20;       // 1 MiB
 inline constexpr uint64_t kJsonValues = 32ull << 20;       // 33,554,432
 inline constexpr uint64_t kMachineJsonValues = 1u << 20;   // 1,048,576
 // What a file read piece by piece (profile.json region by region, a raw
-// profile node by node) holds as JSON at once, estimated at 16 bytes a value,
-// 64 an array or object, 64 plus its length a member name or long string.
-// The largest legitimate piece is one region of an MPI run: 65,536 thread
-// rows of 40 columns take 42 MB; the file's header (1,048,576 missing ranks
-// at most) 17 MB. A hostile file is refused at this point, whatever it holds
-// (the memory it took is at most about 3 times this: an array's storage
-// doubles as it grows, and is copied).
+// profile node by node) holds as JSON at once, counted as it is allocated:
+// an array's storage by its capacity, 16 bytes an element (while it doubles,
+// old and new), 64 an array or object, 96 a member, 48 a string, plus the
+// characters of a name or string longer than 15. The largest legitimate
+// piece is one region of an MPI run: 65,536 thread rows of 40 columns take
+// 42 MB; the file's header (1,048,576 missing ranks at most) 24 MB while its
+// array grows. A hostile file is refused at this point, whatever it holds,
+// before the parser allocates past it.
 inline constexpr uint64_t kJsonKeptBytes = 64ull << 20;     // 64 MiB
 
 // The profile model.

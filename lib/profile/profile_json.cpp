@@ -516,8 +516,7 @@ struct RawFormat {};
 // each element of "regions" is converted as soon as it is parsed and dropped
 // from the document, so the reader holds one region's DOM at a time rather
 // than the whole file's. Without `with_regions` they are skipped (run facts).
-Profile parse_profile_stream(const std::string& text, const std::string& file,
-                             bool with_regions) {
+Profile parse_profile_stream(JsonText& text, const std::string& file, bool with_regions) {
   const JsonReader r(file, "rprof profile");
   const JsonReader rg = r.at("regions");
   std::vector<Region> regions;
@@ -561,7 +560,8 @@ Profile parse_profile_stream(const std::string& text, const std::string& file,
 }  // namespace
 
 RunInfo read_profile_run(const std::string& file) {
-  const std::string text = read_input_file(file, limits::kProfileFileBytes, "rprof profile");
+  const InputFile in(file, limits::kProfileFileBytes, "rprof profile");
+  JsonText text(in);
   try {
     return parse_profile_stream(text, file, /*with_regions=*/false).run;
   } catch (const RawFormat&) {
@@ -585,7 +585,9 @@ Profile load_profile(const std::string& path) {
     }
     return aggregate(read_raw_profiles(files, nullptr), RunInfo{});
   }
-  const std::string text = read_input_file(path, limits::kProfileFileBytes, "rprof profile");
+  // Read from the file as it is parsed: no copy of its text is held.
+  const InputFile in(path, limits::kProfileFileBytes, "rprof profile");
+  JsonText text(in);
   try {
     return parse_profile_stream(text, path, /*with_regions=*/true);
   } catch (const RawFormat&) {
@@ -594,7 +596,7 @@ Profile load_profile(const std::string& path) {
                               "profile",
                               path, text.size(), limits::kRawFileBytes));
     }
-    return aggregate({parse_raw_profile(text, path)}, RunInfo{});
+    return aggregate({parse_raw_profile(text, path)}, RunInfo{});  // read again from the start
   }
 }
 

@@ -15,14 +15,16 @@
 
 #include "common/error.h"
 #include "common/fs.h"
+#include "common/json_reader.h"
 #include "common/limits.h"
 
 namespace rprof {
 using nlohmann::json;
 
 RawProfile read_raw_profile(const std::string& file) {
-  return parse_raw_profile(read_input_file(file, limits::kRawFileBytes, "rprof raw profile"),
-                           file);
+  const InputFile in(file, limits::kRawFileBytes, "rprof raw profile");
+  JsonText text(in);
+  return parse_raw_profile(text, file);
 }
 
 std::vector<RawProfile> read_raw_profiles(const std::vector<std::string>& files,
@@ -30,9 +32,11 @@ std::vector<RawProfile> read_raw_profiles(const std::vector<std::string>& files,
   std::vector<std::optional<RawProfile>> parsed(files.size());
   std::vector<std::string> failures(files.size());
   std::atomic<size_t> next{0};
-  // The texts being read at once stay within one file's cap in all (a file
-  // waits until what it needs is free, or runs alone), so reading many
-  // large files on all cores does not take a cap's worth per core.
+  // The files being read at once stay within one file's cap in all (a file
+  // waits until what it needs is free, or runs alone). Their texts are not
+  // held (JsonText), but what each holds as JSON grows with its size up to
+  // limits::kJsonKeptBytes, so many large hostile files on all cores do
+  // not take that much per core.
   std::mutex mutex;
   std::condition_variable freed;
   uint64_t in_flight = 0;

@@ -14,6 +14,8 @@
 
 namespace rprof {
 
+class JsonText;  // common/json_reader.h
+
 inline constexpr int kRawSchemaVersion = RPROF_RAW_SCHEMA_VERSION;
 
 struct RawNode {
@@ -71,9 +73,11 @@ struct RawProfile {
 
 // Sizes are capped (common/limits.h): a file beyond one is refused with one
 // line naming the file, the field and the limit. The text is read as a
-// stream, each node converted as it ends (raw_profile_reader.cpp): memory is
-// the text and the RawProfile, whatever the file holds.
+// stream, each node converted as it ends (raw_profile_reader.cpp), and
+// read_raw_profile reads the file as it parses it (1 MiB at a time): memory
+// is the RawProfile, whatever the file holds.
 RawProfile parse_raw_profile(const std::string& text, const std::string& file);
+RawProfile parse_raw_profile(JsonText& text, const std::string& file);
 RawProfile read_raw_profile(const std::string& file);
 
 // The raw profile as the runtime writes it (the inverse of

@@ -3,7 +3,8 @@
 // thread as soon as it ends and drops it. What is built as JSON at any time
 // is the file's scalars, one node (its counts at most limits::kCounters) and
 // one thread's open and error lists (capped while they grow), so memory is
-// the text plus the RawProfile, whatever the file holds: a member nobody
+// the RawProfile (and a piece of the file's text, JsonText), whatever the
+// file holds: a member nobody
 // reads is never built, nor anything inside an array or object that stands
 // where a number or a string belongs (it is kept empty, for its type error).
 //
@@ -125,7 +126,7 @@ class RawStream {
  public:
   explicit RawStream(const std::string& file) : r_(file, "rprof raw profile") { p_.file = file; }
 
-  RawProfile parse(const std::string& text) {
+  RawProfile parse(JsonText& text) {
     const json doc = r_.parse(text, [this](int depth, json::parse_event_t event, json& v) {
       return on_event(static_cast<size_t>(depth), event, v);
     });
@@ -430,8 +431,13 @@ class RawStream {
 
 }  // namespace
 
-RawProfile parse_raw_profile(const std::string& text, const std::string& file) {
+RawProfile parse_raw_profile(JsonText& text, const std::string& file) {
   return RawStream(file).parse(text);
+}
+
+RawProfile parse_raw_profile(const std::string& text, const std::string& file) {
+  JsonText in(text);
+  return parse_raw_profile(in, file);
 }
 
 }  // namespace rprof
