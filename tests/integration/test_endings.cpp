@@ -272,6 +272,16 @@ TEST_CASE("an app handler chained to the runtime's fatal-signal handler: flushed
   CHECK(error_count(p, "in_signal_handler") == 1);
 }
 
+TEST_CASE("a program that calls no marker is said to, though its main thread has tables") {
+  auto r = run_rprof({"--backend=time", "-q", app("signal_between"), "none"});
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  const auto p = load_json(r.dir + "/profile.json");
+  CHECK(region_paths(p) == std::set<std::string>{"[program]"});
+  CHECK(notes_of(p).find("the program ran with the rprof runtime but called no marker") !=
+        std::string::npos);
+}
+
 TEST_CASE("rprof_work with NaN, -1, 1e30 refused as errors, recursion past the cap is one error") {
   auto r = run_rprof({"--backend=time", app("hostile_markers")});
   INFO(r.out << r.err);
