@@ -279,6 +279,7 @@ void init() {
 // program's work, so the simulator counts none of it.
 __attribute__((constructor)) void rprof_runtime_init() {
   const SimQuiet quiet;
+  resolve_signal_functions();
   init();
 }
 

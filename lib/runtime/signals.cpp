@@ -53,10 +53,6 @@ SigactionFn real_fn() {
   return f;
 }
 
-// Looked up before main() too, so a first sigaction from a handler does not
-// call dlsym there.
-__attribute__((constructor(101))) void resolve_real() { (void)real_fn(); }
-
 uintptr_t frame_sp() {
   return reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
 }
@@ -203,6 +199,8 @@ bool still_in_handler() {
   t_handler = HandlerMark{0, 0, 0, 0};  // left by siglongjmp/longjmp
   return false;
 }
+
+void resolve_signal_functions() { (void)real_fn(); }
 
 int real_sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
   return real_fn()(sig, act, old);

@@ -41,6 +41,11 @@ inline bool in_signal_handler() {
   return t_handler.depth != 0 && still_in_handler();
 }
 
+// Looks libc's sigaction up now (the runtime's constructor, where the
+// simulator counts nothing), so a first sigaction from a handler does not call
+// dlsym there.
+void resolve_signal_functions();
+
 // libc's own sigaction, for the runtime's fatal-signal handlers (session.cpp):
 // they are the runtime's, not the program's, and are not wrapped.
 int real_sigaction(int sig, const struct sigaction* act, struct sigaction* old);
