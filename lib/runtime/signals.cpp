@@ -1,8 +1,10 @@
 // The interposed signal functions and the handler wrapper (signals.h).
 //
 // librprof defines sigaction, signal, bsd_signal, ssignal, sysv_signal,
-// __sysv_signal and sigset; a program linked with it, or with a drop-in that
-// links it, reaches these before libc's (the dynamic linker's search order).
+// __sysv_signal and sigset, and the jumps out of a handler: siglongjmp,
+// longjmp, _longjmp and __longjmp_chk; a program linked with it, or with a
+// drop-in that links it, reaches these before libc's (the dynamic linker's
+// search order).
 // They work before the runtime's constructor ran (zero-initialised statics,
 // libc's functions looked up on first use), so a handler installed by a
 // library's constructor is wrapped too. Handlers installed by a raw
@@ -12,10 +14,12 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <ucontext.h>
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 
 #include "rprof/rprof.h"
 
@@ -50,6 +54,39 @@ SigactionFn real_fn() {
   f = reinterpret_cast<SigactionFn>(dlsym(RTLD_NEXT, "sigaction"));
   if (f == nullptr) f = __sigaction;  // glibc's own name, never interposed
   g_real.store(f, std::memory_order_release);
+  return f;
+}
+
+// libc's longjmp family: glibc's longjmp, _longjmp and siglongjmp are one
+// function; __longjmp_chk is what _FORTIFY_SOURCE compiles all three to.
+using JumpFn = void (*)(struct __jmp_buf_tag*, int);
+enum Jump { kSiglongjmp, kLongjmp, kUnderscoreLongjmp, kLongjmpChk, kNumJumps };
+constexpr const char* kJumpNames[kNumJumps] = {"siglongjmp", "longjmp", "_longjmp",
+                                               "__longjmp_chk"};
+std::atomic<JumpFn> g_jump[kNumJumps];
+
+JumpFn jump_fn(Jump which);
+
+// Whether `f` is in librprof (its own longjmp family, found by RTLD_DEFAULT).
+bool in_runtime(JumpFn f) {
+  Dl_info fi{}, mine{};
+  return dladdr(reinterpret_cast<void*>(f), &fi) != 0 &&
+         dladdr(reinterpret_cast<void*>(&jump_fn), &mine) != 0 && fi.dli_fbase == mine.dli_fbase;
+}
+
+// libc's function, or null. dlsym runs only before the runtime's constructor
+// did (resolve_signal_functions) or when it found none.
+JumpFn jump_fn(Jump which) {
+  JumpFn f = g_jump[which].load(std::memory_order_acquire);
+  if (f != nullptr) return f;
+  f = reinterpret_cast<JumpFn>(dlsym(RTLD_NEXT, kJumpNames[which]));
+  if (f == nullptr) {
+    // librprof after libc in the search order (a drop-in's dependency): the
+    // program's jumps bind to libc's and never reach ours.
+    f = reinterpret_cast<JumpFn>(dlsym(RTLD_DEFAULT, kJumpNames[which]));
+    if (f != nullptr && in_runtime(f)) f = nullptr;
+  }
+  if (f != nullptr) g_jump[which].store(f, std::memory_order_release);
   return f;
 }
 
@@ -192,6 +229,33 @@ __sighandler_t set_handler(int sig, __sighandler_t handler, bool bsd) {
   return old.sa_handler;
 }
 
+// Before a jump: a thread inside a handler leaves every handler, unless the
+// jump stays inside the innermost one (below). glibc mangles the stack
+// pointer saved in the jmp_buf, so the target frame cannot be read; the
+// buffer's own address stands for it: a jmp_buf in the handler's stack range
+// (a local of the handler or of what it called) is a jump within the handler
+// and keeps the mark. One jumping out of a nested handler into the outer one
+// clears the mark entirely (the outer one's markers are then taken).
+void before_jump(const void* env) {
+  HandlerMark& m = t_handler;
+  if (m.depth == 0) return;
+  const uintptr_t sp = frame_sp();
+  const auto at = reinterpret_cast<uintptr_t>(env);
+  // On the handler's stack: the live frames between here and the wrapper's.
+  if (inside(m, sp) && inside(m, at) && (m.alt_hi != 0 || at > sp)) return;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  m = HandlerMark{0, 0, 0, 0};
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+}
+
+[[noreturn]] void do_jump(Jump which, struct __jmp_buf_tag* env, int val) {
+  const JumpFn real = jump_fn(which);
+  if (real == nullptr) abort();  // no libc function to jump with
+  before_jump(env);
+  real(env, val);
+  __builtin_unreachable();
+}
+
 }  // namespace
 
 bool still_in_handler() {
@@ -200,7 +264,10 @@ bool still_in_handler() {
   return false;
 }
 
-void resolve_signal_functions() { (void)real_fn(); }
+void resolve_signal_functions() {
+  (void)real_fn();
+  for (int j = 0; j < kNumJumps; ++j) (void)jump_fn(static_cast<Jump>(j));
+}
 
 int real_sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
   return real_fn()(sig, act, old);
@@ -208,6 +275,7 @@ int real_sigaction(int sig, const struct sigaction* act, struct sigaction* old) 
 
 }  // namespace rprof::runtime
 
+using rprof::runtime::do_jump;
 using rprof::runtime::do_sigaction;
 using rprof::runtime::set_handler;
 
@@ -257,6 +325,23 @@ RPROF_API __sighandler_t sigset(int sig, __sighandler_t disp) noexcept {
     return SIG_ERR;
   }
   return sigismember(&was, sig) ? SIG_HOLD : old.sa_handler;
+}
+
+// The longjmp family (signals.h): a jump out of a handler clears the mark
+// before libc's function jumps.
+RPROF_API void siglongjmp(sigjmp_buf env, int val) noexcept {
+  do_jump(rprof::runtime::kSiglongjmp, env, val);
+}
+RPROF_API void longjmp(jmp_buf env, int val) noexcept {
+  do_jump(rprof::runtime::kLongjmp, env, val);
+}
+RPROF_API void _longjmp(jmp_buf env, int val) noexcept {
+  do_jump(rprof::runtime::kUnderscoreLongjmp, env, val);
+}
+RPROF_API __attribute__((noreturn)) void __longjmp_chk(struct __jmp_buf_tag* env,
+                                                      int val) noexcept;
+RPROF_API void __longjmp_chk(struct __jmp_buf_tag* env, int val) noexcept {
+  do_jump(rprof::runtime::kLongjmpChk, env, val);
 }
 
 }  // extern "C"

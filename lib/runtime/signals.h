@@ -8,10 +8,16 @@
 // (ErrorKind::kInSignalHandler), so the interrupted thread's region stack
 // never changes. The program always reads back its own handler and flags.
 //
-// A handler left by siglongjmp/longjmp never returns through the wrapper: the
-// mark is then stale, and a marker that finds its stack pointer outside the
-// handler's stack range (above the wrapper's frame on the same stack, or off
-// the alternate signal stack the handler ran on) clears it.
+// A handler left by siglongjmp/longjmp never returns through the wrapper:
+// librprof interposes siglongjmp, longjmp, _longjmp and __longjmp_chk too,
+// and a jump made inside a handler clears the mark before libc's function
+// jumps (the target's stack pointer is mangled in the jmp_buf: a jump whose
+// jmp_buf lies in the handler's own stack range stays in the handler and
+// keeps the mark; any other leaves every handler, nested ones included).
+// Should the mark still be stale (a jump the runtime did not see), a marker
+// that finds its stack pointer outside the handler's stack range (above the
+// wrapper's frame on the same stack, or off the alternate signal stack the
+// handler ran on) clears it.
 #ifndef RPROF_RUNTIME_SIGNALS_H_
 #define RPROF_RUNTIME_SIGNALS_H_
 
@@ -41,9 +47,9 @@ inline bool in_signal_handler() {
   return t_handler.depth != 0 && still_in_handler();
 }
 
-// Looks libc's sigaction up now (the runtime's constructor, where the
-// simulator counts nothing), so a first sigaction from a handler does not call
-// dlsym there.
+// Looks libc's sigaction and longjmp family up now (the runtime's
+// constructor, where the simulator counts nothing), so a first sigaction or
+// jump from a handler does not call dlsym there.
 void resolve_signal_functions();
 
 // libc's own sigaction, for the runtime's fatal-signal handlers (session.cpp):

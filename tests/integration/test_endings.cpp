@@ -216,18 +216,62 @@ TEST_CASE("a handler raised between markers: refused, the interrupted regions ex
 }
 
 TEST_CASE("a handler that siglongjmps out: markers after it are recorded") {
-  auto r = run_rprof({"--backend=time", "-q", app("signal_between"), "longjmp"});
-  INFO(r.out << r.err);
-  REQUIRE(r.status == 0);
-  CHECK(r.out == "runs 5 refused 5 info_ok 0 on_alt 0\n");
-  const auto p = load_json(r.dir + "/profile.json");
-  CHECK(find_region(p, "outer")["calls"] == 5);
-  CHECK(find_region(p, "outer/work")["calls"] == 5);
-  CHECK(find_region(p, "after")["calls"] == 3);
-  CHECK(region_paths(p) == std::set<std::string>{"[program]", "outer", "outer/work", "after"});
-  CHECK(error_count(p, "in_signal_handler") == 5);
-  CHECK(error_count(p, "end_without_begin") == 0);
-  CHECK(error_count(p, "mismatched_end") == 0);
+  for (const char* binary : {"signal_between", "signal_between_fortify"}) {
+    auto r = run_rprof({"--backend=time", "-q", app(binary), "longjmp"});
+    INFO(binary << "\n" << r.out << r.err);
+    REQUIRE(r.status == 0);
+    CHECK(r.out == "runs 5 refused 5 info_ok 0 on_alt 0\n");
+    const auto p = load_json(r.dir + "/profile.json");
+    CHECK(find_region(p, "outer")["calls"] == 5);
+    CHECK(find_region(p, "outer/work")["calls"] == 5);
+    CHECK(find_region(p, "after")["calls"] == 3);
+    CHECK(region_paths(p) == std::set<std::string>{"[program]", "outer", "outer/work", "after"});
+    CHECK(error_count(p, "in_signal_handler") == 5);
+    CHECK(error_count(p, "end_without_begin") == 0);
+    CHECK(error_count(p, "mismatched_end") == 0);
+  }
+}
+
+// The handler runs 8 frames (4 KiB each) down and siglongjmps back up; the
+// next markers run 16 frames down, below where the handler's frame was: the
+// jump itself (siglongjmp, or __longjmp_chk under _FORTIFY_SOURCE, both
+// interposed) cleared the handler mark, so they are recorded, not refused.
+TEST_CASE("a jump out of a handler deep in a call chain: deeper markers after it are recorded") {
+  for (const char* binary : {"signal_between", "signal_between_fortify"}) {
+    auto r = run_rprof({"--backend=time", "-q", app(binary), "deep"});
+    INFO(binary << "\n" << r.out << r.err);
+    REQUIRE(r.status == 0);
+    CHECK(r.out == "runs 5 refused 5 info_ok 0 on_alt 0\n");
+    const auto p = load_json(r.dir + "/profile.json");
+    // 5 rounds of 3 chains (8 frames down then the jump, 16, 4).
+    const auto deep = find_region(p, "deep");
+    CHECK(deep["calls"] == 15);
+    CHECK(deep["declared_work"]["flops"] == 30);
+    CHECK(deep["declared_work"]["bytes"] == 120);
+    CHECK(find_region(p, "after")["calls"] == 3);
+    CHECK(region_paths(p) == std::set<std::string>{"[program]", "deep", "after"});
+    CHECK(error_count(p, "in_signal_handler") == 5);  // the handler's own begin
+    CHECK(error_count(p, "end_without_begin") == 0);
+    CHECK(error_count(p, "mismatched_end") == 0);
+    CHECK(error_count(p, "work_outside_region") == 0);
+  }
+}
+
+TEST_CASE("a handler that jumps within itself: its markers after the jump stay refused") {
+  for (const char* binary : {"signal_between", "signal_between_fortify"}) {
+    auto r = run_rprof({"--backend=time", "-q", app(binary), "inner"});
+    INFO(binary << "\n" << r.out << r.err);
+    REQUIRE(r.status == 0);
+    // 7 raises (one at depth 0, 3 inside "outer/work", 3 between works).
+    CHECK(r.out == "runs 7 refused 21 info_ok 0 on_alt 0\n");
+    const auto p = load_json(r.dir + "/profile.json");
+    CHECK(find_region(p, "outer")["calls"] == 1);
+    CHECK(find_region(p, "outer/work")["calls"] == 3);
+    CHECK(find_region(p, "outer/work")["declared_work"]["flops"] == 6);
+    CHECK(region_paths(p) == std::set<std::string>{"[program]", "outer", "outer/work"});
+    CHECK(error_count(p, "in_signal_handler") == 21);
+    CHECK(error_count(p, "end_without_begin") == 0);
+  }
 }
 
 TEST_CASE("sigaction, signal and sigset give back the app's own handlers") {

@@ -5,6 +5,11 @@
  *            works; the handler calls begin, end and rprof_work (all refused)
  *   siginfo  the same with an SA_SIGINFO handler, which checks its siginfo
  *   longjmp  the handler siglongjmps out; markers after it are recorded
+ *   deep     the handler siglongjmps out of a deep call chain to main's
+ *            level, then a deeper chain's markers run below where the
+ *            handler's frame was: recorded (the jump cleared the mark)
+ *   inner    the handler jumps within itself (its own sigsetjmp), then calls
+ *            markers: still refused
  *   oldact   what sigaction, signal and sigset give back (prints the first
  *            check that fails, or "oldact ok"), then a restored handler runs
  *   altstack SA_ONSTACK handlers on an alternate stack inside main's frame,
@@ -61,6 +66,38 @@ static void h_jump(int sig) {
   ++g_runs;
   if (rprof_begin("h") != RPROF_OK) ++g_refused;
   siglongjmp(g_env, 1);
+}
+
+/* A handler that jumps within itself first: its markers stay refused. */
+static void h_inner(int sig) {
+  (void)sig;
+  sigjmp_buf local;
+  if (sigsetjmp(local, 0) == 0) siglongjmp(local, 1);
+  markers_in_handler();
+}
+
+/* `levels` frames of 4 KiB each, then the marked region at the bottom; with
+ * `jump`, SIGUSR1 is raised there (after the region): its handler siglongjmps
+ * back to deep_jumps(). */
+static int chain(int levels, int jump) {
+  volatile char pad[4096];
+  pad[0] = (char)levels;
+  if (levels > 0) return chain(levels - 1, jump) + pad[0];
+  rprof_begin("deep");
+  rprof_work(2, 8);
+  rprof_end("deep");
+  if (jump) raise(SIGUSR1);
+  return pad[0];
+}
+
+/* Each round: a jump out of a handler that ran 8 frames down, then the same
+ * region 16 frames down (below where the handler's frame was), then 4 down. */
+static void deep_jumps(int n) {
+  for (int i = 0; i < n; ++i) {
+    if (sigsetjmp(g_env, 1) == 0) chain(8, 1);
+    chain(16, 0);
+    chain(4, 0);
+  }
 }
 
 static void check_alt(void) {
@@ -255,6 +292,13 @@ int main(int argc, char** argv) {
     install(SIGUSR1, h_jump, 0);
     jumps(5);
     after(3);
+  } else if (strcmp(mode, "deep") == 0) {
+    install(SIGUSR1, h_jump, 0);
+    deep_jumps(5);
+    after(3);
+  } else if (strcmp(mode, "inner") == 0) {
+    install(SIGUSR1, h_inner, 0);
+    regions_with_raises(3);
   } else if (strcmp(mode, "oldact") == 0) {
     rc = oldact();
   } else if (strcmp(mode, "altstack") == 0) {
