@@ -23,6 +23,10 @@
 
 #include "rprof/rprof.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
+
 namespace rprof::runtime {
 
 __thread HandlerMark t_handler __attribute__((tls_model("initial-exec")));
@@ -252,6 +256,11 @@ void before_jump(const void* env) {
   const JumpFn real = jump_fn(which);
   if (real == nullptr) abort();  // no libc function to jump with
   before_jump(env);
+#if defined(__SANITIZE_ADDRESS__)
+  // Our frames' redzones are left behind by the jump (ASan's own longjmp
+  // interceptor ran before them): unpoison the stack as it does.
+  __asan_handle_no_return();
+#endif
   real(env, val);
   __builtin_unreachable();
 }
