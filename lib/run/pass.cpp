@@ -256,8 +256,12 @@ PassResult run_pass(const LaunchSpec& spec_in, const std::string& raw_dir,
   pass.profile = aggregate(raws, run_info(spec.argv, run_backend, pass.launch));
   pass.profile.notes.insert(pass.profile.notes.begin(), notes.begin(), notes.end());
   for (const RawProfile& raw : raws) pass.counters_off |= raw.backend != runtime_backend;
+  // Threads that called a marker (the runtime creates the main thread's
+  // tables at start-up, before any marker).
   size_t threads = 0;
-  for (const RawProfile& raw : raws) threads += raw.threads.size();
+  for (const RawProfile& raw : raws) {
+    for (const RawThread& t : raw.threads) threads += !t.nodes.empty() || !t.errors.empty();
+  }
   if (raws.empty()) {
     pass.profile.notes.push_back(
         tables.path().empty()

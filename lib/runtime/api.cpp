@@ -8,6 +8,7 @@
 #include "runtime/clock.h"
 #include "runtime/region_table.h"
 #include "runtime/session.h"
+#include "runtime/signals.h"
 
 using rprof::runtime::current_thread;
 using rprof::runtime::ErrorKind;
@@ -18,6 +19,17 @@ using rprof::runtime::ThreadState;
 namespace {
 
 inline bool active() { return g_active.load(std::memory_order_relaxed); }
+
+// A marker called from a signal handler the program installed: refused before
+// it touches anything (the interrupted thread's stack stays as it was, so the
+// end of a refused begin is refused too, never "end with no region open"),
+// and counted on the thread's state if it has one (none is created here: not
+// async-signal-safe).
+__attribute__((noinline, cold)) int refuse_in_handler() {
+  ThreadState* t = rprof::runtime::existing_thread();
+  if (t != nullptr) t->record_error(ErrorKind::kInSignalHandler, 0, 0);
+  return RPROF_ERR_NESTING;
+}
 
 // Region id of a name, or 0 after recording why there is none.
 uint32_t region_of(ThreadState* t, const char* name) {
@@ -85,6 +97,7 @@ class CallGuard {
 template <class Key>
 int begin(Key key) {
   if (!active()) return RPROF_INACTIVE;
+  if (rprof::runtime::in_signal_handler()) return refuse_in_handler();
   ThreadState* t = current_thread();
   if (t == nullptr) return RPROF_ERR_CAPACITY;
   const CallGuard call(t);
@@ -97,6 +110,7 @@ int begin(Key key) {
 template <class Key>
 int end(Key key) {
   if (!active()) return RPROF_INACTIVE;
+  if (rprof::runtime::in_signal_handler()) return refuse_in_handler();
   ThreadState* t = current_thread();
   if (t == nullptr) return RPROF_ERR_CAPACITY;
   const CallGuard call(t);
@@ -117,6 +131,7 @@ RPROF_API int rprof_end_site(rprof_site* site) { return end(site); }
 
 RPROF_API int rprof_work(double flops, double bytes) {
   if (!active()) return RPROF_INACTIVE;
+  if (rprof::runtime::in_signal_handler()) return refuse_in_handler();
   ThreadState* t = current_thread();
   if (t == nullptr) return RPROF_ERR_CAPACITY;
   const CallGuard call(t);

@@ -23,6 +23,7 @@
 #include "runtime/raw_writer.h"
 #include "runtime/handshake.h"
 #include "runtime/shared_tables.h"
+#include "runtime/signals.h"
 
 namespace rprof::runtime {
 
@@ -137,15 +138,17 @@ void install_signal_handlers() {
   ss.ss_size = sizeof(alt_stack);
   sigaltstack(&ss, nullptr);
   for (int sig : kFatalSignals) {
+    // libc's sigaction: these handlers are the runtime's, not wrapped, and a
+    // handler the program installed before (wrapped) is left alone.
     struct sigaction old{};
-    if (sigaction(sig, nullptr, &old) != 0) continue;
+    if (real_sigaction(sig, nullptr, &old) != 0) continue;
     // Leave alone what the program (or its parent) chose before us.
     if (old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO)) continue;
     struct sigaction sa{};
     sa.sa_handler = on_fatal_signal;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESETHAND | SA_ONSTACK | SA_NODEFER;
-    sigaction(sig, &sa, nullptr);
+    real_sigaction(sig, &sa, nullptr);
   }
 }
 
@@ -266,12 +269,17 @@ void init() {
   install_signal_handlers();
   pthread_atfork(nullptr, nullptr, after_fork_in_child);
   g_active.store(true, std::memory_order_release);
+  // The main thread's state now: a marker refused in a signal handler before
+  // the thread's first marker is then still counted (a handler cannot
+  // allocate it; signals.h).
+  (void)current_thread();
 }
 
 // Runs when the runtime is loaded, before main(). Nothing it does is the
 // program's work, so the simulator counts none of it.
 __attribute__((constructor)) void rprof_runtime_init() {
   const SimQuiet quiet;
+  resolve_signal_functions();
   init();
 }
 
@@ -296,6 +304,8 @@ ThreadState* current_thread() {
   t_state = t;
   return t;
 }
+
+ThreadState* existing_thread() { return t_state; }
 
 const char* session_counter_name(int k) {
   if (g_session == nullptr || k < 0 || k >= g_session->num_counters) return nullptr;

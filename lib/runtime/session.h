@@ -24,6 +24,9 @@ extern std::atomic<bool> g_active;
 // of memory).
 ThreadState* current_thread();
 
+// The calling thread's state if it has one; never creates it (signal handlers).
+ThreadState* existing_thread();
+
 // The backend's counter k, or null (valid once g_active is true).
 const char* session_counter_name(int k);
 

@@ -99,6 +99,13 @@ void preload_marker_shims(const std::vector<MarkerApiUse>& uses,
     preload += u.shim;
   }
   if (preload.empty()) return;
+  // librprof itself too, beside the drop-ins: preloaded, it comes before libc
+  // in the search order (as a drop-in's dependency it would come after), so
+  // its sigaction & co wrap the program's signal handlers (markers called in
+  // them are refused; docs/profile-schema.md).
+  const std::string runtime =
+      (fs::path(preload.substr(0, preload.find(':'))).parent_path() / "librprof.so").string();
+  if (access(runtime.c_str(), R_OK) == 0) preload += ":" + runtime;
   // Only the program itself records (not mpirun, nor what it starts).
   std::error_code ec;
   const fs::path target = fs::canonical(uses.front().binary, ec);

@@ -31,7 +31,8 @@ std::vector<MarkerApiUse> detect_marker_apis(const std::string& program,
                                              const std::vector<std::string>& argv);
 
 // Adds the drop-ins to LD_PRELOAD in `env`, the launch environment of every
-// pass (before the user's own LD_PRELOAD).
+// pass (before the user's own LD_PRELOAD), and librprof.so beside them when
+// it is there (so its signal functions come before libc's).
 void preload_marker_shims(const std::vector<MarkerApiUse>& uses,
                           std::map<std::string, std::string>& env);
 

@@ -2,8 +2,9 @@
  * loops over outer/inner until 200 ticks have come (bounded by ticks, not
  * iterations, so a slow build cannot livelock in handlers). Prints
  * "loops L ticks N refused M": main-loop iterations, handler runs, and those
- * whose rprof_begin was refused because it interrupted a marker call of the
- * main thread (then its rprof_end is refused too). */
+ * whose rprof_begin was refused: all of them, whether the signal interrupted
+ * a marker call of the main thread or landed between two (the runtime wraps
+ * the handler; its rprof_end is refused too). */
 #include <rprof/rprof.h>
 #include <signal.h>
 #include <stdio.h>
