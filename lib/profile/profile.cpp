@@ -149,7 +149,9 @@ Profile aggregate(const std::vector<RawProfile>& raws, RunInfo run) {
                         ": its regions are those completed before it");
     }
     for (const RawThread& t : raw.threads) {
-      ++threads;
+      // Threads that called a marker: the runtime creates the main thread's
+      // tables at start-up, before any marker (lib/runtime/signals.h).
+      threads += !t.nodes.empty() || !t.errors.empty();
       for (size_t i = 0; i < t.nodes.size(); ++i) {
         const RawNode& n = t.nodes[i];
         std::vector<std::string> path = node_path(raw, t, i);

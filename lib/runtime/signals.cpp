@@ -2,9 +2,11 @@
 //
 // librprof defines sigaction, signal, bsd_signal, ssignal, sysv_signal,
 // __sysv_signal and sigset, and the jumps out of a handler: siglongjmp,
-// longjmp, _longjmp and __longjmp_chk; a program linked with it, or with a
-// drop-in that links it, reaches these before libc's (the dynamic linker's
-// search order).
+// longjmp, _longjmp and __longjmp_chk; a program linked with it reaches
+// these before libc's (the dynamic linker's search order). A drop-in's
+// dependency on it comes after libc: the launcher preloads librprof beside a
+// drop-in it preloads (tools/rprof/marker_apis.cpp); a program linked with a
+// drop-in only keeps libc's (docs/profile-schema.md).
 // They work before the runtime's constructor ran (zero-initialised statics,
 // libc's functions looked up on first use), so a handler installed by a
 // library's constructor is wrapped too. Handlers installed by a raw
@@ -134,8 +136,12 @@ void wrapper(int sig, siginfo_t* info, void* uc) {
   AppAction& a = g_app[sig];
   const uintptr_t h = a.handler.load(std::memory_order_acquire);
   const int flags = a.flags.load(std::memory_order_relaxed);
-  // SA_RESETHAND: the kernel restored SIG_DFL on delivery; so does the table.
-  if (flags & SA_RESETHAND) a.handler.store(0, std::memory_order_release);
+  // SA_RESETHAND: the kernel restored SIG_DFL on delivery; so does the table
+  // (unless another thread has installed a handler since).
+  if (flags & SA_RESETHAND) {
+    uintptr_t expected = h;
+    a.handler.compare_exchange_strong(expected, 0, std::memory_order_acq_rel);
+  }
   t_handler = now;
   std::atomic_signal_fence(std::memory_order_seq_cst);
   errno = saved_errno;
@@ -145,6 +151,13 @@ void wrapper(int sig, siginfo_t* info, void* uc) {
     } else {
       reinterpret_cast<PlainHandler>(h)(sig);
     }
+  } else {
+    // The kernel holds the wrapper but the table no handler (a vfork child
+    // changed the table): never swallow the signal, deliver it as SIG_DFL.
+    struct sigaction dfl{};
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    if (real_fn()(sig, &dfl, nullptr) == 0) raise(sig);
   }
   std::atomic_signal_fence(std::memory_order_seq_cst);
   t_handler = prev;
@@ -184,7 +197,11 @@ int do_sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
   const int prev_flags = a.flags.load(std::memory_order_relaxed);
   struct sigaction kold{};
   int rc = 0;
-  if (act != nullptr && is_handler(reinterpret_cast<uintptr_t>(act->sa_handler))) {
+  if (act != nullptr && act->sa_sigaction == wrapper) {
+    // The wrapper itself, read back by a path that is not ours (a raw
+    // rt_sigaction): installed as it is, the table keeps the program's.
+    rc = real(sig, act, &kold);
+  } else if (act != nullptr && is_handler(reinterpret_cast<uintptr_t>(act->sa_handler))) {
     struct sigaction mine = *act;
     mine.sa_sigaction = wrapper;
     mine.sa_flags |= SA_SIGINFO;
@@ -238,8 +255,9 @@ __sighandler_t set_handler(int sig, __sighandler_t handler, bool bsd) {
 // pointer saved in the jmp_buf, so the target frame cannot be read; the
 // buffer's own address stands for it: a jmp_buf in the handler's stack range
 // (a local of the handler or of what it called) is a jump within the handler
-// and keeps the mark. One jumping out of a nested handler into the outer one
-// clears the mark entirely (the outer one's markers are then taken).
+// and keeps the mark: the range is the outermost handler's, so a jump out of a
+// nested handler into the one it interrupted keeps the mark too (both
+// handlers' markers stay refused).
 void before_jump(const void* env) {
   HandlerMark& m = t_handler;
   if (m.depth == 0) return;
@@ -276,6 +294,9 @@ bool still_in_handler() {
 void resolve_signal_functions() {
   (void)real_fn();
   for (int j = 0; j < kNumJumps; ++j) (void)jump_fn(static_cast<Jump>(j));
+  // A fork while another thread held the table's lock: the child's copy of
+  // it would be held for good (its first sigaction would spin forever).
+  pthread_atfork(nullptr, nullptr, [] { g_lock.clear(std::memory_order_release); });
 }
 
 int real_sigaction(int sig, const struct sigaction* act, struct sigaction* old) {

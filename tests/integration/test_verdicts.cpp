@@ -63,7 +63,7 @@ TEST_CASE("imbalanced OpenMP loop: load-imbalance") {
   }
   // Thread 1 does 4x thread 0's work (skew 3): real times of 2 threads, so
   // the margin covers a busy machine (the flag needs a 20% spread; this is 75%).
-  auto v = verdict({"--backend=time", sample("omp_imbalance"), "5000000", "3"}, "work",
+  auto v = verdict({"--backend=time", sample("omp_imbalance"), "20000000", "3"}, "work",
                    {"OMP_NUM_THREADS=2"});
   REQUIRE(has_flag(v, "load-imbalance"));
   CHECK_THAT(flag(v, "load-imbalance")["reason"].get<std::string>(),

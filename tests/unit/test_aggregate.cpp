@@ -87,6 +87,21 @@ TEST_CASE("processes: same path merged, thread rows kept per process") {
   CHECK(p.find({"[program]"}) == nullptr);  // no launcher measurement
 }
 
+TEST_CASE("threads with markers: a thread that called none is not counted") {
+  // The runtime creates the main thread's tables at start-up: a program whose
+  // workers alone call markers writes the main thread empty.
+  RawProfile raw = two_threads(1);
+  RawThread idle;
+  idle.index = 2;
+  RawThread refused;  // only a refused marker (an error, no node)
+  refused.index = 3;
+  refused.errors.push_back(RawError{});
+  raw.threads.insert(raw.threads.begin(), idle);
+  raw.threads.push_back(refused);
+  CHECK(aggregate({raw}, RunInfo{}).run.threads == 3);
+  CHECK(aggregate({two_threads(1), two_threads(2)}, RunInfo{}).run.threads == 4);
+}
+
 TEST_CASE("profile.json round trip keeps every measured field") {
   RunInfo run;
   run.command = {"./app", "x y"};

@@ -206,6 +206,16 @@ static int oldact(void) {
   CHECK(sigaction(SIGUSR1, NULL, &old) == 0);
   CHECK(old.sa_handler == h_plain);
   CHECK((old.sa_flags & SA_SIGINFO) == 0);
+  /* The wrapper itself, read with a raw system call and installed again:
+   * the program's handler stays h_plain (not the wrapper calling itself). */
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_sigaction = (void (*)(int, siginfo_t*, void*))kernel_handler(SIGUSR1);
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  CHECK(sigaction(SIGUSR1, &sa, NULL) == 0);
+  CHECK(kernel_handler(SIGUSR1) == (uintptr_t)sa.sa_sigaction);
+  CHECK(sigaction(SIGUSR1, NULL, &old) == 0);
+  CHECK(old.sa_handler == h_plain);
   /* signal(): the previous handler each time, SIG_DFL first and last. */
   CHECK(signal(SIGUSR2, h_plain) == SIG_DFL);
   CHECK(signal(SIGUSR2, h_other) == h_plain);
