@@ -168,6 +168,11 @@ UInt rp_fn_id_of(Addr a)
    return id;
 }
 
+Bool rp_fn_is_entry(UInt fn, Addr a)
+{
+   return fn > 0 && fn < nfns && fns[fn].sym[0] != '\0' && fns[fn].start == a;
+}
+
 /* ---- contexts: the innermost marked region ---------------------------- */
 
 #define RP_FN_MAX_CTX 4096

@@ -84,6 +84,8 @@ typedef struct {
 
 /* Translation time: a new site calling function fn. */
 RpLeaf* rp_fn_leaf_new(UInt fn);
+/* Translation time: is a the entry of fn (a symbol's start)? */
+Bool rp_fn_is_entry(UInt fn, Addr a);
 /* Generated code, when the caller is not the one the site remembers. */
 void rp_fn_leaf_resolve(RpLeaf* s);
 

@@ -175,16 +175,16 @@ static void emit_fn_switch(Out* o, UInt fn, Int offset_sp)
    addStmtToIRSB(o->sb, IRStmt_Dirty(di));
 }
 
-/* A leaf call site (rp_fn.h): the call at insns[k] (statement i) chased
- * into fn, and the rest of the superblock is fn alone, with no side exit,
- * ending in its return. */
-static Bool leaf_rest(const IRSB* sb, Int n, Int k, Int i, UInt fn)
+/* A leaf call site (rp_fn.h): the call at insns[k] chased into fn, or fn's
+ * entry at the start of the superblock, and the rest of the superblock is fn
+ * alone, ending in its return. A side exit taken leaves with the caller's
+ * counters (rp_instrument stores them before each exit, and the callee's
+ * after it): where it lands in fn the running function changes, as at any
+ * jump into a function, and the helper gives it the node the site used. */
+static Bool leaf_rest(const IRSB* sb, Int n, Int k, UInt fn)
 {
    Int j;
    if (sb->jumpkind != Ijk_Ret) return False;
-   for (j = i + 1; j < sb->stmts_used; j++) {
-      if (sb->stmts[j]->tag == Ist_Exit) return False;
-   }
    for (j = k + 1; j < n; j++) {
       if (insns[j].skip) return False;
       if (insns[j - 1].addr + insns[j - 1].len != insns[j].addr && rp_fn_id_of(insns[j].addr) != fn)
@@ -196,13 +196,14 @@ static Bool leaf_rest(const IRSB* sb, Int n, Int k, Int i, UInt fn)
 /* Entering a leaf call site (rp_fn.h):
  *    saved = rp_fn_cnt;
  *    if (!rp_suspended && s->caller != saved) rp_fn_leaf_resolve(s);
- *    rp_fn_cnt = !rp_suspended ? s->callee : saved;
- * Returns saved, stored back before the return. Plain stores (of an ITE),
+ *    rp_fn_cnt = to = !rp_suspended ? s->callee : saved;
+ * Returns saved, stored back before the return and around each side exit
+ * (with `to` after it), and sets *to. Plain stores (of an ITE),
  * and `saved` used twice: with guarded stores (IRStmt_StoreG) the caller's
  * counts landed on the callee under Valgrind 3.19, most likely because VEX's
  * tree builder moved the single-use load of `saved` past the guarded store
  * to the same place (it was read after the repointing). */
-static IRTemp emit_leaf_enter(Out* o, RpLeaf* s)
+static IRTemp emit_leaf_enter(Out* o, RpLeaf* s, IRTemp* to_out)
 {
    IRTemp susp, saved, known, callee;
    IRTemp on = newIRTemp(o->sb->tyenv, Ity_I1);
@@ -229,6 +230,7 @@ static IRTemp emit_leaf_enter(Out* o, RpLeaf* s)
    addStmtToIRSB(o->sb, IRStmt_WrTmp(to, IRExpr_ITE(IRExpr_RdTmp(on), IRExpr_RdTmp(callee),
                                                     IRExpr_RdTmp(saved))));
    addStmtToIRSB(o->sb, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&rp_fn_cnt), IRExpr_RdTmp(to)));
+   *to_out = to;
    return saved;
 }
 
@@ -241,7 +243,7 @@ IRSB* rp_instrument(VgCallbackClosure* closure, IRSB* sbIn,
    Int i, k = -1, j, n, prev = -1;
    UInt sb_fn = 0;
    Bool host_fma;
-   IRTemp leaf_saved = IRTemp_INVALID;
+   IRTemp leaf_saved = IRTemp_INVALID, leaf_to = IRTemp_INVALID;
    (void)closure; (void)vge; (void)archinfo_host;
    if (gWordTy != hWordTy) VG_(tool_panic)("host/guest word size mismatch");
    if (!rp_clo_count) return sbIn;
@@ -260,9 +262,10 @@ IRSB* rp_instrument(VgCallbackClosure* closure, IRSB* sbIn,
              * through from the previous instruction. */
             if (prev < 0 || insns[prev].addr + insns[prev].len != insns[k].addr) {
                const UInt fn = rp_fn_id_of(insns[k].addr);
-               if (fn != sb_fn && prev >= 0 && insns[prev].is_call && sb_fn != 0 &&
-                   leaf_rest(sbIn, n, k, i, fn)) {
-                  leaf_saved = emit_leaf_enter(&o, rp_fn_leaf_new(fn));
+               if (fn != sb_fn && ((prev >= 0 && insns[prev].is_call && sb_fn != 0) ||
+                                   (prev < 0 && rp_fn_is_entry(fn, insns[k].addr))) &&
+                   leaf_rest(sbIn, n, k, fn)) {
+                  leaf_saved = emit_leaf_enter(&o, rp_fn_leaf_new(fn), &leaf_to);
                } else if (fn != sb_fn) {
                   emit_fn_switch(&o, fn, layout->offset_SP);
                }
@@ -279,6 +282,14 @@ IRSB* rp_instrument(VgCallbackClosure* closure, IRSB* sbIn,
       if (st->tag == Ist_Exit) {
          rp_emit_flush_access(&o);
          rp_emit_pending(&o);
+         if (leaf_saved != IRTemp_INVALID) { /* taken: with the caller's counters */
+            addStmtToIRSB(o.sb, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&rp_fn_cnt),
+                                             IRExpr_RdTmp(leaf_saved)));
+            addStmtToIRSB(o.sb, st);
+            addStmtToIRSB(o.sb, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&rp_fn_cnt),
+                                             IRExpr_RdTmp(leaf_to)));
+            continue;
+         }
          addStmtToIRSB(o.sb, st);
          continue;
       }
