@@ -235,6 +235,42 @@ TEST_CASE("sim functions: recursion, threads and a region opened inside a functi
   CHECK_FALSE(has_note(p, "distinct call paths"));
 }
 
+// fib(n)'s adds: one per call with n >= 2.
+uint64_t fib_adds(int n) { return n < 2 ? 0 : 1 + fib_adds(n - 1) + fib_adds(n - 2); }
+
+TEST_CASE("sim functions: calls per element, branchy leaves, longjmp and a handler: exact self and inclusive") {
+  require_sim_backend();
+  constexpr uint64_t n = 1000;  // functions_calls' N
+  const json p = run_functions({sim_test_program("functions_calls"), std::to_string(n)});
+  const auto fn = [&](const char* name) {
+    const json r = find_region(p, std::string("[program]/") + name);
+    INFO(name);
+    REQUIRE(r.is_object());
+    return r;
+  };
+  // leaf2: 2 FLOPs per call, from mid (n + 8 calls) and the handler (5).
+  CHECK(all_flops(fn("leaf2")) == 2 * (n + 8 + 5));
+  CHECK(inclusive_flops(fn("leaf2")) == 2 * (n + 8 + 5));
+  // mid, called per element from main and from jumper: its multiply, and
+  // leaf2's two below it.
+  CHECK(all_flops(fn("mid")) == n + 8);
+  CHECK(inclusive_flops(fn("mid")) == 3 * (n + 8));
+  // A leaf whose superblock branches: only the even calls multiply.
+  CHECK(all_flops(fn("half_if_even")) == n / 2);
+  // jumper: no FP work of its own; mid's below it, whether it returned or
+  // longjmp'ed out (the two jumps leave nothing behind on the stack).
+  CHECK(all_flops(fn("jumper")) == 0);
+  CHECK(inclusive_flops(fn("jumper")) == 3 * 8);
+  CHECK(all_flops(fn("fib")) == fib_adds(15));
+  CHECK(inclusive_flops(fn("fib")) == fib_adds(15));
+  CHECK(all_flops(fn("on_signal")) == 0);
+  CHECK(inclusive_flops(fn("on_signal")) == 2 * 5);
+  // main does none itself and holds everything: the handler runs under raise.
+  CHECK(all_flops(fn("main")) == 0);
+  CHECK(inclusive_flops(fn("main")) == all_flops(find_region(p, "[program]")));
+  CHECK(function_flops(p) == all_flops(find_region(p, "[program]")));
+}
+
 TEST_CASE("sim functions: past the call-path limit, self counts stay exact and a note says so") {
   require_sim_backend();
   // A tree of 32 call paths: the mutual recursion (64 deep) does not fit.

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <unistd.h>
 
 #include "common/error.h"
 #include "common/fs.h"
@@ -39,7 +40,8 @@ Read read_both(const std::string& text, const JsonLimits& lim = JsonLimits()) {
   };
   Read out;
   out.memory = result([&] { return r.parse(text, keep_all, lim); });
-  const fs::path p = "test_json_text_scratch.json";
+  // One file per process: ctest runs this file's cases side by side.
+  const fs::path p = "test_json_text_scratch." + std::to_string(getpid()) + ".json";
   std::ofstream(p, std::ios::binary) << text;
   {
     const InputFile in(p.string(), 1ull << 30, "rprof profile");
