@@ -367,15 +367,7 @@ void rp_fn_init(void)
 
 /* ---- the running thread ------------------------------------------------ */
 
-/* run.cur is stale: rp_fn_cur is the truth; run.cell too while the thread
- * runs unsuspended: rp_fn_cnt is (sync_cell). */
-static RpFnThread run;
-RpFnThread* const rp_fn_run = &run;
-
-static void sync_cell(void)
-{
-   if (!run.held && rp_fn_cnt != scratch) run.cell = rp_fn_cnt;
-}
+static RpFnThread run; /* run.cur is stale: rp_fn_cur is the truth */
 
 /* ---- leaf call sites (rp_fn.h) ------------------------------------------ */
 
@@ -401,63 +393,7 @@ void rp_fn_leaf_resolve(RpLeaf* s)
 
 void rp_fn_repoint(void)
 {
-   if (rp_suspended && !run.held) {
-      sync_cell();
-      run.held = True;
-      run.held_cur = rp_fn_cur;
-      run.held_node = run.node;
-      run.held_lazy = run.lazy;
-      run.held_lazy_sp = run.lazy_sp;
-   } else if (!rp_suspended && run.held) {
-      run.held = False;
-      rp_fn_cur = run.held_cur;
-      run.node = run.held_node;
-      run.lazy = run.held_lazy;
-      run.lazy_sp = run.held_lazy_sp;
-   }
    rp_fn_cnt = rp_suspended || run.cell == NULL ? scratch : run.cell;
-}
-
-/* ---- call sites (rp_fn.h) ------------------------------------------------ */
-
-RpSite* rp_fn_site_new(UInt fn)
-{
-   RpSite* s = VG_(calloc)("rp.fn.site", 1, sizeof(RpSite));
-   s->fn = fn;
-   return s;
-}
-
-static RpFrame* frame_push(UInt n)
-{
-   RpFnThread* t = &run;
-   if (UNLIKELY(n == t->frames_cap)) {
-      t->frames_cap = t->frames_cap == 0 ? 64 : 2 * t->frames_cap;
-      t->frames = VG_(realloc)("rp.fn.frames", t->frames, t->frames_cap * sizeof(RpFrame));
-   }
-   t->nframes = n + 1;
-   return &t->frames[n];
-}
-
-/* The running function entered without a frame (run.lazy): the stack
- * pointer at a change above its entry says it has returned (or was jumped
- * out of); else it calls on, and gets its frame now. Returns False when it
- * had returned (rp_fn_cur then names a function no longer running). */
-static Bool settle_lazy(Addr sp)
-{
-   RpFnThread* t = &run;
-   RpFrame* f;
-   if (LIKELY(!t->lazy)) return True;
-   t->lazy = 0;
-   if (sp > t->lazy_sp) return False;
-   if (t->nframes > 0 && t->frames[t->nframes - 1].fn == rp_fn_cur) return True; /* it has one */
-   f = frame_push(t->nframes);
-   f->node = t->node;
-   f->fn = rp_fn_cur;
-   f->ctx = t->ctx[t->depth];
-   f->sp = t->lazy_sp;
-   f->cell = rp_fn_cnt;
-   f->memo_fn = 0;
-   return True;
 }
 
 /* The running thread is now in node `node`. */
@@ -493,9 +429,13 @@ static __attribute__((noinline)) void switch_slow(UWord fn, UWord sp)
       rp_fn_cnt = f->cell;
       return;
    }
+   if (UNLIKELY(n == t->frames_cap)) {
+      t->frames_cap = t->frames_cap == 0 ? 64 : 2 * t->frames_cap;
+      t->frames = VG_(realloc)("rp.fn.frames", t->frames, t->frames_cap * sizeof(RpFrame));
+   }
    parent = n > 0 ? t->frames[n - 1].node : 0;
    id = node_child(parent, (UInt)fn, ctx);
-   f = frame_push(n);
+   f = &t->frames[n];
    f->node = id;
    f->fn = (UInt)fn;
    f->ctx = ctx;
@@ -504,6 +444,7 @@ static __attribute__((noinline)) void switch_slow(UWord fn, UWord sp)
     * The parent's memo has them at hand (fewer cache lines touched). */
    f->cell = nodes[parent].memo_child == id ? nodes[parent].memo_cell : nodes[id].cell;
    f->memo_fn = 0;
+   t->nframes = n + 1;
    t->node = id;
    t->cell = f->cell;
    rp_fn_cnt = f->cell;
@@ -521,17 +462,6 @@ void rp_fn_switch(UWord fn, UWord sp)
    /* rprof's own work (and what it calls) is rolled back at RESUME: the
     * function stays the one that called the marker. */
    if (UNLIKELY(rp_suspended)) return;
-   if (UNLIKELY(t->lazy) && settle_lazy(sp) == False && t->nframes > 0) {
-      /* The frameless callee has returned: back in the running frame? */
-      f = &t->frames[t->nframes - 1];
-      if (LIKELY(f->fn == (UInt)fn && f->sp >= sp && f->ctx == t->ctx[t->depth])) {
-         rp_fn_cur = (UInt)fn;
-         t->node = f->node;
-         t->cell = f->cell;
-         rp_fn_cnt = f->cell;
-         return;
-      }
-   }
    rp_fn_cur = (UInt)fn;
    n = t->nframes;
    if (LIKELY(n >= 2 && rp_clo_fn_inclusive)) {
@@ -575,43 +505,8 @@ slow:
    switch_slow(fn, sp);
 }
 
-void rp_fn_call_at(RpSite* s, UWord sp)
-{
-   RpFnThread* t = &run;
-   const RpFrame* f;
-   UInt ctx, child;
-   Bool live;
-   if (UNLIKELY(rp_suspended)) { /* the stores keep the scratch counters */
-      s->caller = scratch;
-      s->callee = scratch;
-      s->node = 0;
-      s->mark = 0;
-      return;
-   }
-   live = settle_lazy(sp);
-   if (live && rp_fn_cur != s->fn && t->nframes > 0) {
-      f = &t->frames[t->nframes - 1];
-      if (f->fn == rp_fn_cur && f->sp >= sp) { /* a call from the running frame */
-         ctx = t->ctx[t->depth];
-         child = node_child(f->node, s->fn, ctx);
-         s->caller = rp_fn_cnt;
-         s->callee = cell_of(child, ctx);
-         s->node = child;
-         s->mark = 1;
-         return;
-      }
-   }
-   /* Anything else: the switch itself, then the site keeps its result. */
-   if (!live || rp_fn_cur != s->fn) rp_fn_switch(s->fn, sp);
-   s->caller = rp_fn_cnt;
-   s->callee = rp_fn_cnt;
-   s->node = t->node;
-   s->mark = 0;
-}
-
 void rp_fn_save(RpFnThread* t)
 {
-   sync_cell();
    run.cur = rp_fn_cur;
    *t = run;
 }
@@ -626,22 +521,12 @@ void rp_fn_load(const RpFnThread* t)
 
 void rp_fn_thread_restart(RpFnThread* t)
 {
-   t->lazy = 0;
-   t->held = False;
    t->nframes = 0;
    t->cur = 0;
    t->node = 0;
    t->cell = NULL;
    t->depth = 0;
    t->deeper = 0;
-}
-
-/* The running node's counters are now those of the innermost region. */
-static void region_changed(void)
-{
-   sync_cell();
-   run.cell = cell_of(run.held ? run.held_node : run.node, run.ctx[run.depth]);
-   rp_fn_repoint();
 }
 
 void rp_fn_push(UWord region_id, const HChar* name)
@@ -672,7 +557,8 @@ void rp_fn_push(UWord region_id, const HChar* name)
       }
    }
    run.ctx[++run.depth] = ctx;
-   region_changed();
+   run.cell = cell_of(run.node, ctx);
+   rp_fn_repoint();
 }
 
 void rp_fn_pop(void)
@@ -682,7 +568,8 @@ void rp_fn_pop(void)
       return;
    }
    if (run.depth > 0) run.depth--;
-   region_changed();
+   run.cell = cell_of(run.node, run.ctx[run.depth]);
+   rp_fn_repoint();
 }
 
 static void clear_table(void);

@@ -52,17 +52,6 @@ typedef struct {
    UInt   cur;                       /* function id, 0 = none yet */
    UInt   node;                      /* the running node, 0 = the root */
    ULong* cell;                      /* its counters in ctx[depth]; NULL: not started */
-   /* The running function has no frame yet (a call site, rp_fn.h): its
-    * entry's stack pointer; its frame is pushed when it changes function
-    * deeper, dropped when the stack pointer is above lazy_sp. */
-   UChar  lazy;
-   Addr   lazy_sp;
-   /* While suspended (held): the running function, node and mark, which
-    * generated code may overwrite meanwhile; put back at RESUME. */
-   Bool   held;
-   UInt   held_cur, held_node;
-   UChar  held_lazy;
-   Addr   held_lazy_sp;
    UInt   depth;                     /* open marked regions (at most RP_FN_MAX_DEPTH) */
    UInt   deeper;                    /* open beyond that: counted to the deepest */
    UInt   ctx[RP_FN_MAX_DEPTH + 1];  /* ctx[depth] is the innermost (0 = none) */
@@ -95,34 +84,6 @@ typedef struct {
 
 /* Translation time: a new site calling function fn. */
 RpLeaf* rp_fn_leaf_new(UInt fn);
-
-/* A call site: a function's entry at the start of a superblock, or where VEX
- * chased a call, when the callee is not a leaf site. The generated code
- * enters the callee without a frame when the site knows the running
- * counters and the running function has its frame:
- *    if (s->caller != rp_fn_cnt || run.lazy) rp_fn_call_at(s, SP);
- *    rp_fn_cnt = s->callee; rp_fn_cur = fn; run.node = s->node;
- *    run.lazy = s->mark; run.lazy_sp = SP;
- * and the callee's frame is pushed only if it calls on (the helper's next
- * change deeper than lazy_sp), so a call per element into a function that
- * calls only leaves costs the helper at its return alone. rp_fn_call_at
- * leaves the state and the site such that those stores are right: the
- * site filled for a call from the running frame (mark 1), else the switch
- * done and the site set to keep its result (mark 0: a recursive call, the
- * function having its frame, stays in it). While suspended the site is set
- * to keep the scratch counters (what the stores change otherwise is put
- * back at RESUME). */
-typedef struct {
-   ULong* caller; /* rp_fn_cnt of the caller the site was filled for */
-   ULong* callee; /* the callee's counters from there */
-   UInt   node;   /* the callee's node from there */
-   UInt   fn;
-   UChar  mark;   /* 1: the callee runs without a frame (run.lazy) */
-} RpSite;
-RpSite* rp_fn_site_new(UInt fn);
-void rp_fn_call_at(RpSite* s, UWord sp);
-/* The running thread's state, for generated code's stores. */
-extern RpFnThread* const rp_fn_run;
 /* Translation time: is a the entry of fn (a symbol's start)? */
 Bool rp_fn_is_entry(UInt fn, Addr a);
 /* Generated code, when the caller is not the one the site remembers. */

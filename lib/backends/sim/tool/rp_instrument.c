@@ -175,48 +175,6 @@ static void emit_fn_switch(Out* o, UInt fn, Int offset_sp)
    addStmtToIRSB(o->sb, IRStmt_Dirty(di));
 }
 
-/* A call site (rp_fn.h):
- *    if (s->caller != rp_fn_cnt || run.lazy) rp_fn_call_at(s, SP);
- *    rp_fn_cnt = s->callee; rp_fn_cur = fn; run.node = s->node;
- *    run.lazy = s->mark; run.lazy_sp = SP;
- * plain stores, no ITE. */
-static void emit_fn_call(Out* o, UInt fn, Int offset_sp)
-{
-   RpSite* s = rp_fn_site_new(fn);
-   IRTemp saved, known, lazy, callee, node, mark;
-   IRTemp miss = newIRTemp(o->sb->tyenv, Ity_I1);
-   IRTemp other = newIRTemp(o->sb->tyenv, Ity_I1);
-   IRTemp marked = newIRTemp(o->sb->tyenv, Ity_I1);
-   IRTemp sp = newIRTemp(o->sb->tyenv, Ity_I64);
-   IRDirty* di;
-   rp_emit_flush_access(o);
-   rp_emit_pending(o);
-   saved = emit_load(o, Ity_I64, &rp_fn_cnt);
-   known = emit_load(o, Ity_I64, &s->caller);
-   lazy = emit_load(o, Ity_I8, &rp_fn_run->lazy);
-   addStmtToIRSB(o->sb, IRStmt_WrTmp(other, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(known),
-                                                         IRExpr_RdTmp(saved))));
-   addStmtToIRSB(o->sb, IRStmt_WrTmp(marked, IRExpr_Binop(Iop_CmpNE8, IRExpr_RdTmp(lazy),
-                                                          IRExpr_Const(IRConst_U8(0)))));
-   addStmtToIRSB(o->sb, IRStmt_WrTmp(miss, IRExpr_Binop(Iop_Or1, IRExpr_RdTmp(other),
-                                                        IRExpr_RdTmp(marked))));
-   addStmtToIRSB(o->sb, IRStmt_WrTmp(sp, IRExpr_Get(offset_sp, Ity_I64)));
-   di = unsafeIRDirty_0_N(2, "rp_fn_call_at", VG_(fnptr_to_fnentry)(rp_fn_call_at),
-                          mkIRExprVec_2(mkIRExpr_HWord((HWord)s), IRExpr_RdTmp(sp)));
-   di->guard = IRExpr_RdTmp(miss);
-   addStmtToIRSB(o->sb, IRStmt_Dirty(di));
-   callee = emit_load(o, Ity_I64, &s->callee);
-   node = emit_load(o, Ity_I32, &s->node);
-   mark = emit_load(o, Ity_I8, &s->mark);
-   addStmtToIRSB(o->sb, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&rp_fn_cnt), IRExpr_RdTmp(callee)));
-   addStmtToIRSB(o->sb, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&rp_fn_cur),
-                                     IRExpr_Const(IRConst_U32(fn))));
-   addStmtToIRSB(o->sb, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&rp_fn_run->node), IRExpr_RdTmp(node)));
-   addStmtToIRSB(o->sb, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&rp_fn_run->lazy),
-                                     IRExpr_RdTmp(mark)));
-   addStmtToIRSB(o->sb, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&rp_fn_run->lazy_sp), IRExpr_RdTmp(sp)));
-}
-
 /* A leaf call site (rp_fn.h): the call at insns[k] chased into fn, or fn's
  * entry at the start of the superblock, and the rest of the superblock is fn
  * alone, ending in its return. A side exit taken leaves with the caller's
@@ -308,10 +266,6 @@ IRSB* rp_instrument(VgCallbackClosure* closure, IRSB* sbIn,
                                    (prev < 0 && rp_fn_is_entry(fn, insns[k].addr))) &&
                    leaf_rest(sbIn, n, k, fn)) {
                   leaf_saved = emit_leaf_enter(&o, rp_fn_leaf_new(fn), &leaf_to);
-               } else if (fn != sb_fn && rp_clo_fn_inclusive &&
-                          ((prev >= 0 && insns[prev].is_call) ||
-                           (prev < 0 && rp_fn_is_entry(fn, insns[k].addr)))) {
-                  emit_fn_call(&o, fn, layout->offset_SP);
                } else if (fn != sb_fn) {
                   emit_fn_switch(&o, fn, layout->offset_SP);
                }
