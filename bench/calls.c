@@ -1,10 +1,15 @@
 /* The function view's worst cases (bench/functions_bench.sh): a tiny
  * function called once per element, so that nearly every superblock changes
- * function. Usage: calls N REPS [nested]
+ * function; and two common shapes of call-heavy code.
+ * Usage: calls N REPS [leaf|nested|qsort|fib]
  *   leaf (default): main calls axpy1, which returns at once: the tool counts
- *                   it at the call site (no helper call per change);
+ *                   it where it is entered (no helper call per change);
  *   nested:         main calls axpy2, which calls axpy1: axpy2 is no leaf,
- *                   so each call and return into it calls the tool's helper. */
+ *                   so each call and return into it calls the tool's helper;
+ *   qsort:          libc's qsort of N doubles with a comparator, REPS times
+ *                   (a leaf called through a pointer from libc);
+ *   fib:            the recursive Fibonacci of N, REPS times (a call per
+ *                   call, none a leaf but the last level). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -12,13 +17,39 @@
 
 __attribute__((noinline)) double axpy1(double a, double x, double y) { return a * x + y; }
 __attribute__((noinline)) double axpy2(double a, double x, double y) { return axpy1(a, x, y) * 0.5 + y; }
+static int cmp(const void* a, const void* b) {
+  const double x = *(const double*)a, y = *(const double*)b;
+  return (x > y) - (x < y);
+}
+__attribute__((noinline)) double fib(int n) { return n < 2 ? 1.0 : fib(n - 1) + fib(n - 2); }
 
 int main(int argc, char** argv) {
   const long n = argc > 1 ? atol(argv[1]) : 1000000;
   const int reps = argc > 2 ? atoi(argv[2]) : 10;
-  const int nested = argc > 3 && strcmp(argv[3], "nested") == 0;
+  const char* mode = argc > 3 ? argv[3] : "leaf";
+  const int nested = strcmp(mode, "nested") == 0;
   double* y = calloc((size_t)n, sizeof(double));
   if (y == NULL) return 1;
+  if (strcmp(mode, "qsort") == 0) {
+    unsigned s = 1;
+    for (int r = 0; r < reps; r++) {
+      for (long i = 0; i < n; i++) {
+        s = s * 1103515245u + 12345u;
+        y[i] = (double)(s >> 8);
+      }
+      qsort(y, (size_t)n, sizeof(double), cmp);
+    }
+    printf("calls: %g\n", y[n / 2]);
+    free(y);
+    return 0;
+  }
+  if (strcmp(mode, "fib") == 0) {
+    double f = 0;
+    for (int r = 0; r < reps; r++) f += fib((int)n);
+    printf("calls: %g\n", f);
+    free(y);
+    return 0;
+  }
   for (int r = 0; r < reps; r++)
     if (nested)
       for (long i = 0; i < n; i++) y[i] = axpy2(1.0001, (double)i, y[i]);

@@ -4,18 +4,20 @@
 #
 # For each sample: `rprof --backend=sim --sim-only` without and with
 # --functions=1000 (the samples have markers, so without the option they get
-# no function view). Wall-clock and CPU seconds (user + system), median of
-# REPS runs, and the ratio of those medians. Then the worst cases,
+# no function view). CPU seconds (user + system), REPS runs of each,
+# alternating: the medians and their ratio, and the fastest runs and theirs.
+# Then the worst cases,
 # bench/calls.c (a call per element: nearly every superblock changes
-# function; into a leaf, and into a function that is not one), under the tool
+# function; into a leaf, and into a function that is not one) and two common
+# call-heavy shapes (qsort with a comparator, recursion), under the tool
 # directly, without and with --rp-functions.
 #
-# Usage: bench/functions_bench.sh [BUILD_DIR] [REPS]    (defaults: build, 3)
+# Usage: bench/functions_bench.sh [BUILD_DIR] [REPS]    (defaults: build, 5)
 # Not a test: it takes a few minutes and its numbers depend on the machine.
 set -euo pipefail
 
 build=${1:-build}
-reps=${2:-3}
+reps=${2:-5}
 rprof=$build/bin/rprof
 samples=$build/bin/samples
 [[ -x $rprof && -x $samples/daxpy ]] || {
@@ -38,35 +40,75 @@ cases=(
   "precision 2000000 10"
 )
 
+# CPU seconds (user + system, children included) of one run.
+cpu_of() {
+  rm -rf "$tmp/out"
+  local TIMEFORMAT='%U %S'
+  { time "$@" >/dev/null 2>&1; } 2>"$tmp/time" || {
+    echo "${bench_name}: failed: $*" >&2
+    exit 1
+  }
+  awk '{ print $1 + $2 }' "$tmp/time"
+}
+
+# One table row: LABEL, then the command without --functions and the words
+# that turn it on, as `--` WITH... after it. The runs alternate (without,
+# with), REPS each, so that both see the same moments of a shared machine;
+# CPU seconds, median (fastest: on a noisy VM the least disturbed figure).
+row() {
+  local label=$1 i mid am a0 bm b0
+  shift
+  local cmd=() extra=()
+  while [[ $1 != -- ]]; do cmd+=("$1"); shift; done
+  shift
+  extra=("$@")
+  local without=() with=()
+  for ((i = 0; i < reps; i++)); do
+    without+=("$(cpu_of "${cmd[@]}")")
+    with+=("$(cpu_of "${cmd[0]}" "${extra[@]}" "${cmd[@]:1}")")
+  done
+  mid=$(((reps + 1) / 2))
+  am=$(printf '%s\n' "${without[@]}" | sort -g | sed -n "${mid}p")
+  a0=$(printf '%s\n' "${without[@]}" | sort -g | head -1)
+  bm=$(printf '%s\n' "${with[@]}" | sort -g | sed -n "${mid}p")
+  b0=$(printf '%s\n' "${with[@]}" | sort -g | head -1)
+  printf '| %-24s | %6.2f (%6.2f) | %7.2f (%7.2f) | %7.3f (%7.3f) |\n' "$label" \
+    "$am" "$a0" "$bm" "$b0" "$(ratio "$bm" "$am")" "$(ratio "$b0" "$a0")"
+}
+
+header() {
+  printf '| %-24s | %-15s | %-17s | %-19s |\n' "$1" "sim s" "sim --functions s" "--functions / sim"
+  printf '|%s|%s|%s|%s|\n' "--------------------------" "-----------------" "-------------------" \
+    "---------------------"
+}
+
 echo "# rprof sim with and without --functions ($(date -u +%Y-%m-%d), $(nproc) CPUs)"
-echo "# --sim-only --sim-cache $caches; seconds, median of $reps runs: wall (CPU)."
+echo "# CPU seconds (user + system), $reps runs each, alternating: median (fastest)."
+echo "# rprof --backend=sim --sim-only --sim-cache $caches"
 echo
-printf '| %-24s | %-15s | %-17s | %-19s |\n' "sample (args)" "sim s" "sim --functions s" "--functions / sim"
-printf '|%s|%s|%s|%s|\n' "--------------------------" "-----------------" "-------------------" \
-  "---------------------"
+header "sample (args)"
 for c in "${cases[@]}"; do
   read -r name args <<<"$c"
   prog=$samples/$name
   [[ -x $prog ]] || continue
   # shellcheck disable=SC2086
-  read -r aw ac <<<"$(timed "$rprof" -q -o "$tmp/out" --backend=sim --sim-only --sim-cache "$caches" "$prog" $args)"
-  # shellcheck disable=SC2086
-  read -r bw bc <<<"$(timed "$rprof" -q -o "$tmp/out" --backend=sim --sim-only --sim-cache "$caches" \
-        --functions=1000 "$prog" $args)"
-  printf '| %-24s | %6.2f (%6.2f) | %7.2f (%7.2f) | %7.3f (%7.3f) |\n' "$name ($args)" \
-    "$aw" "$ac" "$bw" "$bc" "$(ratio "$bw" "$aw")" "$(ratio "$bc" "$ac")"
+  row "$name ($args)" "$rprof" -q -o "$tmp/out" --backend=sim --sim-only --sim-cache "$caches" \
+    "$prog" $args -- --functions=1000
 done
 
-# The worst cases: the Valgrind tool itself, without and with --rp-functions,
-# on bench/calls.c: a call per element into a leaf (counted at the call site)
-# and into a function that calls another (a helper call on call and return).
+# The worst cases and two common call-heavy shapes: the Valgrind tool itself,
+# without and with --rp-functions, on bench/calls.c (a call per element into
+# a leaf, and into a function that calls another; libc's qsort with a
+# comparator; recursion).
 cc -O2 -g -o "$tmp/calls" "$(dirname "$0")/calls.c"
-tool=(valgrind --tool=rprof-sim --rp-l1=32768,8,64 --rp-l2=1048576,8,64 --rp-llc=8388608,16,64)
 export VALGRIND_LIB=$build/libexec/rprof/valgrind
-for mode in leaf nested; do
-  read -r aw ac <<<"$(timed "${tool[@]}" "$tmp/calls" 2000000 10 "$mode")"
-  read -r bw bc <<<"$(timed "${tool[@]}" --demangle=no --rp-functions=yes --rp-fn-out="$tmp/fn.txt" \
-        "$tmp/calls" 2000000 10 "$mode")"
-  printf '| %-24s | %6.2f (%6.2f) | %7.2f (%7.2f) | %7.3f (%7.3f) |\n' "calls $mode (tool)" \
-    "$aw" "$ac" "$bw" "$bc" "$(ratio "$bw" "$aw")" "$(ratio "$bc" "$ac")"
+echo
+echo "# The Valgrind tool alone on bench/calls.c, --rp-functions=yes or not."
+echo
+header "calls (args)"
+for c in "leaf 2000000 10" "nested 2000000 10" "qsort 1000000 2" "fib 30 10"; do
+  read -r mode n r <<<"$c"
+  row "$mode ($n $r)" valgrind --tool=rprof-sim --rp-l1=32768,8,64 --rp-l2=1048576,8,64 \
+    --rp-llc=8388608,16,64 "$tmp/calls" "$n" "$r" "$mode" \
+    -- --demangle=no --rp-functions=yes --rp-fn-out="$tmp/fn.txt"
 done

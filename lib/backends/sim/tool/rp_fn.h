@@ -66,12 +66,15 @@ extern UInt rp_fn_cur;
  * a scratch array while it is suspended or without --rp-functions. Never NULL. */
 extern ULong* rp_fn_cnt;
 
-/* A leaf call site. Where VEX chased a call into a function K and the rest
- * of the superblock is K alone, with no side exit, ending in K's return (a
- * small function called in a loop), the generated code does not switch:
- * while K runs it points rp_fn_cnt at the counters of K called from the
- * running node (its child K in the current region), and back at the
- * caller's before the return. rp_fn_cur stays the caller's, so the call and
+/* A leaf call site. Where a function K is entered (VEX chased a call into
+ * it, or the superblock starts at K's entry: a call VEX did not follow) and
+ * the rest of the superblock is K alone, ending in K's return (a small
+ * function called in a loop), the generated code does not switch: while K
+ * runs it points rp_fn_cnt at the counters of K called from the running
+ * node (its child K in the current region; the node itself if it runs K),
+ * and back at the caller's before the return and before each side exit (a
+ * branch taken within K then changes function where it lands, to the same
+ * node, through the helper). rp_fn_cur stays the caller's, so the call and
  * the return cost no helper call. The site remembers the callee's counters
  * for the last caller counters it saw (`caller`: a (node, region) has
  * counters of its own, so they name it); only another caller calls
