@@ -58,7 +58,8 @@ struct Run {
   std::string sim_stdout;  // the app's stdout in the simulated run
 };
 
-// rprof -q --backend=<backend> [sim caches] program args.
+// rprof -q --backend=<backend> [sim caches] program args (an MPI job, with
+// mpirun, through run_rprof_mpi).
 Run run(const std::string& backend, const std::vector<std::string>& cmd) {
   std::vector<std::string> args = {"-q", "--backend=" + backend};
   if (backend == "sim") {
@@ -67,7 +68,8 @@ Run run(const std::string& backend, const std::vector<std::string>& cmd) {
   }
   args.insert(args.end(), cmd.begin(), cmd.end());
   Run r;
-  r.result = run_rprof(args, {machine_env()});
+  const bool mpi = std::find(cmd.begin(), cmd.end(), "mpirun") != cmd.end();
+  r.result = mpi ? run_rprof_mpi(args, {machine_env()}) : run_rprof(args, {machine_env()});
   INFO(r.result.err);
   REQUIRE(r.result.status == 0);
   r.profile = load_json(r.result.dir + "/profile.json");
@@ -440,12 +442,10 @@ TEST_CASE("programs without LIKWID or PAPI get no drop-in and no note") {
 
 namespace {
 
-// 2 ranks (as root OpenMPI needs --allow-run-as-root; on 2 cores or fewer
-// --oversubscribe), timing backend.
+// 2 ranks (harness.h), timing backend.
 std::vector<std::string> mpirun(const std::vector<std::string>& app) {
-  std::vector<std::string> cmd = {"--",  "mpirun", "--allow-run-as-root", "--oversubscribe",
-                                  "-np", "2"};
-  cmd.insert(cmd.end(), app.begin(), app.end());
+  std::vector<std::string> cmd = {"--"};
+  for (std::string& s : mpirun_np2(app)) cmd.push_back(std::move(s));
   return cmd;
 }
 

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "backends/fake/fake_backend.h"
+#include "runtime/clock.h"
 #include "runtime/region_table.h"
 #include "runtime/thread_state.h"
 #include "tools/rprof/elf_needed.h"
@@ -19,16 +20,27 @@ TEST_CASE("region totals: calls and inclusive counters over every place and recu
   rprof::FakeBackend backend{1};
   ThreadState t{&backend, 2, 0, 1};
   const uint32_t a = intern_region("totals_a"), b = intern_region("totals_b");
+  // Times are checked against clock reads around each part (c0..c3), never
+  // against each other: the inner calls' times are parts of these spans.
+  const uint64_t c0 = now_ticks();
   REQUIRE(t.begin(a) == 0);  // read 1
   REQUIRE(t.begin(b) == 0);  // read 2
   REQUIRE(t.end(b) == 0);    // read 3: b += 1
   REQUIRE(t.end(a) == 0);    // read 4: a += 3
+  const uint64_t c1 = now_ticks();
   REQUIRE(t.begin(b) == 0);  // b at the top level too
   REQUIRE(t.end(b) == 0);    // b += 1
+  const uint64_t c2 = now_ticks();
   REQUIRE(t.begin(a) == 0);  // recursion: the inner a is counted on the same node
   REQUIRE(t.begin(a) == 0);
+  // The inner a lasts at least kSpin: counted twice, a's time would exceed
+  // the spans around it (unless the rest of the part took longer still).
+  constexpr uint64_t kSpin = 1000000;
+  for (const uint64_t s = now_ticks(); now_ticks() - s < kSpin;) {
+  }
   REQUIRE(t.end(a) == 0);
   REQUIRE(t.end(a) == 0);  // outer a spans 3 reads: a += 3
+  const uint64_t c3 = now_ticks();
   const RegionTotals ta = t.totals(a), tb = t.totals(b);
   CHECK(ta.calls == 3);  // once, then twice (recursive)
   CHECK(ta.incl[0] == 6);
@@ -36,7 +48,9 @@ TEST_CASE("region totals: calls and inclusive counters over every place and recu
   CHECK(tb.calls == 2);
   CHECK(tb.incl[0] == 2);
   CHECK(tb.incl[1] == 4);
-  CHECK(ta.incl_ticks >= tb.incl_ticks);
+  CHECK(ta.incl_ticks >= kSpin);
+  CHECK(ta.incl_ticks <= (c1 - c0) + (c3 - c2));
+  CHECK(tb.incl_ticks <= c2 - c0);
   // An open region is not counted until it ends.
   REQUIRE(t.begin(b) == 0);
   CHECK(t.totals(b).calls == 2);

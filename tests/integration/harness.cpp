@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <stdexcept>
 
@@ -134,6 +135,55 @@ RunResult run_rprof(const std::vector<std::string>& args,
   RunResult r = run_command(argv, env);
   r.dir = dir;
   return r;
+}
+
+namespace {
+
+// mpirun's --get-stack-traces runs `gstack PID`; Debian's gdb has no gstack.
+// A directory holding one, or "" without gdb.
+const std::string& gstack_dir() {
+  static const std::string dir = [] {
+    if (std::system("command -v gdb >/dev/null 2>&1") != 0) return std::string();
+    const std::string d = fresh_dir("gstack");
+    std::ofstream f(d + "/gstack");
+    f << "#!/bin/sh\nexec gdb -batch -nx -p \"$1\" -ex 'thread apply all bt' </dev/null 2>&1\n";
+    f.close();
+    fs::permissions(d + "/gstack", fs::perms::owner_all);
+    return d;
+  }();
+  return dir;
+}
+
+}  // namespace
+
+std::vector<std::string> mpirun_np2(const std::vector<std::string>& app) {
+  std::vector<std::string> a = {"mpirun",    "--allow-run-as-root",
+                                "--oversubscribe", "-np",
+                                "2",         "--bind-to",
+                                "none",      "--mca",
+                                "btl",       "self,vader",
+                                "--mca",     "pml",
+                                "ob1",       "--timeout",
+                                std::to_string(kMpiTimeLimitS), "--report-state-on-timeout"};
+  if (!gstack_dir().empty()) a.push_back("--get-stack-traces");
+  a.insert(a.end(), app.begin(), app.end());
+  return a;
+}
+
+RunResult run_rprof_mpi(const std::vector<std::string>& args,
+                        const std::vector<std::string>& env) {
+  std::vector<std::string> e = env;
+  if (!gstack_dir().empty()) {
+    const char* path = std::getenv("PATH");
+    e.push_back("PATH=" + gstack_dir() + ":" + (path != nullptr ? path : "/usr/bin:/bin"));
+  }
+  RunResult r = run_rprof(args, e);
+  // mpirun's words when its --timeout ended the job.
+  if (r.err.find("time limit for job execution has been reached") == std::string::npos) return r;
+  std::cerr << "WARNING: mpirun ended the job at its time limit (" << kMpiTimeLimitS
+            << " s); running it once more. Its report:\n"
+            << r.err << std::endl;
+  return run_rprof(args, e);
 }
 
 std::string read_text(const std::string& path) {

@@ -49,6 +49,23 @@ uint64_t host_largest_cache();
 RunResult run_rprof(const std::vector<std::string>& args,
                     const std::vector<std::string>& env = {});
 
+// `mpirun` for 2 ranks of `app` on this host, whatever host it is: as root
+// (--allow-run-as-root), on 2 cores or fewer (--oversubscribe), no binding,
+// the ranks talking through shared memory only (btl self,vader, pml ob1: no
+// probing of network devices a VM may half-have). A job still running after
+// kMpiTimeLimitS is ended by mpirun itself, which prints the ranks' states and
+// their stack traces (a gstack of the harness's, over gdb, when gdb exists).
+constexpr int kMpiTimeLimitS = 60;
+std::vector<std::string> mpirun_np2(const std::vector<std::string>& app);
+
+// run_rprof for a command that starts with mpirun_np2: a job that reached
+// mpirun's time limit is reported (on stderr, with mpirun's report) and run once
+// more; its second run's result is returned whatever it is. Open MPI's own
+// start-up and shared-memory hangs are rare and not rprof's; a hang that
+// comes back is a failure with the report in the log.
+RunResult run_rprof_mpi(const std::vector<std::string>& args,
+                        const std::vector<std::string>& env = {});
+
 // A fresh empty directory under the test binary dir (removed at exit).
 std::string fresh_dir(const std::string& tag);
 // A path for a directory that does not exist yet (for rprof -o).

@@ -12,13 +12,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// As root OpenMPI needs --allow-run-as-root; 2 ranks on 2 cores (or fewer)
-// need --oversubscribe.
+// Timing only: these tests are about ranks and merging, not counts.
 std::vector<std::string> mpirun(const std::vector<std::string>& app) {
-  // Timing only: these tests are about ranks and merging, not counts.
-  std::vector<std::string> a = {"--backend=time", "--", "mpirun", "--allow-run-as-root",
-                                "--oversubscribe", "-np", "2"};
-  a.insert(a.end(), app.begin(), app.end());
+  std::vector<std::string> a = {"--backend=time", "--"};
+  for (std::string& s : mpirun_np2(app)) a.push_back(std::move(s));
   return a;
 }
 
@@ -34,7 +31,7 @@ void require_mpi() {
 
 TEST_CASE("2 MPI ranks: one raw profile per rank, merged with exact summed calls") {
   require_mpi();
-  auto r = run_rprof(mpirun({sample("mpi_ranks")}));
+  auto r = run_rprof_mpi(mpirun({sample("mpi_ranks")}));
   INFO(r.err);
   REQUIRE(r.status == 0);
   std::vector<std::string> raws;
@@ -65,7 +62,7 @@ TEST_CASE("2 MPI ranks: one raw profile per rank, merged with exact summed calls
 
 TEST_CASE("a rank killed by SIGKILL: its completed regions kept from the shared tables") {
   require_mpi();
-  auto r = run_rprof(mpirun({sample("mpi_ranks"), "1"}));
+  auto r = run_rprof_mpi(mpirun({sample("mpi_ranks"), "1"}));
   INFO(r.err);
   CHECK(r.status != 0);  // mpirun reports the dead rank
   auto p = load_json(r.dir + "/profile.json");
