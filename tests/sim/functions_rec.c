@@ -6,7 +6,10 @@
  *                      double add per call, DEPTH/2 calls of each
  *   rec(d)             direct recursion DEPTH deep: one double add per call
  *   work(x, n)         2n FLOPs (a multiply and an add per element), called
- *                      by main and by a second thread
+ *                      by main and by a second thread; main calls it once
+ *                      more in the region "spawn", around the second thread's
+ *                      whole life (the thread's FLOPs are its own, not the
+ *                      region's: the tool switches threads in the region)
  *   phased(x, n)       one add, then the region "inner" around one add of
  *                      work(x, n)'s result, then one more add: a region that
  *                      opens inside a function
@@ -71,8 +74,11 @@ int main(int argc, char** argv) {
   for (int i = 0; i < n; i++) x[i] = (double)(i % 7 + 1);
   struct job j = {x, n, 0};
   pthread_t t;
+  RPROF_BEGIN("spawn");
+  sink = work(x, n);
   if (pthread_create(&t, NULL, thread_main, &j) != 0) return 3;
   pthread_join(t, NULL);
+  RPROF_END("spawn");
   sink = even(depth);
   sink = rec(depth);
   sink = work(x, n);

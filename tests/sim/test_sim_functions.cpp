@@ -198,6 +198,10 @@ TEST_CASE("sim functions: recursion, threads and a region opened inside a functi
   REQUIRE(work.is_object());
   CHECK(all_flops(work) == 2 * 2 * kN);
   CHECK(inclusive_flops(work) == 2 * 2 * kN);
+  // The region around the second thread's life has main's work only: what
+  // each thread counted goes to its own totals across thread switches.
+  CHECK(all_flops(find_region(p, "spawn")) == 2 * kN);
+  CHECK(all_flops(find_region(p, "spawn/work")) == 2 * kN);
   const json inner_work = find_region(p, "inner/work");
   REQUIRE(inner_work.is_object());
   CHECK(all_flops(inner_work) == 2 * kN);

@@ -9,8 +9,9 @@
 UInt rp_line_shift = 6;
 static UWord line_bytes = 64;
 
-/* Counts go to the thread's totals and to its running function (rp_fn.h). */
-#define COUNT(k, v) (rp_live[k] += (v), rp_fn_cnt[k] += (v))
+/* Counts go to the running function's counters, or to the thread's totals
+ * without --rp-functions (rp_fn.h). */
+#define COUNT(k, v) (rp_fn_cnt[k] += (v))
 
 const HChar* rp_geometry_check(const RpGeometry* g)
 {

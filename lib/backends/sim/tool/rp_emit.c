@@ -44,16 +44,18 @@ void rp_emit_pending(Out* o)
    Int k;
    for (k = 0; k < RPROF_SIM_NCOUNTERS; k++) {
       if (o->pending[k] == 0) continue;
-      emit_add(o->sb, mkIRExpr_HWord((HWord)&rp_live[k]), o->pending[k]);
-      if (rp_clo_functions) {
-         /* And to the running function's counters (rp_fn.h): the pointer is
-          * read here, after any switch before it. */
+      if (!rp_clo_functions) {
+         emit_add(o->sb, mkIRExpr_HWord((HWord)&rp_live[k]), o->pending[k]);
+      } else {
+         /* To the running function's counters (rp_fn.h), the thread's totals
+          * from them: the pointer is read here, after any switch before it. */
+         IRTemp at;
          if (fn_cnt == IRTemp_INVALID) {
             fn_cnt = newIRTemp(o->sb->tyenv, Ity_I64);
             addStmtToIRSB(o->sb, IRStmt_WrTmp(fn_cnt, IRExpr_Load(Iend_LE, Ity_I64,
                                                                   mkIRExpr_HWord((HWord)&rp_fn_cnt))));
          }
-         IRTemp at = fn_cnt;
+         at = fn_cnt;
          if (k != 0) {
             at = newIRTemp(o->sb->tyenv, Ity_I64);
             addStmtToIRSB(o->sb, IRStmt_WrTmp(at, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(fn_cnt),

@@ -2,9 +2,9 @@
  * known at translation time, and calls into the cache model for data accesses.
  *
  * Increments (FLOPs, FP instructions, L1 bytes) are summed while the
- * superblock is copied and added inline to rp_live (and, with --rp-functions,
- * to *rp_fn_cnt) before each side exit and at the end, so an exit taken counts
- * exactly what ran before it.
+ * superblock is copied and added inline to rp_live (with --rp-functions, to
+ * *rp_fn_cnt instead) before each side exit and at the end, so an exit taken
+ * counts exactly what ran before it.
  *
  * A data access's cache call is placed where the access is, and consecutive
  * accesses merge into one call when nothing else touches memory in between:

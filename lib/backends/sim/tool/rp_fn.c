@@ -220,9 +220,117 @@ static UInt nxcells = 0, xcells_cap = 0;
 static ULong scratch[RPROF_SIM_NCOUNTERS]; /* counts nobody keeps */
 ULong* rp_fn_cnt = scratch;
 
+/* ---- the thread's totals, from what its cells gained (rp_fn.h) ----------
+ *
+ * A cell is NC counters, then the epoch it was last listed in, then its leaf
+ * callees' cells (an RpLeaves*, or 0). A cell is written only while it is
+ * rp_fn_cnt, or while a cell that has it as a leaf callee is: so a cell is
+ * listed, with a copy of its counters, when it becomes rp_fn_cnt for the
+ * first time in an epoch (its leaf callees with it), and rp_fn_fold adds the
+ * gains of the listed cells to rp_live and starts the next epoch. A fold runs
+ * wherever the totals are read, at every thread switch (so all gains since
+ * the last fold are the running thread's) and when the list is full. */
+#define NC RPROF_SIM_NCOUNTERS
+#define CELL_EPOCH(c) ((c)[NC])
+#define CELL_LEAVES(c) ((RpLeaves*)(UWord)(c)[NC + 1])
+
+typedef struct {
+   UInt    n, cap;
+   ULong** cell;
+} RpLeaves;
+
+typedef struct {
+   ULong* cell;
+   ULong  snap[NC];
+} RpListed;
+
+#define RP_FN_LISTED_MAX 4096
+static RpListed* listed = NULL;
+static UInt nlisted = 0, listed_cap = 0;
+static ULong epoch = 1;
+
 static ULong* new_cell(void)
 {
-   return VG_(calloc)("rp.fn.cell", RPROF_SIM_NCOUNTERS, sizeof(ULong));
+   return VG_(calloc)("rp.fn.cell", NC + 2, sizeof(ULong));
+}
+
+static void list_cell(ULong* c);
+
+void rp_fn_fold(void)
+{
+   UInt i;
+   Int k;
+   for (i = 0; i < nlisted; i++) {
+      const RpListed* l = &listed[i];
+      for (k = 0; k < NC; k++) rp_live[k] += l->cell[k] - l->snap[k];
+   }
+   nlisted = 0;
+   epoch++;
+   if (rp_fn_cnt != scratch) list_cell(rp_fn_cnt);
+}
+
+/* Room for `need` more entries: a full list is folded first (which lists
+ * rp_fn_cnt's cell again: it stays written). */
+static void make_room(UInt need)
+{
+   if (nlisted + need > RP_FN_LISTED_MAX && nlisted > 0) rp_fn_fold();
+   if (nlisted + need > listed_cap) {
+      while (nlisted + need > listed_cap) listed_cap = listed_cap == 0 ? 256 : 2 * listed_cap;
+      listed = VG_(realloc)("rp.fn.listed", listed, listed_cap * sizeof(RpListed));
+   }
+}
+
+/* Lists c with a copy of its counters (room made). */
+static void list_one(ULong* c)
+{
+   RpListed* l;
+   if (CELL_EPOCH(c) == epoch) return;
+   CELL_EPOCH(c) = epoch;
+   l = &listed[nlisted++];
+   l->cell = c;
+   VG_(memcpy)(l->snap, c, sizeof(l->snap));
+}
+
+/* c (never scratch) may be written from now on: listed with its leaf callees. */
+static __attribute__((noinline)) void list_cell(ULong* c)
+{
+   const RpLeaves* lv = CELL_LEAVES(c);
+   UInt i;
+   make_room(1 + (lv != NULL ? lv->n : 0));
+   list_one(c);
+   if (lv != NULL) {
+      for (i = 0; i < lv->n; i++) list_one(lv->cell[i]);
+   }
+}
+
+/* rp_fn_cnt = c, listed. */
+static __inline__ void count_into(ULong* c)
+{
+   if (UNLIKELY(CELL_EPOCH(c) != epoch)) list_cell(c);
+   rp_fn_cnt = c;
+}
+
+/* A leaf site of caller cell `caller` writes `callee` while caller is
+ * rp_fn_cnt: listed with it from now on. */
+static void add_leaf(ULong* caller, ULong* callee)
+{
+   RpLeaves* lv = CELL_LEAVES(caller);
+   UInt i;
+   if (callee == caller) return;
+   if (lv == NULL) {
+      lv = VG_(calloc)("rp.fn.leaves", 1, sizeof(RpLeaves));
+      caller[NC + 1] = (ULong)(UWord)lv;
+   }
+   for (i = 0; i < lv->n; i++) {
+      if (lv->cell[i] == callee) return;
+   }
+   if (lv->n == lv->cap) {
+      lv->cap = lv->cap == 0 ? 4 : 2 * lv->cap;
+      lv->cell = VG_(realloc)("rp.fn.leaves", lv->cell, lv->cap * sizeof(ULong*));
+   }
+   lv->cell[lv->n++] = callee;
+   make_room(1);
+   list_one(callee);
 }
 
 static UInt key_hash(UInt a, UInt b, UInt c)
@@ -389,11 +497,16 @@ void rp_fn_leaf_resolve(RpLeaf* s)
    else node = node_child(run.node, s->fn, ctx);
    s->caller = rp_fn_cnt;
    s->callee = cell_of(node, ctx);
+   /* Before the thread's first switch (no cell yet) the callee is listed
+    * for this epoch only; a switch comes before any later count. */
+   if (rp_fn_cnt != scratch) add_leaf(rp_fn_cnt, s->callee);
+   else list_cell(s->callee);
 }
 
 void rp_fn_repoint(void)
 {
-   rp_fn_cnt = rp_suspended || run.cell == NULL ? scratch : run.cell;
+   if (rp_suspended || run.cell == NULL) rp_fn_cnt = scratch;
+   else count_into(run.cell);
 }
 
 /* The running thread is now in node `node`. */
@@ -401,7 +514,7 @@ static void set_node(UInt node)
 {
    run.node = node;
    run.cell = cell_of(node, run.ctx[run.depth]);
-   rp_fn_cnt = run.cell;
+   count_into(run.cell);
 }
 
 /* Every change the fast paths of rp_fn_switch do not take. */
@@ -426,7 +539,7 @@ static __attribute__((noinline)) void switch_slow(UWord fn, UWord sp)
       }
       t->node = f->node;
       t->cell = f->cell;
-      rp_fn_cnt = f->cell;
+      count_into(f->cell);
       return;
    }
    if (UNLIKELY(n == t->frames_cap)) {
@@ -447,7 +560,7 @@ static __attribute__((noinline)) void switch_slow(UWord fn, UWord sp)
    t->nframes = n + 1;
    t->node = id;
    t->cell = f->cell;
-   rp_fn_cnt = f->cell;
+   count_into(f->cell);
 }
 
 /* The two changes a call per element makes, a call from the running
@@ -472,7 +585,7 @@ void rp_fn_switch(UWord fn, UWord sp)
             t->nframes = n - 1;
             t->node = up->node;
             t->cell = up->cell;
-            rp_fn_cnt = up->cell;
+            count_into(up->cell);
             return;
          }
       } else if (LIKELY(f->fn != (UInt)fn && n < t->frames_cap)) { /* a call */
@@ -497,7 +610,7 @@ void rp_fn_switch(UWord fn, UWord sp)
          t->nframes = n + 1;
          t->node = c->node;
          t->cell = c->cell;
-         rp_fn_cnt = c->cell;
+         count_into(c->cell);
          return;
       }
    }
@@ -578,8 +691,12 @@ void rp_fn_reset(void)
 {
    UInt i;
 
-   for (i = 0; i < nnodes; i++) VG_(memset)(nodes[i].cell, 0, RPROF_SIM_NCOUNTERS * sizeof(ULong));
-   for (i = 0; i < nxcells; i++) VG_(memset)(xcells[i].cell, 0, RPROF_SIM_NCOUNTERS * sizeof(ULong));
+   for (i = 0; i < nnodes; i++) VG_(memset)(nodes[i].cell, 0, NC * sizeof(ULong));
+   for (i = 0; i < nxcells; i++) VG_(memset)(xcells[i].cell, 0, NC * sizeof(ULong));
+   /* The copies in the list are of the old counts: the gains start again. */
+   nlisted = 0;
+   epoch++;
+   if (rp_fn_cnt != scratch) list_cell(rp_fn_cnt);
    clear_table(); /* what rp_fn_write summed into it (before an exec that failed) */
 }
 

@@ -10,12 +10,14 @@
  * calls rp_fn_switch(K, SP).
  *
  * Counts go straight where they belong: generated code and the cache model
- * add every increment both to the thread's totals (rp_live) and to
- * *rp_fn_cnt, the counters of the running function in its calling context: a
- * node of a calling-context tree (parent node, function, innermost marked
- * region at entry). rp_fn_switch only moves along the tree (the stack pointer
- * tells a call, deeper, from a return or a longjmp, shallower) and repoints
- * rp_fn_cnt; it never touches a counter. At the end a function's self counts
+ * add every increment to *rp_fn_cnt, the counters of the running function in
+ * its calling context: a node of a calling-context tree (parent node,
+ * function, innermost marked region at entry). rp_fn_switch only moves along
+ * the tree (the stack pointer tells a call, deeper, from a return or a
+ * longjmp, shallower) and repoints rp_fn_cnt; it never touches a counter. The
+ * thread's totals (rp_live) are not counted twice: rp_fn_fold adds to them
+ * what the counters written since the last fold gained (the first time a
+ * node's counters become rp_fn_cnt in an epoch, a copy of them is kept). At the end a function's self counts
  * are the sum of its nodes, and its inclusive counts the sums of the subtrees
  * of its outermost nodes (no ancestor runs the same function: recursion is
  * counted once).
@@ -62,9 +64,13 @@ extern Bool rp_clo_fn_inclusive; /* --rp-fn-inclusive=no: self counts only */
 extern UInt rp_clo_fn_max_paths; /* --rp-fn-max-paths: calling-context tree nodes */
 /* The running thread's function; generated code compares with it. */
 extern UInt rp_fn_cur;
-/* Where the running thread's counts also go: its running node's counters, or
- * a scratch array while it is suspended or without --rp-functions. Never NULL. */
+/* Where the running thread's counts go: its running node's counters, or a
+ * scratch array while it is suspended; rp_live without --rp-functions.
+ * Never NULL. */
 extern ULong* rp_fn_cnt;
+/* Adds to rp_live what the running thread counted since the last fold. Before
+ * rp_live is read or saved, and at every thread switch. */
+void rp_fn_fold(void);
 
 /* A leaf call site. Where a function K is entered (VEX chased a call into
  * it, or the superblock starts at K's entry: a call VEX did not follow) and

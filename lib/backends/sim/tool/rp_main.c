@@ -76,6 +76,7 @@ void rp_switch_thread(ThreadId tid)
    if (tid == running) return;
    if (running != VG_INVALID_THREADID) {
       RpThread* old = &threads[running];
+      if (rp_clo_functions) rp_fn_fold(); /* what ran so far was this thread's */
       VG_(memcpy)(old->cnt, rp_live, sizeof(rp_live));
       old->l1 = rp_l1;
       old->l2 = rp_l2;
@@ -145,6 +146,7 @@ static Bool handle_request(ThreadId tid, UWord* arg, UWord* ret)
    case RPROF_SIM_REQ_READ: {
       UWord n = arg[2] < RPROF_SIM_NCOUNTERS ? arg[2] : RPROF_SIM_NCOUNTERS;
       const ULong* src = rp_suspended ? t->saved : rp_live;
+      if (rp_clo_functions && !rp_suspended) rp_fn_fold();
       if (n > 0 && VG_(am_is_valid_for_client)(arg[1], n * sizeof(ULong), VKI_PROT_WRITE)) {
          VG_(memcpy)((void*)arg[1], src, n * sizeof(ULong));
          *ret = n;
@@ -153,6 +155,7 @@ static Bool handle_request(ThreadId tid, UWord* arg, UWord* ret)
    }
    case RPROF_SIM_REQ_SUSPEND:
       if (suspend_depth++ == 0) {
+         if (rp_clo_functions) rp_fn_fold();
          VG_(memcpy)(t->saved, rp_live, sizeof(rp_live));
          rp_suspended = True;
          if (rp_clo_functions) rp_fn_repoint();
@@ -258,6 +261,7 @@ static void post_clo_init(void)
    rp_cache_init(&rp_llc, &rp_geom_llc);
    threads = VG_(calloc)("rp.threads", VG_N_THREADS, sizeof(RpThread));
    if (rp_clo_functions) rp_fn_init();
+   else rp_fn_cnt = rp_live; /* the cache model's counts (rp_fn.h) */
    VG_(atfork)(NULL, NULL, on_fork_child);
 }
 
@@ -286,8 +290,10 @@ static void write_totals(const HChar* suffix)
    UInt t;
    SysRes sr;
    if (clo_out == NULL) return;
-   if (running != VG_INVALID_THREADID)
+   if (running != VG_INVALID_THREADID) {
+      if (rp_clo_functions) rp_fn_fold();
       VG_(memcpy)(threads[running].cnt, rp_live, sizeof(rp_live));
+   }
    VG_(memset)(total, 0, sizeof(total));
    for (t = 1; t < VG_N_THREADS; t++) {
       if (!threads[t].used) continue;
