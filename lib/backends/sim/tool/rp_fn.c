@@ -496,11 +496,12 @@ void rp_fn_leaf_resolve(RpLeaf* s)
    else if (nodes[run.node].fn == s->fn) node = run.node;
    else node = node_child(run.node, s->fn, ctx);
    s->caller = rp_fn_cnt;
+   if (rp_fn_cnt == scratch) { /* suspended: the callee's counts are nobody's too */
+      s->callee = scratch;
+      return;
+   }
    s->callee = cell_of(node, ctx);
-   /* Before the thread's first switch (no cell yet) the callee is listed
-    * for this epoch only; a switch comes before any later count. */
-   if (rp_fn_cnt != scratch) add_leaf(rp_fn_cnt, s->callee);
-   else list_cell(s->callee);
+   add_leaf(rp_fn_cnt, s->callee);
 }
 
 void rp_fn_repoint(void)

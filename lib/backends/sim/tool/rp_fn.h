@@ -84,7 +84,8 @@ void rp_fn_fold(void);
  * the return cost no helper call. The site remembers the callee's counters
  * for the last caller counters it saw (`caller`: a (node, region) has
  * counters of its own, so they name it); only another caller calls
- * rp_fn_leaf_resolve. Not while suspended (rp_fn_cnt stays on scratch). */
+ * rp_fn_leaf_resolve. While suspended, rp_fn_cnt is the scratch array: a
+ * site resolved then has scratch for callee too (a caller like no other). */
 typedef struct {
    ULong* caller; /* rp_fn_cnt in the caller when `callee` was resolved */
    ULong* callee; /* the counters of fn called from there */

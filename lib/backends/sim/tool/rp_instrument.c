@@ -195,40 +195,31 @@ static Bool leaf_rest(const IRSB* sb, Int n, Int k, UInt fn)
 
 /* Entering a leaf call site (rp_fn.h):
  *    saved = rp_fn_cnt;
- *    if (!rp_suspended && s->caller != saved) rp_fn_leaf_resolve(s);
- *    rp_fn_cnt = to = !rp_suspended ? s->callee : saved;
- * Returns saved, stored back before the return and around each side exit
- * (with `to` after it), and sets *to. Plain stores (of an ITE),
- * and `saved` used twice: with guarded stores (IRStmt_StoreG) the caller's
- * counts landed on the callee under Valgrind 3.19, most likely because VEX's
- * tree builder moved the single-use load of `saved` past the guarded store
- * to the same place (it was read after the repointing). */
+ *    if (s->caller != saved) rp_fn_leaf_resolve(s);
+ *    rp_fn_cnt = to = s->callee;
+ * (suspended, saved is the scratch array and so is s->callee). Returns
+ * saved, stored back before the return and around each side exit (with `to`
+ * after it), and sets *to. Plain stores, and `saved` used twice: with guarded
+ * stores (IRStmt_StoreG) the caller's counts landed on the callee under
+ * Valgrind 3.19, most likely because VEX's tree builder moved the single-use
+ * load of `saved` past the guarded store to the same place (it was read after
+ * the repointing). */
 static IRTemp emit_leaf_enter(Out* o, RpLeaf* s, IRTemp* to_out)
 {
-   IRTemp susp, saved, known, callee;
-   IRTemp on = newIRTemp(o->sb->tyenv, Ity_I1);
+   IRTemp saved, known, to;
    IRTemp other = newIRTemp(o->sb->tyenv, Ity_I1);
-   IRTemp resolve = newIRTemp(o->sb->tyenv, Ity_I1);
-   IRTemp to = newIRTemp(o->sb->tyenv, Ity_I64);
    IRDirty* di;
    rp_emit_flush_access(o);
    rp_emit_pending(o);
    saved = emit_load(o, Ity_I64, &rp_fn_cnt);
-   susp = emit_load(o, Ity_I8, &rp_suspended);
-   addStmtToIRSB(o->sb, IRStmt_WrTmp(on, IRExpr_Binop(Iop_CmpEQ8, IRExpr_RdTmp(susp),
-                                                      IRExpr_Const(IRConst_U8(0)))));
    known = emit_load(o, Ity_I64, &s->caller);
    addStmtToIRSB(o->sb, IRStmt_WrTmp(other, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(known),
                                                          IRExpr_RdTmp(saved))));
-   addStmtToIRSB(o->sb, IRStmt_WrTmp(resolve, IRExpr_Binop(Iop_And1, IRExpr_RdTmp(on),
-                                                           IRExpr_RdTmp(other))));
    di = unsafeIRDirty_0_N(1, "rp_fn_leaf_resolve", VG_(fnptr_to_fnentry)(rp_fn_leaf_resolve),
                           mkIRExprVec_1(mkIRExpr_HWord((HWord)s)));
-   di->guard = IRExpr_RdTmp(resolve);
+   di->guard = IRExpr_RdTmp(other);
    addStmtToIRSB(o->sb, IRStmt_Dirty(di));
-   callee = emit_load(o, Ity_I64, &s->callee);
-   addStmtToIRSB(o->sb, IRStmt_WrTmp(to, IRExpr_ITE(IRExpr_RdTmp(on), IRExpr_RdTmp(callee),
-                                                    IRExpr_RdTmp(saved))));
+   to = emit_load(o, Ity_I64, &s->callee);
    addStmtToIRSB(o->sb, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&rp_fn_cnt), IRExpr_RdTmp(to)));
    *to_out = to;
    return saved;
