@@ -5,7 +5,8 @@
  * non-inclusive: a fill installs the line in every level it passes, and an
  * eviction never invalidates other levels. No coherence between threads.
  *
- * Bytes counted (rp_live, whole lines):
+ * Bytes counted (into *rp_fn_cnt: rp_live, or the running function's
+ * counters with --rp-functions; whole lines):
  *   L1 miss                  -> bytes.l2.read   (fill L2->L1)
  *   dirty L1 victim          -> bytes.l2.write  (write-back L1->L2)
  *   L2 miss on a fill        -> bytes.llc.read, dirty L2 victim -> bytes.llc.write

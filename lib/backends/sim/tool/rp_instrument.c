@@ -157,7 +157,7 @@ static IRTemp emit_load(Out* o, IRType ty, const void* addr)
 }
 
 /* --rp-functions: `if (rp_fn_cur != fn) rp_fn_switch(fn, SP)`, after the
- * counts of the instructions before it have been added to rp_live. */
+ * counts of the instructions before it have been added to *rp_fn_cnt. */
 static void emit_fn_switch(Out* o, UInt fn, Int offset_sp)
 {
    IRTemp cur, ne = newIRTemp(o->sb->tyenv, Ity_I1);

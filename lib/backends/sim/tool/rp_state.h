@@ -1,7 +1,9 @@
 /* rprof-sim: state shared by the tool's files.
  *
  * Valgrind runs one client thread at a time, so the running thread's counters
- * live in one global array (rp_live) that generated code adds to directly, and
+ * live in one global array (rp_live) that generated code adds to directly
+ * (with --rp-functions it adds to the running function's counters instead,
+ * and rp_fn_fold brings rp_live up to date: rp_fn.h), and
  * its private caches in rp_l1/rp_l2. A thread switch (track_start_client_code)
  * swaps them with the thread's saved copies. The LLC is shared by all threads.
  */
@@ -23,7 +25,8 @@ typedef struct {
    RpFnThread fn;                       /* --rp-functions: see rp_fn.h */
 } RpThread;
 
-/* The running thread's counters; generated code adds to these. */
+/* The running thread's counters; generated code adds to these (with
+ * --rp-functions, up to date after rp_fn_fold). */
 extern ULong rp_live[RPROF_SIM_NCOUNTERS];
 /* True while the running thread does rprof's own work (suspend depth > 0). */
 extern Bool rp_suspended;
