@@ -492,14 +492,14 @@ void rp_fn_leaf_resolve(RpLeaf* s)
 {
    const UInt ctx = run.ctx[run.depth];
    UInt node;
-   if (!rp_clo_fn_inclusive) node = node_child(0, s->fn, ctx);
-   else if (nodes[run.node].fn == s->fn) node = run.node;
-   else node = node_child(run.node, s->fn, ctx);
    s->caller = rp_fn_cnt;
    if (rp_fn_cnt == scratch) { /* suspended: the callee's counts are nobody's too */
       s->callee = scratch;
       return;
    }
+   if (!rp_clo_fn_inclusive) node = node_child(0, s->fn, ctx);
+   else if (nodes[run.node].fn == s->fn) node = run.node;
+   else node = node_child(run.node, s->fn, ctx);
    s->callee = cell_of(node, ctx);
    add_leaf(rp_fn_cnt, s->callee);
 }

@@ -17,10 +17,10 @@
  * longjmp, shallower) and repoints rp_fn_cnt; it never touches a counter. The
  * thread's totals (rp_live) are not counted twice: rp_fn_fold adds to them
  * what the counters written since the last fold gained (the first time a
- * node's counters become rp_fn_cnt in an epoch, a copy of them is kept). At the end a function's self counts
- * are the sum of its nodes, and its inclusive counts the sums of the subtrees
- * of its outermost nodes (no ancestor runs the same function: recursion is
- * counted once).
+ * node's counters become rp_fn_cnt in an epoch, a copy of them is kept). At
+ * the end a function's self counts are the sum of its nodes, and its
+ * inclusive counts the sums of the subtrees of its outermost nodes (no
+ * ancestor runs the same function: recursion is counted once).
  *
  * The marked-region context (the runtime tells the tool with
  * RPROF_SIM_REQ_PUSH/POP while it has counting suspended) is part of a node's
