@@ -140,13 +140,14 @@ RunResult run_rprof(const std::vector<std::string>& args,
 namespace {
 
 // mpirun's --get-stack-traces runs `gstack PID`; Debian's gdb has no gstack.
-// A directory holding one, or "" without gdb.
+// A directory holding one (gdb bounded by `timeout`: a gdb that cannot attach
+// must not hold mpirun up), or "" without gdb.
 const std::string& gstack_dir() {
   static const std::string dir = [] {
     if (std::system("command -v gdb >/dev/null 2>&1") != 0) return std::string();
     const std::string d = fresh_dir("gstack");
     std::ofstream f(d + "/gstack");
-    f << "#!/bin/sh\nexec gdb -batch -nx -p \"$1\" -ex 'thread apply all bt' </dev/null 2>&1\n";
+    f << "#!/bin/sh\nexec timeout 30 gdb -batch -nx -p \"$1\" -ex 'thread apply all bt' </dev/null 2>&1\n";
     f.close();
     fs::permissions(d + "/gstack", fs::perms::owner_all);
     return d;
