@@ -42,13 +42,9 @@ cases=(
 
 # CPU seconds (user + system, children included) of one run.
 cpu_of() {
-  rm -rf "$tmp/out"
-  local TIMEFORMAT='%U %S'
-  { time "$@" >/dev/null 2>&1; } 2>"$tmp/time" || {
-    echo "${bench_name}: failed: $*" >&2
-    exit 1
-  }
-  awk '{ print $1 + $2 }' "$tmp/time"
+  local r
+  r=$(run_once "$@") || exit 1
+  echo "${r#* }"
 }
 
 # One table row: LABEL, then the command without --functions and the words
@@ -56,7 +52,7 @@ cpu_of() {
 # with), REPS each, so that both see the same moments of a shared machine;
 # CPU seconds, median (fastest: on a noisy VM the least disturbed figure).
 row() {
-  local label=$1 i mid am a0 bm b0
+  local label=$1 i am a0 bm b0
   shift
   local cmd=() extra=()
   while [[ $1 != -- ]]; do cmd+=("$1"); shift; done
@@ -67,11 +63,10 @@ row() {
     without+=("$(cpu_of "${cmd[@]}")")
     with+=("$(cpu_of "${cmd[0]}" "${extra[@]}" "${cmd[@]:1}")")
   done
-  mid=$(((reps + 1) / 2))
-  am=$(printf '%s\n' "${without[@]}" | sort -g | sed -n "${mid}p")
-  a0=$(printf '%s\n' "${without[@]}" | sort -g | head -1)
-  bm=$(printf '%s\n' "${with[@]}" | sort -g | sed -n "${mid}p")
-  b0=$(printf '%s\n' "${with[@]}" | sort -g | head -1)
+  am=$(median "${without[@]}")
+  a0=$(fastest "${without[@]}")
+  bm=$(median "${with[@]}")
+  b0=$(fastest "${with[@]}")
   printf '| %-24s | %6.2f (%6.2f) | %7.2f (%7.2f) | %7.3f (%7.3f) |\n' "$label" \
     "$am" "$a0" "$bm" "$b0" "$(ratio "$bm" "$am")" "$(ratio "$b0" "$a0")"
 }

@@ -3,25 +3,34 @@
 # removed before each run, so a command may write its output directory there)
 # and may set `bench_name` (the prefix of error messages).
 
-# "WALL CPU": median wall-clock and median CPU seconds (user + system, the
-# command's children included) of REPS runs of a command, its output
-# discarded. CPU time is less disturbed by other load on a shared machine.
+# "WALL CPU" of one run of a command, its output discarded: wall-clock and
+# CPU seconds (user + system, the command's children included).
+run_once() {
+  rm -rf "$tmp/out"
+  local TIMEFORMAT='%R %U %S'  # bash's time: wall, user, system (children too)
+  if ! { time "$@" >/dev/null 2>&1; } 2>"$tmp/time"; then
+    echo "${bench_name:-bench}: failed: $*" >&2
+    exit 1
+  fi
+  awk '{ print $1, $2 + $3 }' "$tmp/time"
+}
+
+# The median of its arguments (the lower middle one of an even count).
+median() { printf '%s\n' "$@" | sort -g | sed -n "$((($# + 1) / 2))p"; }
+# The smallest of its arguments.
+fastest() { printf '%s\n' "$@" | sort -g | head -1; }
+
+# "WALL CPU": median wall-clock and median CPU seconds of REPS runs of a
+# command. CPU time is less disturbed by other load on a shared machine.
 timed() {
-  local i walls=() cpus=() w u s
+  local i walls=() cpus=() r w c
   for ((i = 0; i < reps; i++)); do
-    rm -rf "$tmp/out"
-    local TIMEFORMAT='%R %U %S'  # bash's time: wall, user, system (children too)
-    if ! { time "$@" >/dev/null 2>&1; } 2>"$tmp/time"; then
-      echo "${bench_name:-bench}: failed: $*" >&2
-      exit 1
-    fi
-    read -r w u s <"$tmp/time"
+    r=$(run_once "$@") || exit 1
+    read -r w c <<<"$r"
     walls+=("$w")
-    cpus+=("$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')")
+    cpus+=("$c")
   done
-  local mid=$(((reps + 1) / 2))
-  echo "$(printf '%s\n' "${walls[@]}" | sort -g | sed -n "${mid}p")" \
-       "$(printf '%s\n' "${cpus[@]}" | sort -g | sed -n "${mid}p")"
+  echo "$(median "${walls[@]}")" "$(median "${cpus[@]}")"
 }
 
 # a / b, or 0 when b is 0.
