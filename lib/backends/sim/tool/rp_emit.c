@@ -25,6 +25,7 @@ void rp_emit_start(Out* o, const IRSB* sbIn)
    for (i = 0; i < ntmps; i++) base_tab[i] = IRTemp_INVALID;
    o->base_of = base_tab;
    o->off_of = off_tab;
+   o->fn_cnt = IRTemp_INVALID;
 }
 
 /* *addr += v */
@@ -38,9 +39,29 @@ static void emit_add(IRSB* sb, IRExpr* addr, ULong v)
    addStmtToIRSB(sb, IRStmt_Store(Iend_LE, addr, IRExpr_RdTmp(t2)));
 }
 
+/* A new temporary: the address of counter k in the array at base. */
+static IRExpr* cnt_at(IRSB* sb, IRTemp base, Int k)
+{
+   IRTemp at;
+   if (k == 0) return IRExpr_RdTmp(base);
+   at = newIRTemp(sb->tyenv, Ity_I64);
+   addStmtToIRSB(sb, IRStmt_WrTmp(at, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(base),
+                                                   IRExpr_Const(IRConst_U64(k * sizeof(ULong))))));
+   return IRExpr_RdTmp(at);
+}
+
+IRTemp rp_emit_fn_cnt(Out* o)
+{
+   if (o->fn_cnt == IRTemp_INVALID) {
+      o->fn_cnt = newIRTemp(o->sb->tyenv, Ity_I64);
+      addStmtToIRSB(o->sb, IRStmt_WrTmp(o->fn_cnt, IRExpr_Load(Iend_LE, Ity_I64,
+                                                               mkIRExpr_HWord((HWord)&rp_fn_cnt))));
+   }
+   return o->fn_cnt;
+}
+
 void rp_emit_pending(Out* o)
 {
-   IRTemp fn_cnt = IRTemp_INVALID;
    Int k;
    for (k = 0; k < RPROF_SIM_NCOUNTERS; k++) {
       if (o->pending[k] == 0) continue;
@@ -48,20 +69,18 @@ void rp_emit_pending(Out* o)
          emit_add(o->sb, mkIRExpr_HWord((HWord)&rp_live[k]), o->pending[k]);
       } else {
          /* To the running function's counters (rp_fn.h), the thread's totals
-          * from them: the pointer is read here, after any switch before it. */
-         IRTemp at;
-         if (fn_cnt == IRTemp_INVALID) {
-            fn_cnt = newIRTemp(o->sb->tyenv, Ity_I64);
-            addStmtToIRSB(o->sb, IRStmt_WrTmp(fn_cnt, IRExpr_Load(Iend_LE, Ity_I64,
-                                                                  mkIRExpr_HWord((HWord)&rp_fn_cnt))));
+          * from them: the pointer is read after any switch before it. */
+         const IRTemp fn_cnt = rp_emit_fn_cnt(o);
+         {  /* an address of its own for the load and for the store: each
+             * used once, VEX folds it into the instruction */
+            IRTemp t1 = newIRTemp(o->sb->tyenv, Ity_I64);
+            IRTemp t2 = newIRTemp(o->sb->tyenv, Ity_I64);
+            addStmtToIRSB(o->sb, IRStmt_WrTmp(t1, IRExpr_Load(Iend_LE, Ity_I64,
+                                                              cnt_at(o->sb, fn_cnt, k))));
+            addStmtToIRSB(o->sb, IRStmt_WrTmp(t2, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(t1),
+                                                               IRExpr_Const(IRConst_U64(o->pending[k])))));
+            addStmtToIRSB(o->sb, IRStmt_Store(Iend_LE, cnt_at(o->sb, fn_cnt, k), IRExpr_RdTmp(t2)));
          }
-         at = fn_cnt;
-         if (k != 0) {
-            at = newIRTemp(o->sb->tyenv, Ity_I64);
-            addStmtToIRSB(o->sb, IRStmt_WrTmp(at, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(fn_cnt),
-                                                               IRExpr_Const(IRConst_U64(k * sizeof(ULong))))));
-         }
-         emit_add(o->sb, IRExpr_RdTmp(at), o->pending[k]);
       }
       o->pending[k] = 0;
    }

@@ -39,10 +39,15 @@ typedef struct {
    /* tmp -> (base tmp, offset) for tmps defined as Add64(tmp, const). */
    IRTemp* base_of;
    Long*   off_of;
+   /* --rp-functions: a tmp holding rp_fn_cnt's value here, or
+    * IRTemp_INVALID (set to it where a helper may change rp_fn_cnt). */
+   IRTemp  fn_cnt;
 } Out;
 
 /* Starts emitting into a copy of sbIn's header. */
 void rp_emit_start(Out* o, const IRSB* sbIn);
+/* --rp-functions: rp_fn_cnt's value, loaded if not known. */
+IRTemp rp_emit_fn_cnt(Out* o);
 /* Emits the pending increments (before an exit, at the end). */
 void rp_emit_pending(Out* o);
 /* A call to a cache-model helper fn(addr, size), under `guard` if not NULL. */

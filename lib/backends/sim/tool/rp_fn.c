@@ -568,6 +568,8 @@ static __attribute__((noinline)) void switch_slow(UWord fn, UWord sp)
  * function to the child its node met last and the return to the caller, take
  * a few loads and stores here (no callee-saved register, no lookup); the rest
  * goes to switch_slow. */
+STATIC_ASSERT(sizeof(RpFrame) == 64);
+
 void rp_fn_switch(UWord fn, UWord sp)
 {
    RpFnThread* t = &run;
@@ -578,7 +580,8 @@ void rp_fn_switch(UWord fn, UWord sp)
    if (UNLIKELY(rp_suspended)) return;
    rp_fn_cur = (UInt)fn;
    n = t->nframes;
-   if (LIKELY(n >= 2 && rp_clo_fn_inclusive)) {
+   /* (without inclusive counts there are no frames: switch_slow) */
+   if (LIKELY(n >= 2)) {
       f = &t->frames[n - 1];
       if (f->sp < sp) { /* shallower: a return, to the caller's frame? */
          const RpFrame* up = f - 1;

@@ -7,7 +7,9 @@
  * running function may change (the superblock's first counted instruction,
  * and any instruction not contiguous with the previous one, where VEX chased
  * a jump or a call) the generated code tests `rp_fn_cur != K` and only then
- * calls rp_fn_switch(K, SP).
+ * calls rp_fn_switch(K, SP); where the superblock ran another
+ * function just before (VEX chased a call or a jump), it calls without the
+ * test.
  *
  * Counts go straight where they belong: generated code and the cache model
  * add every increment to *rp_fn_cnt, the counters of the running function in
@@ -37,13 +39,15 @@
 /* The functions open on a thread: each frame is a node of the tree, with
  * the stack pointer at its entry, and its counters in region ctx; and the
  * child it called last (function, region, node, counters: memo_fn 0 = none),
- * so that a call per element touches no node. */
+ * so that a call per element touches no node. 64 bytes: a frame's address
+ * is a shift away. */
 typedef struct {
    UInt   node, fn, ctx;
    Addr   sp;
    ULong* cell;
    UInt   memo_fn, memo_ctx, memo_node;
    ULong* memo_cell;
+   ULong  pad;
 } RpFrame;
 
 /* Per thread: what rp_fn keeps while the thread is not running. */

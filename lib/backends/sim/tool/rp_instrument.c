@@ -157,22 +157,28 @@ static IRTemp emit_load(Out* o, IRType ty, const void* addr)
 }
 
 /* --rp-functions: `if (rp_fn_cur != fn) rp_fn_switch(fn, SP)`, after the
- * counts of the instructions before it have been added to *rp_fn_cnt. */
-static void emit_fn_switch(Out* o, UInt fn, Int offset_sp)
+ * counts of the instructions before it have been added to *rp_fn_cnt.
+ * `other`: the superblock ran another function just before (VEX chased a
+ * call or a jump into fn): rp_fn_cur is that one, or counting is suspended
+ * and the helper does nothing, so the call needs no test. */
+static void emit_fn_switch(Out* o, UInt fn, Int offset_sp, Bool other)
 {
-   IRTemp cur, ne = newIRTemp(o->sb->tyenv, Ity_I1);
    IRTemp sp = newIRTemp(o->sb->tyenv, Ity_I64);
    IRDirty* di;
    rp_emit_flush_access(o);
    rp_emit_pending(o);
-   cur = emit_load(o, Ity_I32, &rp_fn_cur);
-   addStmtToIRSB(o->sb, IRStmt_WrTmp(ne, IRExpr_Binop(Iop_CmpNE32, IRExpr_RdTmp(cur),
-                                                      IRExpr_Const(IRConst_U32(fn)))));
    addStmtToIRSB(o->sb, IRStmt_WrTmp(sp, IRExpr_Get(offset_sp, Ity_I64)));
    di = unsafeIRDirty_0_N(2, "rp_fn_switch", VG_(fnptr_to_fnentry)(rp_fn_switch),
                           mkIRExprVec_2(mkIRExpr_HWord(fn), IRExpr_RdTmp(sp)));
-   di->guard = IRExpr_RdTmp(ne);
+   if (!other) {
+      IRTemp cur = emit_load(o, Ity_I32, &rp_fn_cur);
+      IRTemp ne = newIRTemp(o->sb->tyenv, Ity_I1);
+      addStmtToIRSB(o->sb, IRStmt_WrTmp(ne, IRExpr_Binop(Iop_CmpNE32, IRExpr_RdTmp(cur),
+                                                         IRExpr_Const(IRConst_U32(fn)))));
+      di->guard = IRExpr_RdTmp(ne);
+   }
    addStmtToIRSB(o->sb, IRStmt_Dirty(di));
+   o->fn_cnt = IRTemp_INVALID;
 }
 
 /* A leaf call site (rp_fn.h): the call at insns[k] chased into fn, or fn's
@@ -211,7 +217,7 @@ static IRTemp emit_leaf_enter(Out* o, RpLeaf* s, IRTemp* to_out)
    IRDirty* di;
    rp_emit_flush_access(o);
    rp_emit_pending(o);
-   saved = emit_load(o, Ity_I64, &rp_fn_cnt);
+   saved = rp_emit_fn_cnt(o);
    known = emit_load(o, Ity_I64, &s->caller);
    addStmtToIRSB(o->sb, IRStmt_WrTmp(other, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(known),
                                                          IRExpr_RdTmp(saved))));
@@ -221,6 +227,7 @@ static IRTemp emit_leaf_enter(Out* o, RpLeaf* s, IRTemp* to_out)
    addStmtToIRSB(o->sb, IRStmt_Dirty(di));
    to = emit_load(o, Ity_I64, &s->callee);
    addStmtToIRSB(o->sb, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&rp_fn_cnt), IRExpr_RdTmp(to)));
+   o->fn_cnt = to;
    *to_out = to;
    return saved;
 }
@@ -258,7 +265,7 @@ IRSB* rp_instrument(VgCallbackClosure* closure, IRSB* sbIn,
                    leaf_rest(sbIn, n, k, fn)) {
                   leaf_saved = emit_leaf_enter(&o, rp_fn_leaf_new(fn), &leaf_to);
                } else if (fn != sb_fn) {
-                  emit_fn_switch(&o, fn, layout->offset_SP);
+                  emit_fn_switch(&o, fn, layout->offset_SP, sb_fn != 0);
                }
                sb_fn = fn;
             }
