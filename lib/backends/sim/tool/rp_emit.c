@@ -69,18 +69,17 @@ void rp_emit_pending(Out* o)
          emit_add(o->sb, mkIRExpr_HWord((HWord)&rp_live[k]), o->pending[k]);
       } else {
          /* To the running function's counters (rp_fn.h), the thread's totals
-          * from them: the pointer is read after any switch before it. */
+          * from them: the pointer is read after any switch before it. The
+          * load and the store each get an address temporary of their own:
+          * used once, VEX folds it into the instruction. */
          const IRTemp fn_cnt = rp_emit_fn_cnt(o);
-         {  /* an address of its own for the load and for the store: each
-             * used once, VEX folds it into the instruction */
-            IRTemp t1 = newIRTemp(o->sb->tyenv, Ity_I64);
-            IRTemp t2 = newIRTemp(o->sb->tyenv, Ity_I64);
-            addStmtToIRSB(o->sb, IRStmt_WrTmp(t1, IRExpr_Load(Iend_LE, Ity_I64,
-                                                              cnt_at(o->sb, fn_cnt, k))));
-            addStmtToIRSB(o->sb, IRStmt_WrTmp(t2, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(t1),
-                                                               IRExpr_Const(IRConst_U64(o->pending[k])))));
-            addStmtToIRSB(o->sb, IRStmt_Store(Iend_LE, cnt_at(o->sb, fn_cnt, k), IRExpr_RdTmp(t2)));
-         }
+         IRTemp t1 = newIRTemp(o->sb->tyenv, Ity_I64);
+         IRTemp t2 = newIRTemp(o->sb->tyenv, Ity_I64);
+         addStmtToIRSB(o->sb, IRStmt_WrTmp(t1, IRExpr_Load(Iend_LE, Ity_I64,
+                                                           cnt_at(o->sb, fn_cnt, k))));
+         addStmtToIRSB(o->sb, IRStmt_WrTmp(t2, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(t1),
+                                                            IRExpr_Const(IRConst_U64(o->pending[k])))));
+         addStmtToIRSB(o->sb, IRStmt_Store(Iend_LE, cnt_at(o->sb, fn_cnt, k), IRExpr_RdTmp(t2)));
       }
       o->pending[k] = 0;
    }
