@@ -28,15 +28,16 @@ void rp_emit_start(Out* o, const IRSB* sbIn)
    o->fn_cnt = IRTemp_INVALID;
 }
 
-/* *addr += v */
-static void emit_add(IRSB* sb, IRExpr* addr, ULong v)
+/* *addr += v, the counter's address given for the load and for the store
+ * (the same place: two expressions, so that each may be used once). */
+static void emit_add(IRSB* sb, IRExpr* load_at, IRExpr* store_at, ULong v)
 {
    IRTemp t1 = newIRTemp(sb->tyenv, Ity_I64);
    IRTemp t2 = newIRTemp(sb->tyenv, Ity_I64);
-   addStmtToIRSB(sb, IRStmt_WrTmp(t1, IRExpr_Load(Iend_LE, Ity_I64, addr)));
+   addStmtToIRSB(sb, IRStmt_WrTmp(t1, IRExpr_Load(Iend_LE, Ity_I64, load_at)));
    addStmtToIRSB(sb, IRStmt_WrTmp(t2, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(t1),
                                                    IRExpr_Const(IRConst_U64(v)))));
-   addStmtToIRSB(sb, IRStmt_Store(Iend_LE, addr, IRExpr_RdTmp(t2)));
+   addStmtToIRSB(sb, IRStmt_Store(Iend_LE, store_at, IRExpr_RdTmp(t2)));
 }
 
 /* A new temporary: the address of counter k in the array at base. */
@@ -66,20 +67,15 @@ void rp_emit_pending(Out* o)
    for (k = 0; k < RPROF_SIM_NCOUNTERS; k++) {
       if (o->pending[k] == 0) continue;
       if (!rp_clo_functions) {
-         emit_add(o->sb, mkIRExpr_HWord((HWord)&rp_live[k]), o->pending[k]);
+         IRExpr* at = mkIRExpr_HWord((HWord)&rp_live[k]);
+         emit_add(o->sb, at, at, o->pending[k]);
       } else {
          /* To the running function's counters (rp_fn.h), the thread's totals
           * from them: the pointer is read after any switch before it. The
           * load and the store each get an address temporary of their own:
           * used once, VEX folds it into the instruction. */
          const IRTemp fn_cnt = rp_emit_fn_cnt(o);
-         IRTemp t1 = newIRTemp(o->sb->tyenv, Ity_I64);
-         IRTemp t2 = newIRTemp(o->sb->tyenv, Ity_I64);
-         addStmtToIRSB(o->sb, IRStmt_WrTmp(t1, IRExpr_Load(Iend_LE, Ity_I64,
-                                                           cnt_at(o->sb, fn_cnt, k))));
-         addStmtToIRSB(o->sb, IRStmt_WrTmp(t2, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(t1),
-                                                            IRExpr_Const(IRConst_U64(o->pending[k])))));
-         addStmtToIRSB(o->sb, IRStmt_Store(Iend_LE, cnt_at(o->sb, fn_cnt, k), IRExpr_RdTmp(t2)));
+         emit_add(o->sb, cnt_at(o->sb, fn_cnt, k), cnt_at(o->sb, fn_cnt, k), o->pending[k]);
       }
       o->pending[k] = 0;
    }
