@@ -238,7 +238,10 @@ void Calibrator::measure_set(int threads) {
       BandwidthCeiling c;
       c.boundary = b;
       c.mix = mix;
-      c.gbs = s.best / 1e9;
+      // The DRAM roof is the median repetition: DRAM bandwidth is what other
+      // tenants disturb most, and a best-of-N follows the luckiest run, so two
+      // calibrations would move every fraction of it. Cache levels keep the best.
+      c.gbs = (b == Boundary::kDRAM ? s.median : s.best) / 1e9;
       c.traffic_gbs = c.gbs * k.traffic_bytes_per_elem() / k.explicit_bytes_per_elem();
       c.how = provenance(fmt::format("{} ({}): {}", stream_key(mix), k.isa, k.description),
                          used, threads, s, 1e-9);
@@ -289,7 +292,7 @@ Machine Calibrator::run() {
   std::sort(counts.begin(), counts.end());
   counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
 
-  // Sizes from sysfs first; the sweep replaces them with effective ones.
+  // Sizes from sysfs; the sweep replaces one only where it contradicts it.
   const CacheLevel* l1 = topo.level(1);
   const CacheLevel* l2 = topo.level(2);
   const CacheLevel* llc = topo.last_level();
@@ -347,7 +350,13 @@ Machine Calibrator::run() {
             "L{} effective size not found in the sweep (no clear bandwidth drop); "
             "working sets use the reported size", c.level));
       }
-      const uint64_t use = eff[i] ? std::min(eff[i], c.reported_bytes * 2) : c.reported_bytes;
+      // Working sets follow the reported size unless the sweep contradicts it.
+      const CacheSizeChoice choice = chosen_cache_size(c);
+      if (choice.replaced) {
+        m_.notes.push_back(choice.why + ": the working sets of that level, and the sim "
+                           "backend's simulated cache, use the measured size");
+      }
+      const uint64_t use = choice.bytes;
       if (c.level == 1) sizes_.l1 = use;
       if (c.level == 2) sizes_.l2 = use;
       if (sizes_.has_llc && c.level == llc_level_) sizes_.llc = use;
@@ -358,6 +367,7 @@ Machine Calibrator::run() {
 
   double worst = 0;
   int disturbed = 0;
+  std::string unstable;  // bandwidths whose repetitions spread beyond kStableSpread
   for (const CeilingSet& s : m_.ceilings) {
     for (const PeakCeiling& p : s.peaks) {
       worst = std::max(worst, p.how.spread);
@@ -366,6 +376,11 @@ Machine Calibrator::run() {
     for (const BandwidthCeiling& b : s.bandwidth) {
       worst = std::max(worst, b.how.spread);
       disturbed += b.how.disturbed;
+      if (b.how.spread > kStableSpread) {
+        unstable += fmt::format("{}{} {} ({} thread{}) {:.0f} %", unstable.empty() ? "" : ", ",
+                                boundary_name(b.boundary), stream_key(b.mix), s.threads,
+                                s.threads == 1 ? "" : "s", 100 * b.how.spread);
+      }
     }
     if (!s.pinned) {
       m_.notes.push_back(fmt::format("{} threads could not all be pinned (ran unpinned)",
@@ -377,10 +392,17 @@ Machine Calibrator::run() {
         "busy machine: {} repetitions were discarded and repeated because another "
         "process took a CPU while they ran", disturbed));
   }
+  if (!unstable.empty()) {
+    m_.notes.push_back(fmt::format(
+        "unstable bandwidths: the repetitions of {} spread more than {:.0f} % "
+        "((best - worst) / best); a recalibration may move these roofs by as much",
+        unstable, 100 * kStableSpread));
+  }
   if (worst > 0.1) {
     m_.notes.push_back(fmt::format(
         "noisy machine: some figures varied by up to {:.0f} % between repetitions "
-        "(other processes running?); each ceiling is the best repetition",
+        "(other processes running?); each ceiling is the best repetition (the DRAM "
+        "bandwidth: the median)",
         100 * worst));
   }
   if (opt_.progress) opt_.progress(1.0, "done");

@@ -1,9 +1,48 @@
 #include "machine/machine.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 
 namespace rprof {
+namespace {
+
+std::string mib(uint64_t bytes) {
+  char buf[32];
+  if (bytes >= (uint64_t{1} << 20)) {
+    std::snprintf(buf, sizeof buf, "%.3g MiB", static_cast<double>(bytes) / (1 << 20));
+  } else {
+    std::snprintf(buf, sizeof buf, "%.3g KiB", static_cast<double>(bytes) / (1 << 10));
+  }
+  return buf;
+}
+
+}  // namespace
+
+CacheSizeChoice chosen_cache_size(const CacheInfo& c) {
+  CacheSizeChoice out;
+  out.bytes = c.reported_bytes;
+  if (c.effective_bytes == 0) return out;
+  if (c.reported_bytes == 0) {
+    out.bytes = c.effective_bytes;
+    out.replaced = true;
+    out.why = "L" + std::to_string(c.level) + " " + mib(c.effective_bytes) +
+              " measured (no size reported)";
+    return out;
+  }
+  const double ratio =
+      static_cast<double>(c.reported_bytes) / static_cast<double>(c.effective_bytes);
+  if (ratio <= kCacheContradictionFactor && ratio >= 1 / kCacheContradictionFactor) return out;
+  out.bytes = c.effective_bytes;
+  out.replaced = true;
+  char f[32];
+  std::snprintf(f, sizeof f, "%.3g", ratio >= 1 ? ratio : 1 / ratio);
+  out.why = "L" + std::to_string(c.level) + " " + mib(c.effective_bytes) +
+            " measured instead of the reported " + mib(c.reported_bytes) + " (" + f + "x " +
+            (ratio >= 1 ? "smaller" : "larger") + ", beyond the factor " +
+            std::to_string(static_cast<int>(kCacheContradictionFactor)) + ")";
+  return out;
+}
 
 const PeakCeiling* CeilingSet::peak(Precision p, Width w) const {
   const PeakCeiling* best = nullptr;

@@ -70,6 +70,25 @@ struct CacheInfo {
   int shared_cpus = 1;
 };
 
+// A measured effective size replaces the reported (sysfs/CPUID) one only
+// where the two differ by more than this factor either way. Sweeps on
+// machines whose sysfs tells the truth find 0.5-0.95x the reported size
+// (replacement, prefetchers, pages that collide), and two calibrations of one
+// machine can differ by 1.5x; a virtual machine that shows its host's cache
+// is off by 10x or more (480 MiB reported, 24 MiB effective).
+inline constexpr double kCacheContradictionFactor = 4.0;
+
+// The size a cache is taken to have (calibration working sets, the sim
+// backend's simulated caches): the reported size, or the effective one where
+// it contradicts the report (`replaced`, with `why`: one clause, the level,
+// both sizes and the factor).
+struct CacheSizeChoice {
+  uint64_t bytes = 0;
+  bool replaced = false;
+  std::string why;
+};
+CacheSizeChoice chosen_cache_size(const CacheInfo& c);
+
 struct SweepPoint {
   uint64_t bytes = 0;  // total working set
   double gbs = 0;      // explicit bytes, best of the repetitions

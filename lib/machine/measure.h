@@ -1,6 +1,7 @@
 // Repetitions and their statistics. A ceiling is the best of N timed
-// repetitions (the run least disturbed by other processes); the median and
-// the worst are kept so the machine file shows how noisy the machine was.
+// repetitions (the run least disturbed by other processes), the DRAM
+// bandwidth their median (calibrate.cpp); the median and the worst are kept
+// so the machine file shows how noisy the machine was.
 #ifndef RPROF_MACHINE_MEASURE_H_
 #define RPROF_MACHINE_MEASURE_H_
 
@@ -11,6 +12,11 @@
 #include "machine/thread_team.h"
 
 namespace rprof {
+
+// The spread a calibrated bandwidth is expected to stay within on a quiet
+// machine ((best - worst) / best over its repetitions); beyond it the
+// calibration notes the figure as unstable.
+inline constexpr double kStableSpread = 0.05;
 
 struct Stat {
   int reps = 0;

@@ -10,6 +10,8 @@
 #include "profile/join.h"
 #include "backends/sim/sim_config.h"
 #include "backends/sim/sim_run.h"
+#include "machine/machine_file.h"
+#include "machine/topology.h"
 
 using namespace rprof;
 
@@ -70,22 +72,59 @@ TEST_CASE("sim caches: odd sizes round down to whole sets -- no L3 keeps the def
   CHECK_NOTHROW(check_sim_caches(c));
 }
 
-TEST_CASE("sim caches: effective sizes from the machine file, where measured") {
+TEST_CASE("sim caches: an effective size replaces a reported one only beyond the factor") {
   Topology topo;
   topo.caches = {{1, 32 * 1024, 8, 64, 1}, {2, 1024 * 1024, 8, 64, 1},
                  {3, 32ULL * 1024 * 1024, 16, 64, 2}};
   SimCaches c = sim_caches_from_topology(topo);
   Machine m;
-  m.caches = {{1, 32 * 1024, 0, 8, 64, 1},                       // not measured
-              {2, 1024 * 1024, 512 * 1024, 8, 64, 1},            // half
-              {3, 32ULL * 1024 * 1024, 23726592 + 100, 16, 64, 2}};  // odd size
+  m.caches = {{1, 32 * 1024, 0, 8, 64, 1},                 // not measured
+              {2, 1024 * 1024, 512 * 1024, 8, 64, 1},      // half: within 4x, reported kept
+              {3, 32ULL * 1024 * 1024, 4 * 1024 * 1024 + 100, 16, 64, 2}};  // 1/8: replaced
   apply_machine_caches(c, m, "m.json");
   CHECK(c.l1.size_bytes == 32 * 1024);
-  CHECK(c.l2.size_bytes == 512 * 1024);
-  CHECK(c.llc.size_bytes == (23726592 + 100) / 1024 * 1024);  // whole sets: 16 ways x 64 B
+  CHECK(c.l2.size_bytes == 1024 * 1024);
+  CHECK(c.llc.size_bytes == 4 * 1024 * 1024);  // whole sets: 16 ways x 64 B
   CHECK(c.llc.ways == 16);
   CHECK_NOTHROW(check_sim_caches(c));
   CHECK(c.source.find("m.json") != std::string::npos);
+  CHECK(c.source.find("L3 4 MiB measured instead of the reported 32 MiB (8x smaller") !=
+        std::string::npos);
+  CHECK(c.source.find("L2") == std::string::npos);
+}
+
+// Two calibrations of one machine with truthful sysfs (effective sizes within
+// the factor, different each time) simulate the same caches: the recorded
+// machine's geometry through its sysroot, never this host's.
+TEST_CASE("sim caches: recalibrating a truthful machine never changes the simulated caches") {
+  const std::string root = std::string(RPROF_SOURCE_DIR) + "/tests/fixtures/machines/";
+  for (const char* name : {"zen4-desktop", "skylake-sp", "sapphire-rapids"}) {
+    INFO(name);
+    const Topology topo = detect_topology(root + name);
+    REQUIRE(topo.level(1) != nullptr);
+    Machine first = load_machine_file(root + name + "/machine.json");
+    Machine second = first;
+    for (CacheInfo& k : second.caches) {
+      if (k.effective_bytes == 0) k.effective_bytes = k.reported_bytes;
+      k.effective_bytes = k.effective_bytes / 2 + 4096;  // a noisier sweep
+    }
+    SimCaches a = sim_caches_from_topology(topo);
+    SimCaches b = sim_caches_from_topology(topo);
+    const SimCaches reported = sim_caches_from_topology(topo);
+    apply_machine_caches(a, first, "first.json");
+    apply_machine_caches(b, second, "second.json");
+    CHECK(sim_tool_options(a) == sim_tool_options(b));
+    CHECK(sim_tool_options(a) == sim_tool_options(reported));
+  }
+  // The VM whose sysfs shows its host's 480 MiB L3: the machine file's 24 MiB.
+  const std::string vm = root + "cloud-vm-480m";
+  SimCaches c = sim_caches_from_topology(detect_topology(vm));
+  CHECK(c.llc.size_bytes == 480ULL << 20);
+  apply_machine_caches(c, load_machine_file(vm + "/machine.json"), "vm.json");
+  CHECK(c.llc.size_bytes == 24ULL << 20);
+  CHECK(c.l2.size_bytes == 2ULL << 20);
+  CHECK(c.source.find("L3 24 MiB measured instead of the reported 480 MiB (20x smaller") !=
+        std::string::npos);
 }
 
 TEST_CASE("sim caches: --sim-cache overrides") {

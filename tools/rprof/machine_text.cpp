@@ -7,6 +7,7 @@
 #include <ctime>
 #include <map>
 
+#include "machine/measure.h"
 #include "report/table.h"
 
 namespace rprof {
@@ -70,16 +71,25 @@ void print_identity(const Machine& m, const std::string& file, std::ostream& out
 }
 
 void print_caches(const Machine& m, std::ostream& out) {
-  out << "\nCaches (per instance; effective = largest working set before load "
-         "bandwidth drops in the sweep):\n";
-  TextTable caches({"Level", "Reported", "Effective", "Ways", "Line [B]", "Shared by [CPUs]"});
+  out << fmt::format(
+      "\nCaches (per instance; effective = largest working set before load bandwidth "
+      "drops in the sweep; used = what working sets and the sim backend take: the "
+      "reported size unless the effective one differs by more than {:.0f}x):\n",
+      kCacheContradictionFactor);
+  TextTable caches(
+      {"Level", "Reported", "Effective", "Used", "Ways", "Line [B]", "Shared by [CPUs]"});
+  std::vector<std::string> why;
   for (const CacheInfo& k : m.caches) {
+    const CacheSizeChoice used = chosen_cache_size(k);
+    if (used.replaced) why.push_back(used.why);
     caches.add_row({fmt::format("L{}", k.level), binary_size(k.reported_bytes),
                     k.effective_bytes ? binary_size(k.effective_bytes) : "not found",
+                    binary_size(used.bytes) + (used.replaced ? " (effective)" : " (reported)"),
                     fmt::format("{}", k.associativity), fmt::format("{}", k.line_bytes),
                     fmt::format("{}", k.shared_cpus)});
   }
   out << caches.render();
+  for (const std::string& w : why) out << "  " << w << "\n";
 }
 
 void print_peaks(const Machine& m, std::ostream& out) {
@@ -104,8 +114,11 @@ void print_peaks(const Machine& m, std::ostream& out) {
 }
 
 void print_bandwidth(const Machine& m, std::ostream& out) {
-  out << "\nBandwidth [GB/s, GB = 1e9 bytes; the kernel's loads + stores, no "
-         "write-allocate read; (in brackets) with it]:\n";
+  out << fmt::format(
+      "\nBandwidth [GB/s, GB = 1e9 bytes; the kernel's loads + stores, no write-allocate "
+      "read; (in brackets) with it; the best of the repetitions, at DRAM their median; "
+      "± = spread (best - worst) / best, expected within {:.0f}% on a quiet machine]:\n",
+      100 * kStableSpread);
   TextTable bw({"Threads", "Boundary", "Working set", "load", "copy", "triad"});
   for (const CeilingSet& s : m.ceilings) {
     for (Boundary b : kBoundaries) {

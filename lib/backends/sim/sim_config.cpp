@@ -125,19 +125,28 @@ SimCaches sim_caches_from_topology(const Topology& topo) {
 void apply_machine_caches(SimCaches& caches, const Machine& machine, const std::string& file) {
   int last = 0;
   for (const CacheInfo& c : machine.caches) last = std::max(last, c.level);
-  bool used = false;
+  std::string replaced;
   for (const CacheInfo& c : machine.caches) {
     SimCache* s = c.level == 1                  ? &caches.l1
                   : c.level == 2                ? &caches.l2
                   : c.level >= 3 && c.level == last ? &caches.llc
                                                     : nullptr;
     if (s == nullptr || c.effective_bytes == 0) continue;
+    // The level as this machine reports it, against the file's measurement:
+    // a size within kCacheContradictionFactor of the report stays reported,
+    // so recalibrating never changes what is simulated.
+    CacheInfo here = c;
+    here.reported_bytes = s->size_bytes;
+    const CacheSizeChoice choice = chosen_cache_size(here);
     const uint64_t set_bytes = static_cast<uint64_t>(s->ways) * s->line_bytes;
-    if (c.effective_bytes < set_bytes) continue;
-    s->size_bytes = c.effective_bytes - c.effective_bytes % set_bytes;
-    used = true;
+    if (!choice.replaced || choice.bytes < set_bytes) continue;
+    s->size_bytes = choice.bytes - choice.bytes % set_bytes;
+    replaced += (replaced.empty() ? "" : "; ") + choice.why;
   }
-  if (used) caches.source += ", with the effective sizes from the machine file " + file;
+  if (!replaced.empty()) {
+    caches.source += ", with the effective size from the machine file " + file + " where it "
+                     "contradicts the report: " + replaced;
+  }
 }
 
 void apply_sim_cache_spec(SimCaches& caches, const std::string& spec) {

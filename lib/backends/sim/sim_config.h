@@ -32,9 +32,11 @@ struct SimCaches {
 // associative caches are modelled with 64 ways (the model's maximum).
 SimCaches sim_caches_from_topology(const Topology& topo);
 
-// Takes the effective sizes `rprof machine` measured (CacheInfo::
-// effective_bytes, where non-zero) for L1, L2 and the last level, keeping each
-// level's ways and line size; `file` is named in the description.
+// Takes the effective size `rprof machine` measured (CacheInfo::
+// effective_bytes) for L1, L2 or the last level only where it contradicts the
+// size reported here by more than kCacheContradictionFactor (a virtual
+// machine showing its host's cache), keeping each level's ways and line size;
+// `caches.source` then names the level, both sizes and `file`.
 void apply_machine_caches(SimCaches& caches, const Machine& machine, const std::string& file);
 
 // Applies `--sim-cache` overrides: a comma-separated list of

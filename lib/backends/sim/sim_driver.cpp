@@ -127,9 +127,11 @@ RunPlan SimDriver::plan(const RunRequest& request) {
   return plan;
 }
 
-// The simulated caches take the machine file's effective sizes, so the
-// machine is measured (once, cached) BEFORE the simulated run: the first run
-// and every later one simulate the same geometry and give the same counts.
+// The simulated caches are the reported ones; the machine file's effective
+// size replaces a level only where it contradicts the report by more than
+// kCacheContradictionFactor, so the machine is measured (once, cached) BEFORE
+// the simulated run, and recalibrating a machine whose sysfs tells the truth
+// never changes what is simulated.
 void SimDriver::prepare(RunPlan&, const std::string&) {
   const MachineRef m = request_.machine ? request_.machine() : MachineRef{};
   caches_ = sim_caches_from_topology(detect_topology());
