@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "backends/perf/hw_metrics.h"
 #include "profile/function_view.h"
@@ -31,6 +32,15 @@ std::optional<TimeBound> time_bound_of(const Region& r, const Metrics& m) {
   const Traffic& dram = m.at(Boundary::kDRAM);
   if (dram.measured && dram.bytes() > 0) b.min_dram_gbs = dram.bytes() / b.max_time_s / 1e9;
   return b;
+}
+
+std::optional<SampleStats> sample_stats_of(const Region& r, const VerdictThresholds& t) {
+  if (!r.fn_sampled) return std::nullopt;
+  SampleStats s;
+  s.samples = r.fn_samples;
+  s.relative_error = s.samples > 0 ? 1 / std::sqrt(static_cast<double>(s.samples)) : 1.0;
+  s.uncertain = static_cast<double>(s.samples) < t.function_min_samples;
+  return s;
 }
 
 }  // namespace
@@ -66,6 +76,7 @@ Analysis measured_only(const Profile& p) {
                                  r.fn_source, region_metrics(r.fn_inclusive)};
       a.any_function = true;
       ra.time_bound = time_bound_of(r, ra.metrics);
+      ra.sampling = sample_stats_of(r, VerdictThresholds{});
     }
     a.regions.push_back(std::move(ra));
   }
@@ -85,13 +96,17 @@ Analysis analyze(const Profile& p, const MachineSource& machine,
     const int threads = std::max<int>(1, static_cast<int>(r.threads.size()));
     // No sample hit it: the rates at the bound on its time are lower bounds.
     const double time_s = ra.time_bound ? ra.time_bound->max_time_s : r.time_s;
+    if (ra.sampling) ra.sampling = sample_stats_of(r, thresholds);
+    const bool uncertain = ra.sampling && ra.sampling->uncertain && !ra.time_bound;
     if (m != nullptr && ra.metrics.has_flops) {
       ra.roofline = region_roofline(ra.metrics, time_s, threads, *m);
       ra.roofline->lower_bound = ra.time_bound.has_value();
+      ra.roofline->uncertain = uncertain;
     }
     if (m != nullptr && ra.metrics.any_traffic()) {
       ra.memory = memory_view(ra.metrics, time_s, threads, *m);
       ra.memory->lower_bound = ra.time_bound.has_value();
+      ra.memory->uncertain = uncertain;
       a.any_memory |= ra.memory->valid;
     }
     if (r.is_program()) continue;
@@ -102,6 +117,11 @@ Analysis analyze(const Profile& p, const MachineSource& machine,
     in.memory = ra.memory ? &*ra.memory : nullptr;
     in.machine = m;
     in.time_bound = ra.time_bound ? &*ra.time_bound : nullptr;
+    if (ra.sampling) {
+      in.time_uncertain = ra.sampling->uncertain;
+      in.time_samples = ra.sampling->samples;
+      in.time_relative_error = ra.sampling->relative_error;
+    }
     in.clock_resolution_s = resolution;
     ra.verdict = classify(in, thresholds);
   }

@@ -41,6 +41,16 @@ struct FunctionInfo {
   Metrics inclusive;       // from its entry to its return, callees included
 };
 
+// A sampled function time's statistics: n cpu-clock samples are a Poisson
+// count, so the time's relative standard error is 1/sqrt(n) (1 at n = 0,
+// where only a bound is known). Below VerdictThresholds::function_min_samples
+// the time is uncertain: every writer marks it and the verdict claims no bound.
+struct SampleStats {
+  uint64_t samples = 0;
+  double relative_error = 1;
+  bool uncertain = true;
+};
+
 struct RegionAnalysis {
   const Region* region = nullptr;
   Metrics metrics;
@@ -50,6 +60,8 @@ struct RegionAnalysis {
   // its time, so lower bounds on its rates (the roofline and memory view
   // below are computed with it and say so: lower_bound).
   std::optional<TimeBound> time_bound;
+  // Function regions whose time was sampled.
+  std::optional<SampleStats> sampling;
   // Regions with FLOP counts when there are ceilings: valid, or why not.
   std::optional<RegionRoofline> roofline;
   // Regions with traffic counts when there are ceilings, FLOPs or not: the

@@ -1,6 +1,7 @@
 #include "profile/function_view.h"
 
 #include <cxxabi.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -269,9 +270,18 @@ void add_function_regions(Profile& p, const FunctionTable& table, const Function
   if (times.sampled) {
     p.notes.push_back(
         "function times: self CPU time of a native run sampled with the cpu-clock software "
-        "event, summed over threads (" + std::to_string(times.samples) +
-        " samples); a function under several marked regions has its time split by its "
+        "event every " + fmt::format("{:.4g} us", times.period_s * 1e6) +
+        " of CPU time per thread, summed over threads (" + std::to_string(times.samples) +
+        " samples); each function's time carries its samples n and relative error "
+        "1/sqrt(n); a function under several marked regions has its time split by its "
         "simulated work in each");
+    if (!times.period_note.empty()) p.notes.push_back("function times: " + times.period_note);
+    if (times.throttled > 0) {
+      p.notes.push_back("function times: the kernel throttled the sampling " +
+                        std::to_string(times.throttled) +
+                        " time(s) (kernel.perf_event_max_sample_rate): samples are missing, "
+                        "so the sampled times undercount; use a longer --sample-period");
+    }
   } else {
     p.notes.push_back(
         "times are simulated: " + (times.why.empty() ? std::string("no sampled run") : times.why) +

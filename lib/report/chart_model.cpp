@@ -129,6 +129,10 @@ ChartModel build_chart_model(const Analysis& an) {
       cr.share = total > 0 ? std::min(1.0, cr.time_s / total) : 0;
       cr.gflops = *ra.time_bound->min_gflops;
     }
+    if (ra.sampling && ra.sampling->uncertain && !ra.time_bound) {
+      cr.uncertain = true;
+      cr.samples = ra.sampling->samples;
+    }
     cr.points = points_of(mt, cr.flops);
     if (ra.roofline) {
       const RegionRoofline* rr = &*ra.roofline;
@@ -139,7 +143,7 @@ ChartModel build_chart_model(const Analysis& an) {
         cr.roof_gflops = rr->roof.gflops;
         cr.bound = rr->bound;
         cr.fraction = rr->fraction;
-        cr.limited_by = limited_by_text(*rr);
+        cr.limited_by = rr->uncertain ? "uncertain (few samples)" : limited_by_text(*rr);
         // Only a memory-limited region has a limiting boundary to outline.
         for (ChartPoint& pt : cr.points) {
           pt.limiting = !rr->compute_limited && rr->limiting == pt.boundary;

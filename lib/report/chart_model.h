@@ -67,6 +67,10 @@ struct ChartRegion {
   // A function no sample hit: time_s is an upper bound, gflops a lower
   // bound (the analysis' TimeBound); drawn hollow with an arrow up.
   bool lower_bound = false;
+  // A function time of too few cpu-clock samples (the analysis' SampleStats):
+  // drawn, never judged; the tooltip says so.
+  bool uncertain = false;
+  uint64_t samples = 0;
 };
 
 struct ChartModel {

@@ -26,7 +26,7 @@ std::string csv_field(const std::string& s) {
 namespace {
 
 std::string function_csv_cells(const RegionAnalysis& ra) {
-  if (!ra.function) return ",,,,,,,,";
+  if (!ra.function) return ",,,,,,,,,,,";
   const FunctionInfo& f = *ra.function;
   const Traffic& dram = f.inclusive.at(Boundary::kDRAM);
   std::string c = "," + csv_field(f.symbol) + "," + csv_field(f.object) + "," +
@@ -38,6 +38,10 @@ std::string function_csv_cells(const RegionAnalysis& ra) {
   c += "," + (b ? fmt::format("{:.9g}", b->max_time_s) : std::string());
   c += "," + (b && b->min_gflops ? fmt::format("{:.9g}", *b->min_gflops) : std::string());
   c += "," + (b && b->min_dram_gbs ? fmt::format("{:.9g}", *b->min_dram_gbs) : std::string());
+  // A sampled time: its samples, relative error and whether it is uncertain.
+  const std::optional<SampleStats>& s = ra.sampling;
+  c += s ? fmt::format(",{},{:.4g},{}", s->samples, s->relative_error, s->uncertain ? 1 : 0)
+         : std::string(",,,");
   return c;
 }
 
@@ -87,6 +91,9 @@ void JsonReporter::write(const Analysis& a, const ReportOptions&, std::ostream& 
       if (ra.time_bound) {
         line += ",\"time_bound\":" + time_bound_json(*ra.time_bound).dump(-1, ' ', false, kReplace);
       }
+      if (ra.sampling) {
+        line += ",\"time_samples\":" + sample_stats_json(*ra.sampling).dump(-1, ' ', false, kReplace);
+      }
       if (a.verdicts && ra.verdict) {
         line += ",\"verdict\":";
         append_verdict_json(line, *ra.verdict);
@@ -115,7 +122,8 @@ void CsvReporter::write(const Analysis& a, const ReportOptions&, std::ostream& o
   if (a.any_function) {
     out << ",function_symbol,function_object,function_source,function_inclusive_flops,"
            "function_inclusive_dram_bytes,function_time_upper_bound_s,"
-           "function_gflops_lower_bound,function_dram_gbs_lower_bound";
+           "function_gflops_lower_bound,function_dram_gbs_lower_bound,function_time_samples,"
+           "function_time_relative_error,function_time_uncertain";
   }
   out << "\n";
   for (size_t i = 0; i < p.regions.size(); ++i) {

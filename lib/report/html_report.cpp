@@ -78,6 +78,7 @@ json region_data(const RegionAnalysis& ra, const Profile& p, int number) {
                        {"bound_gflops", rr->bound},
                        {"fraction_of_bound", rr->fraction},
                        {"lower_bound", rr->lower_bound},
+                       {"uncertain", rr->uncertain},
                        {"limiting", rr->limiting ? json(boundary_key(*rr->limiting)) : json(nullptr)},
                        {"limited_by", rr->compute_limited ? "compute" : "memory"},
                        {"roof_why", rr->roof_why},
@@ -100,6 +101,7 @@ json region_data(const RegionAnalysis& ra, const Profile& p, int number) {
     }
     j["memory"] = {{"limiting", boundary_key(*mv->limiting)},
                    {"lower_bound", mv->lower_bound},
+                   {"uncertain", mv->uncertain},
                    {"fraction_of_roof", mv->fraction},
                    {"ceiling_threads", mv->ceiling_threads},
                    {"boundaries", bs}};
@@ -120,6 +122,8 @@ json region_data(const RegionAnalysis& ra, const Profile& p, int number) {
   }
   // No sample hit it: its time from above, its rates from below.
   j["time_bound"] = ra.time_bound ? time_bound_json(*ra.time_bound) : json(nullptr);
+  // A sampled time: its samples, relative error, uncertain or not.
+  j["time_samples"] = ra.sampling ? sample_stats_json(*ra.sampling) : json(nullptr);
   // Summary, direction, flags with reasons.
   const Verdict* v = ra.shown_verdict();
   j["verdict"] = v != nullptr ? verdict_json(*v) : json(nullptr);

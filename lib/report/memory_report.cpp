@@ -32,6 +32,7 @@ json memory_region_json(const MemoryView& mv) {
   j["time_s"] = mv.time_s;
   // time_s is an upper bound: the rates and fractions are lower bounds.
   j["lower_bound"] = mv.lower_bound;
+  j["uncertain"] = mv.uncertain;
   j["threads"] = mv.threads;
   j["ceiling_threads"] = mv.ceiling_threads;
   j["line_bytes"] = mv.line_bytes;
@@ -93,7 +94,8 @@ void write_memory_text(const Analysis& a, const ShownRegions& shown, std::ostrea
     row.push_back(mv->ceiling_threads == mv->threads
                       ? fmt::format("{}", mv->threads)
                       : fmt::format("{} (ceil. {})", mv->threads, mv->ceiling_threads));
-    const std::string least = mv->lower_bound ? ">= " : "";  // a time bound: rates from below
+    // A time bound: rates from below; a time of few samples: rates marked ~.
+    const std::string least = mv->lower_bound ? ">= " : mv->uncertain ? "~" : "";
     for (Boundary b : measured) {
       const BoundaryBandwidth* x = mv->at(b);
       row.push_back(x ? least + num(x->gbs) + (x->approximate ? "~" : "") : "-");
@@ -110,7 +112,15 @@ void write_memory_text(const Analysis& a, const ShownRegions& shown, std::ostrea
   }
   out << table.render();
   out << "Roof: the best measured stream kernel at each boundary (write-allocate "
-         "counted below L1); ~ = approximate traffic.\n";
+         "counted below L1); ~ = approximate traffic";
+  for (const RegionAnalysis& ra : a.regions) {
+    if (ra.memory && ra.memory->uncertain) {
+      out << fmt::format("; a leading ~ = uncertain (a function time of fewer than {:.0f} "
+                         "cpu-clock samples: not judged)", a.thresholds.function_min_samples);
+      break;
+    }
+  }
+  out << ".\n";
 }
 
 std::string memory_csv_header() {

@@ -62,6 +62,8 @@ json roofline_region_json(const RegionRoofline& rr) {
   j["time_s"] = rr.time_s;
   // time_s is an upper bound: gflops and the fractions are lower bounds.
   j["lower_bound"] = rr.lower_bound;
+  // time_s is a function time of too few samples: nothing here is judged.
+  j["uncertain"] = rr.uncertain;
   j["gflops"] = rr.gflops;
   j["threads"] = rr.threads;
   j["ceiling_threads"] = rr.ceiling_threads;
@@ -103,10 +105,20 @@ json time_bound_json(const TimeBound& b) {
                   "bounds, its counts exact"}};
 }
 
+json sample_stats_json(const SampleStats& s) {
+  return {{"samples", s.samples},
+          {"relative_error", s.relative_error},
+          {"uncertain", s.uncertain},
+          {"why", "cpu-clock samples in the function: relative error 1/sqrt(samples) (1 without "
+                  "a sample); uncertain below verdict_thresholds.function_min_samples, where no "
+                  "bound is claimed"}};
+}
+
 void add_time_bound_json(json& doc, const Analysis& a) {
   json& regions = doc["regions"];
   for (size_t i = 0; i < a.regions.size() && i < regions.size(); ++i) {
     if (a.regions[i].time_bound) regions[i]["time_bound"] = time_bound_json(*a.regions[i].time_bound);
+    if (a.regions[i].sampling) regions[i]["time_samples"] = sample_stats_json(*a.regions[i].sampling);
   }
 }
 
@@ -170,7 +182,8 @@ void write_roofline_text(const Analysis& a, const ReportOptions& opt, const Show
     row.push_back(rr.ceiling_threads == rr.threads
                       ? fmt::format("{}", rr.threads)
                       : fmt::format("{} (ceil. {})", rr.threads, rr.ceiling_threads));
-    const std::string least = rr.lower_bound ? ">= " : "";  // a time bound: rates from below
+    // A time bound: rates from below; a time of few samples: rates marked ~.
+    const std::string least = rr.lower_bound ? ">= " : rr.uncertain ? "~" : "";
     row.push_back(least + num(rr.gflops));
     row.push_back(fmt::format("{} ({})", num(rr.roof.gflops), rr.roof.label()));
     double fraction = rr.fraction;  // of the region's bound (the analysis')
@@ -190,7 +203,7 @@ void write_roofline_text(const Analysis& a, const ReportOptions& opt, const Show
       if (fixed) fraction = br ? br->fraction : rr.gflops / rr.roof.gflops;
     }
     row.push_back(least + fmt::format("{:.1f}", 100 * fraction));
-    row.push_back(limited_by_text(rr));
+    row.push_back(rr.uncertain ? "uncertain (few samples)" : limited_by_text(rr));
     table.add_row(std::move(row));
     notes.push_back(printable(r->name) + ": roof " + rr.roof_why);
     for (const std::string& n : rr.notes) notes.push_back(printable(r->name) + ": " + n);
@@ -201,6 +214,13 @@ void write_roofline_text(const Analysis& a, const ReportOptions& opt, const Show
   for (const RegionAnalysis& ra : a.regions) {
     if (ra.roofline && ra.roofline->lower_bound) {
       out << "; >= = a lower bound (a function no sample hit: its time is an upper bound)";
+      break;
+    }
+  }
+  for (const RegionAnalysis& ra : a.regions) {
+    if (ra.roofline && ra.roofline->uncertain) {
+      out << fmt::format("; ~ = uncertain (a function time of fewer than {:.0f} cpu-clock "
+                         "samples: not judged)", a.thresholds.function_min_samples);
       break;
     }
   }

@@ -25,6 +25,9 @@ nlohmann::json roofline_region_json(const RegionRoofline& rr);
 // A function region no cpu-clock sample hit (docs/functions.md): its time's
 // upper bound and the rates' lower bounds, as profile.json's "time_bound".
 nlohmann::json time_bound_json(const TimeBound& b);
+// A function region with a sampled time: its samples and relative error, as
+// profile.json's "time_samples". add_time_bound_json adds both.
+nlohmann::json sample_stats_json(const SampleStats& s);
 void add_time_bound_json(nlohmann::json& doc, const Analysis& a);
 
 // The roofline table; writes nothing when no region has FLOP counts.

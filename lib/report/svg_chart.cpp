@@ -208,9 +208,9 @@ void SvgWriter::regions(LabelPlacer& placer) {
     o_ += fmt::format(
         "<g data-role=\"region\" data-number=\"{}\" data-region=\"{}\" data-path=\"{}\" "
         "data-gflops=\"{}\" data-time-s=\"{}\" data-share=\"{}\" data-radius=\"{}\" "
-        "data-limited-by=\"{}\" data-lower-bound=\"{}\"{}>\n",
+        "data-limited-by=\"{}\" data-lower-bound=\"{}\" data-uncertain=\"{}\"{}>\n",
         r->number, esc(r->name), esc(r->path), n(r->gflops), n(r->time_s), n(r->share), n(rad),
-        esc(r->limited_by), r->lower_bound ? "true" : "false",
+        esc(r->limited_by), r->lower_bound ? "true" : "false", r->uncertain ? "true" : "false",
         r->is_function ? fmt::format(" data-symbol=\"{}\" data-source=\"{}\" data-object=\"{}\"",
                                      esc(r->symbol), esc(r->source), esc(r->object))
                        : "");
@@ -225,6 +225,9 @@ void SvgWriter::regions(LabelPlacer& placer) {
     const std::string bound_note =
         r->lower_bound ? fmt::format("\na lower bound: no cpu-clock sample hit it, its time is "
                                      "< {} s", human_number(r->time_s))
+        : r->uncertain ? fmt::format("\nuncertain: its time is {} cpu-clock sample{} (±{:.0f}%), "
+                                     "too few to judge", r->samples, r->samples == 1 ? "" : "s",
+                                     100 / std::sqrt(static_cast<double>(r->samples)))
                        : "";
     if (r->points.size() > 1) {
       o_ += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#8c939d\" "

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include <algorithm>
 
 #include "report/memory_report.h"
@@ -65,12 +67,21 @@ std::string gigas(const Metrics& m, std::optional<Boundary> at) {
   return t.measured ? fmt::format("{:.4g}", t.bytes() / 1e9) : "";
 }
 
+// "1234 (±2.8%)", "12 (±29%) uncertain", "0 (bound)"; "" unsampled.
+std::string sample_cell(const std::optional<SampleStats>& s) {
+  if (!s) return "";
+  if (s->samples == 0) return "0 (a bound)";
+  return fmt::format("{} (±{:.2g}%){}", s->samples, 100 * s->relative_error,
+                     s->uncertain ? " uncertain" : "");
+}
+
 // The function view: where each function region is, and its self counts
 // (what the tables show) beside its inclusive ones (callees included).
 void write_function_text(const Analysis& a, const ShownRegions& shown, std::ostream& out) {
   if (!a.any_function) return;
   TextTable table({"Function region", "Symbol", "Source", "Object", "Self [GFLOP]",
-                   "Incl. [GFLOP]", "Self DRAM [GB]", "Incl. DRAM [GB]"});
+                   "Incl. [GFLOP]", "Self DRAM [GB]", "Incl. DRAM [GB]", "Time samples"});
+  bool any_uncertain = false;
   for (size_t i = 0; i < a.regions.size(); ++i) {
     const RegionAnalysis& ra = a.regions[i];
     if (!shown[i] || !ra.function) continue;
@@ -79,11 +90,20 @@ void write_function_text(const Analysis& a, const ShownRegions& shown, std::ostr
                    f.symbol.empty() ? "(no symbol)" : printable(f.symbol),
                    f.source.empty() ? "(no debug info)" : printable(f.source), printable(f.object),
                    gigas(ra.metrics, std::nullopt), gigas(f.inclusive, std::nullopt),
-                   gigas(ra.metrics, Boundary::kDRAM), gigas(f.inclusive, Boundary::kDRAM)});
+                   gigas(ra.metrics, Boundary::kDRAM), gigas(f.inclusive, Boundary::kDRAM),
+                   sample_cell(ra.sampling)});
+    any_uncertain |= ra.sampling && ra.sampling->uncertain;
   }
   out << "\nFunctions (self = the function's own instructions, as in the tables; "
-         "Incl. = with its callees; FMA = 2 FLOPs, GB = 1e9 bytes):\n"
+         "Incl. = with its callees; FMA = 2 FLOPs, GB = 1e9 bytes; time samples: cpu-clock "
+         "samples of its self time, ± = relative error 1/sqrt(samples)):\n"
       << table.render();
+  if (any_uncertain) {
+    out << fmt::format("uncertain = fewer than {:.0f} samples (error above {:.0f}%): its rates "
+                       "are marked ~, no bound is claimed for it.\n",
+                       a.thresholds.function_min_samples,
+                       100 / std::sqrt(a.thresholds.function_min_samples));
+  }
 }
 
 }  // namespace

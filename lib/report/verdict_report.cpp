@@ -72,7 +72,8 @@ json thresholds_json(const VerdictThresholds& t) {
           {"load_imbalance_fraction", t.load_imbalance},
           {"too_short_overheads_per_call", t.too_short_overheads},
           {"too_short_min_total_s", t.min_total_s},
-          {"marker_pair_s", t.marker_pair_s}};
+          {"marker_pair_s", t.marker_pair_s},
+          {"function_min_samples", t.function_min_samples}};
 }
 
 void add_verdict_json(json& doc, const Analysis& a) {

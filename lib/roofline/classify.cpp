@@ -218,6 +218,19 @@ bool Verdict::has(Flag flag) const {
 Verdict classify(const VerdictInput& in, const VerdictThresholds& t) {
   Verdict v;
   const Region& r = *in.region;
+  if (in.time_uncertain && in.time_bound == nullptr) {
+    // A time of a few samples: no bound, fraction or rate-based flag; what
+    // its exact counts say (vectorization, traffic) still holds.
+    v.summary = fmt::format("uncertain: {} cpu-clock sample{} (±{:.0f}%, below {:.0f}): no "
+                            "bound claimed; its counts and intensity are exact",
+                            in.time_samples, in.time_samples == 1 ? "" : "s",
+                            100 * in.time_relative_error, t.function_min_samples);
+    v.flags.push_back({Flag::kTooShort, v.summary,
+                       "run more work, or a shorter --sample-period, for a rate to judge"});
+    if (in.metrics != nullptr && in.metrics->has_flops) vector_flag(in, t, v);
+    if (in.metrics != nullptr) traffic_flag(in, t, v);
+    return v;
+  }
   const RegionRoofline* rr = in.roofline;
   if (rr != nullptr && rr->valid) {
     bound_of(*rr, t, v);

@@ -43,6 +43,10 @@ struct VerdictThresholds {
   double min_total_s = 1e-4;
   // Cost of one begin/end pair (bench/marker_overhead: ~60 ns, rounded up).
   double marker_pair_s = 100e-9;
+  // A sampled function time from fewer cpu-clock samples than this is
+  // uncertain (relative error 1/sqrt(n) above 10%): no bound or roof
+  // fraction is claimed for it (docs/functions.md).
+  double function_min_samples = 100;
 };
 
 struct VerdictFlag {
@@ -73,6 +77,11 @@ struct VerdictInput {
   // A function region no sample hit: its time is below this bound (the
   // roofline and memory view were computed with it, as lower bounds).
   const TimeBound* time_bound = nullptr;
+  // A function region whose sampled time is uncertain (fewer samples than
+  // function_min_samples): its sample count and relative error.
+  bool time_uncertain = false;
+  uint64_t time_samples = 0;
+  double time_relative_error = 0;
   double clock_resolution_s = 1e-9;
 };
 

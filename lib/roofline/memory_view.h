@@ -47,6 +47,9 @@ struct MemoryView {
   // time_s is an upper bound (TimeBound): GB/s, fractions and misses in
   // flight are lower bounds.
   bool lower_bound = false;
+  // time_s is a function's sampled time of too few samples: rates and
+  // fractions are shown marked, never judged.
+  bool uncertain = false;
   std::string why_not;  // when !valid
   double time_s = 0;
   int threads = 1;

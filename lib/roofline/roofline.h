@@ -73,6 +73,9 @@ struct RegionRoofline {
   bool valid = false;
   // time_s is an upper bound (TimeBound): gflops and fraction are lower bounds.
   bool lower_bound = false;
+  // time_s is a function's sampled time of too few samples (the analysis'
+  // SampleStats): gflops and fraction are shown marked, never judged.
+  bool uncertain = false;
   std::string why_not;  // when !valid
   double flops = 0, time_s = 0, gflops = 0;
   int threads = 1;          // threads that ran the region

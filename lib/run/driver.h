@@ -55,6 +55,8 @@ struct RunRequest {
   // --functions[=N]: the hottest N functions become regions (0: off). Backends
   // that cannot attribute counts to functions ignore it (sim can).
   size_t functions = 0;
+  // --sample-period: cpu-clock period of the function view's sampled run, ns.
+  uint64_t sample_period_ns = 0;  // 0: kSamplingPeriodNs
   std::function<MachineRef()> machine;
 };
 

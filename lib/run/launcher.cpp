@@ -180,7 +180,7 @@ std::unique_ptr<CpuClockSampler> start_sampling(const LaunchSpec& spec, pid_t ch
   if (!spec.sample_functions) return nullptr;
   if (gate.read_fd >= 0) close(gate.read_fd);
   std::unique_ptr<CpuClockSampler> sampler;
-  if (gate.write_fd >= 0) sampler = std::make_unique<CpuClockSampler>(child);
+  if (gate.write_fd >= 0) sampler = std::make_unique<CpuClockSampler>(child, spec.sample_period_ns);
   if (sampler) sampler->start();
   if (gate.write_fd >= 0) close(gate.write_fd);
   return sampler;

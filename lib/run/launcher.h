@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sampling/function_times.h"
+#include "sampling/sampling_period.h"
 
 namespace rprof {
 
@@ -21,6 +22,8 @@ struct LaunchSpec {
   // software event and attribute the samples to functions
   // (LaunchResult::functions).
   bool sample_functions = false;
+  // Its period, ns of CPU time per sample and thread (--sample-period).
+  uint64_t sample_period_ns = kSamplingPeriodNs;
 };
 
 struct LaunchResult {

@@ -179,17 +179,22 @@ bool decode_sampler_record(const char* rec, size_t size, SamplerRecord* out, uin
     case PERF_RECORD_LOST_SAMPLES:
       if (has(8)) *lost += load<uint64_t>(p);
       return false;
+    case PERF_RECORD_THROTTLE:
+      return true;
     default:
       return false;
   }
 }
 
 CpuClockSampler::CpuClockSampler(pid_t pid, uint64_t period_ns) : period_ns_(period_ns) {
+  const GrantedPeriod granted = grant_sample_period(period_ns, kernel_max_sample_rate());
+  period_ns_ = granted.period_ns;
+  period_note_ = granted.note;
   perf_event_attr attr{};
   attr.size = sizeof(attr);
   attr.type = PERF_TYPE_SOFTWARE;
   attr.config = PERF_COUNT_SW_CPU_CLOCK;
-  attr.sample_period = period_ns;  // cpu-clock counts nanoseconds of CPU time
+  attr.sample_period = period_ns_;  // cpu-clock counts nanoseconds of CPU time
   attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD |
                      PERF_SAMPLE_CALLCHAIN;
   attr.disabled = 1;
@@ -330,6 +335,9 @@ void CpuClockSampler::drain(uint64_t horizon) {
       case PERF_RECORD_FORK:
         attribution_.on_fork(r.pid, r.tid);
         break;
+      case PERF_RECORD_THROTTLE:
+        ++throttled_;
+        break;
       default:
         break;
     }
@@ -347,7 +355,10 @@ FunctionTimes CpuClockSampler::finish() {
   drain(UINT64_MAX);  // the app has ended: everything, in order
   close_events();
   attribution_.on_lost(lost_);
-  return attribution_.finish(period_ns_);
+  FunctionTimes t = attribution_.finish(period_ns_);
+  t.period_note = period_note_;
+  t.throttled = throttled_;
+  return t;
 }
 
 }  // namespace rprof

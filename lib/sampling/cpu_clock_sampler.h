@@ -24,18 +24,11 @@
 #include "sampling/function_times.h"
 #include "sampling/perf_ring.h"
 #include "sampling/sample_attribution.h"
+#include "sampling/sampling_period.h"
 
 namespace rprof {
 
 inline constexpr const char* kSamplingErrnoEnv = "RPROF_TEST_SAMPLING_ERRNO";
-
-// The period: 1 ms of CPU time per sample and thread. cpu-clock is an
-// hrtimer, so each sample costs an interrupt; at 1 kHz per busy thread that
-// is a small fraction of the app's time (bench/RESULTS-sampling.md), far
-// below the kernel's sample rate limit (kernel.perf_event_max_sample_rate,
-// 100 kHz by default, lowered under load), so samples are not throttled, and
-// a one-second function still gets about 1000 samples (3 % statistical error).
-inline constexpr uint64_t kSamplingPeriodNs = 1000000;
 
 // Why perf_event_open failed with `err`, and the fix: one line.
 std::string sampling_refused_why(int err, int paranoid, bool privileged);
@@ -59,8 +52,8 @@ bool decode_sampler_record(const char* rec, size_t size, SamplerRecord* out, uin
 
 class CpuClockSampler {
  public:
-  // Opens the event on `pid` (a forked child that has not exec'ed yet), one
-  // per CPU (the kernel maps no buffer of a per-task event that is inherited)
+  // Opens the event on `pid` (a forked child that has not exec'ed yet) with
+  // the period the kernel grants (grant_sample_period), one per CPU (the kernel maps no buffer of a per-task event that is inherited)
   // and maps their ring buffers. Never throws: on failure, active() is false
   // and why() says why in one line.
   explicit CpuClockSampler(pid_t pid, uint64_t period_ns = kSamplingPeriodNs);
@@ -93,6 +86,8 @@ class CpuClockSampler {
   bool monotonic_ = true;  // timestamps are CLOCK_MONOTONIC (else order at the end)
   std::vector<SamplerRecord> pending_;
   uint64_t lost_ = 0;
+  uint64_t throttled_ = 0;  // PERF_RECORD_THROTTLE: the kernel stopped the event
+  std::string period_note_;
   std::string why_;
   std::thread reader_;
   std::atomic<bool> stopping_{false};

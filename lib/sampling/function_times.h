@@ -41,6 +41,10 @@ struct FunctionTimes {
   uint64_t lost = 0;       // samples the kernel dropped (PERF_RECORD_LOST)
   bool callchains = false; // inclusive_samples are meaningful
   unsigned threads = 0;    // distinct threads with any sample, all processes
+  // The period granted differs from the one asked for (kernel limit): why.
+  std::string period_note;
+  // Times the kernel throttled the event (samples missing: times undercount).
+  uint64_t throttled = 0;
   std::vector<FunctionTime> functions;
 };
 

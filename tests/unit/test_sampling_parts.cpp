@@ -21,6 +21,8 @@
 #include "sampling/elf_symbols.h"
 #include "sampling/perf_ring.h"
 #include "sampling/sample_attribution.h"
+#include "sampling/sampling_period.h"
+#include "common/error.h"
 
 namespace fs = std::filesystem;
 using rprof::ElfSymbols;
@@ -445,4 +447,42 @@ TEST_CASE("records: samples, mmap2, exec, fork and lost are decoded") {
   CHECK(lost == 42);
   const auto tiny = record(PERF_RECORD_MMAP2, 0, {1});
   CHECK_FALSE(rprof::decode_sampler_record(tiny.data(), tiny.size(), &r, &lost));
+}
+
+TEST_CASE("--sample-period: times and rates, validated with one-line errors") {
+  CHECK(parse_sample_period("250us") == 250000);
+  CHECK(parse_sample_period("1ms") == 1000000);
+  CHECK(parse_sample_period("0.5ms") == 500000);
+  CHECK(parse_sample_period("100000ns") == 100000);
+  CHECK(parse_sample_period("1s") == 1000000000);
+  CHECK(parse_sample_period("4kHz") == 250000);
+  CHECK(parse_sample_period("1000Hz") == 1000000);
+  // The default gives a 50 ms function at least 200 samples.
+  CHECK(50000000 / kSamplingPeriodNs >= 200);
+  for (const char* bad : {"", "250", "abc", "-1ms", "5us", "2s", "0Hz", "1 ms", "1min", "inf"}) {
+    INFO(bad);
+    try {
+      parse_sample_period(bad);
+      FAIL("accepted");
+    } catch (const Error& e) {
+      CHECK(e.exit_code() == 2);
+      const std::string what = e.what();
+      CHECK(what.rfind(std::string("--sample-period=") + bad + ": ", 0) == 0);
+      CHECK(what.find('\n') == std::string::npos);
+      CHECK_THAT(what, Catch::Contains("from 10 us to 1 s"));
+    }
+  }
+}
+
+TEST_CASE("--sample-period: the kernel's maximum sample rate raises the period, with a note") {
+  const GrantedPeriod asked = grant_sample_period(250000, 100000);
+  CHECK(asked.period_ns == 250000);
+  CHECK(asked.note.empty());
+  const GrantedPeriod unknown = grant_sample_period(20000, 0);
+  CHECK(unknown.period_ns == 20000);
+  // A kernel lowered to 1000 Hz: 1 ms, and the note says why.
+  const GrantedPeriod low = grant_sample_period(250000, 1000);
+  CHECK(low.period_ns == 1000000);
+  CHECK_THAT(low.note, Catch::Contains("sampling period 1 ms instead of the 250 us asked for"));
+  CHECK_THAT(low.note, Catch::Contains("kernel.perf_event_max_sample_rate is 1000 Hz"));
 }

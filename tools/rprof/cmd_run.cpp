@@ -20,6 +20,7 @@
 #include "run/pipeline.h"
 #include "run/progress_line.h"
 #include "run/registry.h"
+#include "sampling/sampling_period.h"
 #include "tools/rprof/cli.h"
 #include "tools/rprof/commands.h"
 #include "tools/rprof/elf_needed.h"
@@ -41,6 +42,7 @@ struct RunOptions {
   std::string events;  // hardware backends: --events, comma-separated
   bool perf_multiplex = false;
   std::string functions;  // --functions[=N], "" when not given
+  std::string sample_period;  // --sample-period, "" when not given
   ReportOptions report;
   std::vector<std::string> app;
 };
@@ -72,6 +74,10 @@ void add_run_options(CLI::App& app, RunOptions& o) {
                "20) as regions with roofline and verdict, under the innermost marked region; "
                "times from a native run sampled with cpu-clock. On by default for a program "
                "without markers run with the sim backend");
+  app.add_option("--sample-period", o.sample_period,
+                 "function view: CPU time per cpu-clock sample and thread, a time (250us, "
+                 "1ms) or a rate (4kHz); default 250us (a 50 ms function gets about 200 "
+                 "samples); raised to 1 / kernel.perf_event_max_sample_rate when faster");
   app.add_option("--format", o.format, "report printed on stdout: text, json or csv")
       ->check(CLI::IsMember({"text", "json", "csv"}));
   app.add_flag("--threads", o.report.show_threads, "per-thread rows in the text report");
@@ -167,6 +173,7 @@ RunRequest run_request(const RunOptions& o, const std::string& program) {
   r.sim_only = o.sim_only;
   r.sim_cache = o.sim_cache;
   if (!o.functions.empty()) r.functions = functions_count(o.functions);
+  if (!o.sample_period.empty()) r.sample_period_ns = parse_sample_period(o.sample_period);
   return r;
 }
 
@@ -235,6 +242,11 @@ int cmd_run(const Args& args) {
   if (o.functions.empty() && sim && has_no_markers(program, o.app, marker_apis)) {
     request.functions = 20;
     functions_by_default = true;
+  }
+  if (request.sample_period_ns > 0 && request.functions == 0) {
+    throw Error("--sample-period sets the function view's sampling: use it with --functions "
+                "(sim backend) or on a program without markers",
+                2);
   }
   RunPlan plan = backend.driver->plan(request);  // refuses before anything is created
   // Launch-environment additions that are no backend's go into plan.env here:

@@ -119,6 +119,9 @@ RunPlan SimDriver::plan(const RunRequest& request) {
     plan.passes.push_back({"timed", "time", "raw", {request.app, {}, {}, "", ""}});
     // The function view's times: the native run sampled with cpu-clock.
     plan.passes.back().spec.sample_functions = request.functions > 0;
+    if (request.sample_period_ns > 0) {
+      plan.passes.back().spec.sample_period_ns = request.sample_period_ns;
+    }
   }
   plan.passes.push_back({"counted", "sim", "raw-sim", {}});  // spec: before_pass
   plan.progress_pass = plan.passes.size() - 1;

@@ -76,7 +76,9 @@
     cols.push({ key: 'bound', head: 'Bound [GFLOP/s]', val: (r) => (r.roofline ? r.roofline.bound_gflops : null),
       cell: (r) => (r.roofline ? el('span', { title: 'roof: ' + r.roofline.roof_label + ', ' + num(r.roofline.roof_gflops) + ' GFLOP/s' }, num(r.roofline.bound_gflops)) : null) });
     cols.push({ key: 'fraction', head: '% of bound', val: (r) => (r.roofline ? 100 * r.roofline.fraction_of_bound : null),
-      cell: (r) => (r.roofline ? (r.roofline.lower_bound ? '\u2265 ' : '') + num(100 * r.roofline.fraction_of_bound) : null) });
+      cell: (r) => (!r.roofline ? null : r.roofline.uncertain
+        ? el('span', { class: 'bound', 'data-uncertain': 'true', title: r.time_samples ? r.time_samples.why : '', text: '~' + num(100 * r.roofline.fraction_of_bound) + ' (uncertain)' })
+        : (r.roofline.lower_bound ? '\u2265 ' : '') + num(100 * r.roofline.fraction_of_bound)) });
     cols.push({ key: 'limit', head: 'Limited by', cls: 'left',
       val: (r) => (r.roofline ? (r.roofline.limited_by === 'compute' ? 'compute' : 'memory ' + BNAME[r.roofline.limiting]) : null),
       cell: (r) => {
@@ -115,7 +117,11 @@
     const where = [f.symbol ? 'function ' + f.symbol : 'code without a symbol', f.source ? 'at ' + f.source : 'no debug info', 'in ' + f.object].join(' \u00b7 ');
     const counts = 'self (this row): ' + (r.flops === null ? 'n/a' : num(r.flops / 1e9)) + ' GFLOP, ' + (r.bytes.dram === undefined ? 'n/a' : num(r.bytes.dram / 1e9)) + ' GB at DRAM; inclusive (with callees): ' +
       (f.inclusive_flops === null ? 'n/a' : num(f.inclusive_flops / 1e9)) + ' GFLOP, ' + (f.inclusive_dram_bytes === null ? 'n/a' : num(f.inclusive_dram_bytes / 1e9)) + ' GB at DRAM';
-    const box = el('div', { 'data-testid': 'function' }, el('div', { class: 'summary', 'data-symbol': f.symbol, 'data-source': f.source, text: where }), el('div', { class: 'reason', text: counts }));
+    // A sampled time: its samples and relative error; uncertain below the threshold.
+    const s = r.time_samples;
+    const sampled = s ? el('div', { class: 'reason', 'data-testid': 'samples', 'data-samples': s.samples, 'data-uncertain': s.uncertain ? 'true' : 'false', title: s.why,
+      text: 'time from ' + plural(s.samples, 'cpu-clock sample') + ' (\u00b1' + num(100 * s.relative_error) + '%)' + (s.uncertain ? ': uncertain, no bound claimed' : '') }) : null;
+    const box = el('div', { 'data-testid': 'function' }, el('div', { class: 'summary', 'data-symbol': f.symbol, 'data-source': f.source, text: where }), el('div', { class: 'reason', text: counts }), sampled);
     return el('tr', { class: 'function-row', 'data-function-for': r.path }, el('td', { colspan: span }, box));
   }
   // Bytes per boundary, the intensity there in the tooltip; intensity
