@@ -225,7 +225,7 @@ TEST_CASE("sim function reports: a function no sample hit has a bound on its tim
   REQUIRE(tiny["function"].contains("sampling"));
   const json& sampling = tiny["function"]["sampling"];
   if (sampling["samples"].get<uint64_t>() > 0) {
-    skip_test("a cpu-clock sample hit tiny() (nanoseconds of 1 ms periods): run again");
+    skip_test("a cpu-clock sample hit tiny() (nanoseconds of 250 us periods): run again");
   }
   const double period = sampling["period_s"].get<double>();
   const unsigned threads = sampling["threads"].get<unsigned>();

@@ -380,3 +380,21 @@ TEST_CASE("sim functions: a bad --functions=N is a one-line error") {
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   }
 }
+
+TEST_CASE("sim functions: a bad --sample-period is a one-line error") {
+  for (const char* bad : {"--sample-period=5us", "--sample-period=fast", "--sample-period=250",
+                          "--sample-period=0Hz", "--sample-period=2s"}) {
+    const RunResult r =
+        run_rprof({"--backend=sim", "--functions", bad, "/bin/true"}, {test_machine_env()});
+    INFO(bad << ": " << r.err);
+    CHECK(r.status == 2);
+    CHECK(r.err.find(std::string(bad) + ": ") != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+  // Without the function view it has nothing to set.
+  const RunResult r =
+      run_rprof({"--backend=time", "--sample-period=1ms", "/bin/true"}, {test_machine_env()});
+  INFO(r.err);
+  CHECK(r.status == 2);
+  CHECK(r.err.find("--sample-period sets the function view's sampling") != std::string::npos);
+}
