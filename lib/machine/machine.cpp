@@ -22,7 +22,10 @@ std::string mib(uint64_t bytes) {
 CacheSizeChoice chosen_cache_size(const CacheInfo& c) {
   CacheSizeChoice out;
   out.bytes = c.reported_bytes;
-  if (c.effective_bytes == 0) return out;
+  // A private cache (L1, L2 of one CPU) is the core's own, which a virtual
+  // machine reports as it is; only a shared cache can be the host's whole
+  // one. A sweep that finds a private cache far smaller is disturbed.
+  if (c.effective_bytes == 0 || (c.level <= 2 && c.shared_cpus <= 1)) return out;
   if (c.reported_bytes == 0) {
     out.bytes = c.effective_bytes;
     out.replaced = true;

@@ -90,10 +90,11 @@ TEST_CASE("sampling: a program that spins in one function has nearly all samples
   CHECK(t.why.empty());
   // The default period (250 us of CPU per sample), unless this kernel's
   // maximum sample rate is lower (then 1 / that rate, with a note).
-  const uint64_t max_rate = kernel_max_sample_rate();
-  const uint64_t want = grant_sample_period(kSamplingPeriodNs, max_rate).period_ns;
+  const uint64_t max_rate = rprof::kernel_max_sample_rate();
+  const uint64_t want =
+      rprof::grant_sample_period(rprof::kSamplingPeriodNs, max_rate).period_ns;
   CHECK(t.period_s == Approx(static_cast<double>(want) * 1e-9).epsilon(1e-6));
-  CHECK(t.period_note.empty() == (want == kSamplingPeriodNs));
+  CHECK(t.period_note.empty() == (want == rprof::kSamplingPeriodNs));
   // 0.42 s of CPU: about 1700 samples at 250 us.
   REQUIRE(t.samples >= 200);
   const FunctionTime* spin = find(t, "spin_here");

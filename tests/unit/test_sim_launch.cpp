@@ -81,6 +81,14 @@ TEST_CASE("sim caches: an effective size replaces a reported one only beyond the
   m.caches = {{1, 32 * 1024, 0, 8, 64, 1},                 // not measured
               {2, 1024 * 1024, 512 * 1024, 8, 64, 1},      // half: within 4x, reported kept
               {3, 32ULL * 1024 * 1024, 4 * 1024 * 1024 + 100, 16, 64, 2}};  // 1/8: replaced
+  // A private L2 a disturbed sweep found 11x smaller keeps its reported size.
+  Machine noisy = m;
+  noisy.caches[1].effective_bytes = 181 * 1024;
+  SimCaches d = sim_caches_from_topology(topo);
+  apply_machine_caches(d, noisy, "noisy.json");
+  CHECK(d.l2.size_bytes == 1024 * 1024);
+  CHECK(chosen_cache_size(noisy.caches[1]).bytes == 1024 * 1024);
+  CHECK_FALSE(chosen_cache_size(noisy.caches[1]).replaced);
   apply_machine_caches(c, m, "m.json");
   CHECK(c.l1.size_bytes == 32 * 1024);
   CHECK(c.l2.size_bytes == 1024 * 1024);
