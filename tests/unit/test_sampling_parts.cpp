@@ -449,7 +449,7 @@ TEST_CASE("records: samples, mmap2, exec, fork and lost are decoded") {
   CHECK_FALSE(rprof::decode_sampler_record(tiny.data(), tiny.size(), &r, &lost));
 }
 
-TEST_CASE("--sample-period: times and rates, validated with one-line errors") {
+TEST_CASE("sample period (--sample-period): times and rates, validated with one-line errors") {
   using namespace rprof;
   CHECK(parse_sample_period("250us") == 250000);
   CHECK(parse_sample_period("1ms") == 1000000);
@@ -475,7 +475,7 @@ TEST_CASE("--sample-period: times and rates, validated with one-line errors") {
   }
 }
 
-TEST_CASE("--sample-period: the kernel's maximum sample rate raises the period, with a note") {
+TEST_CASE("sample period (--sample-period): the kernel's maximum sample rate raises the period, with a note") {
   using namespace rprof;
   const GrantedPeriod asked = grant_sample_period(250000, 100000);
   CHECK(asked.period_ns == 250000);
