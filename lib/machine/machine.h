@@ -79,9 +79,10 @@ struct CacheInfo {
 inline constexpr double kCacheContradictionFactor = 4.0;
 
 // The size a cache is taken to have (calibration working sets, the sim
-// backend's simulated caches): the reported size, or the effective one where
-// it contradicts the report (`replaced`, with `why`: one clause, the level,
-// both sizes and the factor).
+// backend's simulated caches): the reported size, or, for a shared cache
+// (the LLC, or an L2 shared by several CPUs), the effective one where it
+// contradicts the report (`replaced`, with `why`: one clause, the level, both
+// sizes and the factor). Private L1 and L2 always keep the reported size.
 struct CacheSizeChoice {
   uint64_t bytes = 0;
   bool replaced = false;
