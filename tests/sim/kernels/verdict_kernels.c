@@ -8,7 +8,7 @@
  *   triad N REPS       a[i] = b[i] + s * c[i]   (2 FLOPs / 32 bytes with write-allocate)
  *   spmv X REPS [ROWS] CSR y = A x, 8 random columns a row in [0, X), ROWS rows (4 X):
  *                      scalar, a load of x per 2 FLOPs (irregular access)
- *   chase N STEPS      dependent loads over N 64-byte nodes (one miss at a time)
+ *   chase N STEPS      dependent loads over N (up to a power of two) 64-byte nodes
  *   hash N             integer hash of N keys through a 4 KiB table (no FLOPs)
  *   matmul N           blocked N x N DP matrix multiply (C += A B), 32x32 blocks
  *   chain N            N dependent scalar x = x * a + b (mul then add, no FMA)
@@ -92,19 +92,19 @@ struct node {
   char pad[56]; /* one node per 64-byte line */
 };
 
+/* One cycle through all nodes without a shuffle (cheap to build under the
+ * simulator): n a power of two, node i links to (a i + c) mod n, an LCG of
+ * full period (c odd, a = 1 mod 4); consecutive nodes lie far apart, with no
+ * constant stride for a prefetcher to follow. */
 static double chase(size_t n, long steps) {
+  size_t pow2 = 2;
+  while (pow2 < n) pow2 *= 2;
+  n = pow2;
   struct node* nodes = aligned_alloc(64, n * sizeof(struct node));
-  size_t* order = malloc(n * sizeof(size_t));
-  if (nodes == NULL || order == NULL || n < 2) exit(2);
-  for (size_t i = 0; i < n; ++i) order[i] = i;
-  uint64_t s = 88172645463325252ull;
-  for (size_t i = n - 1; i > 0; --i) { /* Sattolo: one cycle through all */
-    const size_t j = xorshift(&s) % i, t = order[i];
-    order[i] = order[j];
-    order[j] = t;
-  }
-  for (size_t i = 0; i < n; ++i) nodes[order[i]].next = &nodes[order[(i + 1) % n]];
-  struct node* p = &nodes[order[0]];
+  if (nodes == NULL) exit(2);
+  const size_t a = 6364136223846793005ull, c = 1442695040888963407ull;
+  for (size_t i = 0; i < n; ++i) nodes[i].next = &nodes[(a * i + c) & (n - 1)];
+  struct node* p = &nodes[0];
   RPROF_BEGIN("chase");
   for (long k = 0; k < steps; ++k) p = p->next;
   RPROF_END("chase");
@@ -158,20 +158,24 @@ static double chain(long n) {
   return x;
 }
 
+/* 12 accumulators in registers (named, not an array the compiler may keep
+ * in memory): 12 independent FMA chains hide the FMA latency on 2 ports. */
+#define RP_FMA12(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
 __attribute__((target("avx2,fma"))) static double fma_kernel(long n) {
-  __m256d acc[12];
   const __m256d m = _mm256_set1_pd(0.999999), c = _mm256_set1_pd(1e-7);
-  for (int j = 0; j < 12; ++j) acc[j] = _mm256_set1_pd(1.0 + j);
+#define RP_INIT(j) __m256d acc##j = _mm256_set1_pd(1.0 + j);
+  RP_FMA12(RP_INIT)
   RPROF_BEGIN("fma");
   for (long k = 0; k < n; ++k) {
-    for (int j = 0; j < 12; ++j) acc[j] = _mm256_fmadd_pd(acc[j], m, c);
+#define RP_STEP(j) acc##j = _mm256_fmadd_pd(acc##j, m, c);
+    RP_FMA12(RP_STEP)
   }
   RPROF_END("fma");
   double out[4], sum = 0;
-  for (int j = 0; j < 12; ++j) {
-    _mm256_storeu_pd(out, acc[j]);
-    sum += out[0] + out[3];
-  }
+#define RP_SUM(j)                 \
+  _mm256_storeu_pd(out, acc##j); \
+  sum += out[0] + out[3];
+  RP_FMA12(RP_SUM)
   return sum;
 }
 
