@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "backends/perf/hw_metrics.h"
+#include "machine/latency_ladder.h"
 #include "profile/function_view.h"
 
 namespace rprof {
@@ -91,6 +92,13 @@ Analysis analyze(const Profile& p, const MachineSource& machine,
   a.verdicts = true;
   const double resolution = clock_resolution_s();
   const Machine* m = machine.machine;
+  if (m != nullptr) {
+    // Little's law reads these latencies: say when they are out of order.
+    for (const CeilingSet& set : m->ceilings) {
+      const std::string note = latency_ladder_note(set);
+      if (!note.empty()) a.machine.notes.push_back(note);
+    }
+  }
   for (RegionAnalysis& ra : a.regions) {
     const Region& r = *ra.region;
     const int threads = std::max<int>(1, static_cast<int>(r.threads.size()));

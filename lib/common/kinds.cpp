@@ -38,6 +38,8 @@ const char* bound_key(Bound b) {
   switch (b) {
     case Bound::kCompute: return "compute";
     case Bound::kMemory: return "memory";
+    case Bound::kWaiting: return "waiting";
+    case Bound::kBelowRoofs: return "below-roofs";
     case Bound::kUnknown: break;
   }
   return "unknown";
@@ -52,6 +54,7 @@ const char* flag_key(Flag f) {
     case Flag::kAboveRoof: return "above-roof";
     case Flag::kLoadImbalance: return "load-imbalance";
     case Flag::kTooShort: return "too-short";
+    case Flag::kImplausibleLatency: return "implausible-latency";
   }
   return "unknown";
 }

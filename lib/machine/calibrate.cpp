@@ -153,7 +153,8 @@ void Calibrator::measure_latency(ThreadTeam& team, CeilingSet& set) {
   const int t = team.size();
   const size_t line = 64;
   for (Boundary b : boundaries()) {
-    uint64_t ws = working_set_per_thread(sizes_, b, t, dram_total_);
+    uint64_t ws = latency_working_set_per_thread(sizes_, b, t, dram_total_);
+    if (ws == 0) continue;  // no working set inside the LLC for these threads
     if (b == Boundary::kDRAM) {
       const uint64_t chase = std::clamp<uint64_t>(8 * sizes_.llc, 64 * kMiB, plan_.chase_max);
       ws = std::min<uint64_t>(chase / static_cast<uint64_t>(t), bufs_.front().bytes());

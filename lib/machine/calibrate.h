@@ -53,6 +53,12 @@ struct LevelSizes {
 };
 uint64_t working_set_per_thread(const LevelSizes& s, Boundary b, int threads,
                                 uint64_t dram_total);
+// The pointer chase's working set per thread for the load latency behind a
+// boundary: inside that level and well beyond the one above (8x it, at most
+// half the level), so the chase measures that level's latency; 0 when no
+// set fits (threads' L2s together fill the LLC).
+uint64_t latency_working_set_per_thread(const LevelSizes& s, Boundary b, int threads,
+                                        uint64_t dram_total);
 
 }  // namespace rprof
 

@@ -67,4 +67,24 @@ uint64_t working_set_per_thread(const LevelSizes& s, Boundary b, int threads,
   }
 }
 
+uint64_t latency_working_set_per_thread(const LevelSizes& s, Boundary b, int threads,
+                                        uint64_t dram_total) {
+  // A random chase over W bytes above a faster level of C bytes hits that
+  // level about C / W of the time: 8x the level above keeps that to 1/8,
+  // and half the level keeps the chase inside it.
+  constexpr uint64_t kBeyond = 8;
+  const uint64_t t = static_cast<uint64_t>(std::max(1, threads));
+  switch (b) {
+    case Boundary::kL2:
+      return s.l2 / 2 >= 2 * s.l1 ? std::min(kBeyond * s.l1, s.l2 / 2) : geomean(s.l1, s.l2);
+    case Boundary::kLLC: {
+      const uint64_t k = std::min<uint64_t>(t, static_cast<uint64_t>(s.llc_shared_cpus));
+      const uint64_t lo = s.l2 * k, hi = s.llc;
+      if (hi < 2 * lo) return 0;
+      return std::min(kBeyond * lo, hi / 2) / k;
+    }
+    default: return working_set_per_thread(s, b, threads, dram_total);
+  }
+}
+
 }  // namespace rprof

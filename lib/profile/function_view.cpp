@@ -158,8 +158,8 @@ void add_function_regions(Profile& p, const FunctionTable& table, const Function
   }
   std::set<std::vector<std::string>> taken;
   for (const Region& r : p.regions) taken.insert(r.path);
-  size_t shown = 0, quiet = 0;
-  double shown_work = 0, quiet_work = 0;
+  size_t shown = 0, quiet = 0, outside = 0;
+  double shown_work = 0, quiet_work = 0, outside_work = 0;
   // Objects none of whose code a symbol covered (code outside symbols in an
   // object that has some, such as PLT stubs, is grouped by range silently).
   std::set<std::string> no_symbols, with_symbols;
@@ -184,6 +184,16 @@ void add_function_regions(Profile& p, const FunctionTable& table, const Function
     if (times.sampled && c.time_s == 0 && c.work < 0.01 * total_work && !has_flops(f.counters)) {
       ++quiet;
       quiet_work += c.work;
+      continue;
+    }
+    // A function that opens a marked region runs a few instructions (its
+    // prologue, the marker call) under the enclosing context: without FLOPs
+    // and under 1% of the function's work over all its contexts, that part
+    // is not a row of its own (it would show as a second, 0 s row).
+    const double fw = work_of_function[key_of(f.object, f.symbol, f.start)];
+    if (fw > 0 && c.work < 0.01 * fw && !has_flops(f.counters)) {
+      ++outside;
+      outside_work += c.work;
       continue;
     }
     if (shown >= options.top) continue;
@@ -254,10 +264,10 @@ void add_function_regions(Profile& p, const FunctionTable& table, const Function
       "roofline and verdict use them) and, in profile.json, its inclusive counts; "
       "under a marked region, the innermost one open when it ran");
   // A larger N shows the functions beyond the N hottest, not the quiet ones.
-  if (with_work > shown + quiet) {
-    p.notes.push_back("function view: " + std::to_string(with_work - shown - quiet) +
+  if (with_work > shown + quiet + outside) {
+    p.notes.push_back("function view: " + std::to_string(with_work - shown - quiet - outside) +
                       " more function(s) left out (" +
-                      percent(total_work - shown_work - quiet_work, total_work) +
+                      percent(total_work - shown_work - quiet_work - outside_work, total_work) +
                       " of the simulated work: FP instructions and 8-byte words loaded or "
                       "stored); --functions=N shows more");
   }
@@ -266,6 +276,12 @@ void add_function_regions(Profile& p, const FunctionTable& table, const Function
                       " function(s) without FLOPs that no cpu-clock sample hit, each under 1% of "
                       "the simulated work (start-up, the allocator, printf), left out (" +
                       percent(quiet_work, total_work) + " of the simulated work)");
+  }
+  if (outside > 0) {
+    p.notes.push_back("function view: " + std::to_string(outside) +
+                      " function part(s) without FLOPs under 1% of their function's work "
+                      "(the instructions around a marked region it opens) not shown as rows "
+                      "of their own");
   }
   if (times.sampled) {
     p.notes.push_back(

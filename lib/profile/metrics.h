@@ -49,6 +49,11 @@ struct Metrics {
   // Hardware counters: the lowest share of the region's time a counter group
   // was counting (1 = never multiplexed); counts were scaled by its inverse.
   std::optional<double> multiplex_ratio;
+  // CPU time of the region's threads, summed over them (seconds of thread
+  // CPU clock); nullopt when the run did not measure it. Against the summed
+  // wall time (Region::thread_time_s) it says how much of the region's time
+  // its threads were on a CPU (the "waiting" verdict).
+  std::optional<double> cpu_time_s;
 
   double flops_total() const;
   double flops_of(Precision p) const;

@@ -130,7 +130,7 @@ void CsvReporter::write(const Analysis& a, const ReportOptions&, std::ostream& o
     const Region& r = p.regions[i];
     const double pct = p.run.wall_time_s > 0 ? 100.0 * r.time_s / p.run.wall_time_s : 0;
     out << csv_field(path_string(r.path)) << "," << csv_field(r.name) << ","
-        << r.depth() << "," << r.calls << ","
+        << r.depth() << "," << (r.is_function() ? std::string() : std::to_string(r.calls)) << ","
         << fmt::format("{:.9g},{:.9g},{:.9g},{:.4g}", r.time_s,
                        r.exclusive_time_s, r.thread_time_s, pct)
         << "," << r.threads.size() << "," << (r.complete ? "true" : "false")

@@ -27,7 +27,8 @@ json region_data(const RegionAnalysis& ra, const Profile& p, int number) {
             {"path", path_string(r.path)},
             {"name", r.name},
             {"depth", r.depth()},
-            {"calls", r.calls},
+            // A function region's calls are not counted (its time is sampled).
+            {"calls", r.is_function() ? json(nullptr) : json(r.calls)},
             {"time_s", r.time_s},
             {"exclusive_time_s", r.exclusive_time_s},
             {"threads", r.threads.size()},
@@ -97,7 +98,8 @@ json region_data(const RegionAnalysis& ra, const Profile& p, int number) {
                                       {"roof_gbs", b.roof_gbs},
                                       {"fraction_of_roof", b.fraction},
                                       {"misses_in_flight_per_thread",
-                                       b.in_flight ? json(*b.in_flight) : json(nullptr)}};
+                                       b.in_flight ? json(*b.in_flight) : json(nullptr)},
+                                      {"misses_in_flight_implausible", b.in_flight_implausible}};
     }
     j["memory"] = {{"limiting", boundary_key(*mv->limiting)},
                    {"lower_bound", mv->lower_bound},

@@ -44,11 +44,19 @@ json memory_region_json(const MemoryView& mv) {
               {"gbs", b.gbs},
               {"roof_gbs", b.roof_gbs},
               {"roof_kernel", stream_key(b.kernel)},
-              {"fraction_of_roof", b.fraction}};
+              {"fraction_of_roof", b.fraction},
+              // The roof above counts the bytes as the region's do; STREAM's
+              // convention (explicit bytes) beside it.
+              {"roof_convention", b.boundary == Boundary::kL1
+                                      ? "explicit loads and stores"
+                                      : "bytes crossing the boundary, write-allocate included"},
+              {"roof_gbs_stream_convention", b.stream_roof_gbs},
+              {"roof_kernel_stream_convention", stream_key(b.stream_kernel)}};
     if (b.boundary != Boundary::kL1) {
       x["line_misses"] = b.line_misses;
       x["latency_ns"] = b.latency_ns ? json(*b.latency_ns) : json(nullptr);
       x["misses_in_flight_per_thread"] = b.in_flight ? json(*b.in_flight) : json(nullptr);
+      x["misses_in_flight_implausible"] = b.in_flight_implausible;
     }
     bs.push_back(std::move(x));
   }
@@ -66,6 +74,30 @@ void add_memory_json(json& doc, const Analysis& a) {
     if (a.regions[i].memory) regions[i]["memory"] = memory_region_json(*a.regions[i].memory);
   }
 }
+
+namespace {
+
+// Each roof below L1 both ways, for the thread counts the shown regions used:
+// the % above use the write-allocate figure; STREAM's MB/s compare with the
+// other (explicit bytes).
+void write_roof_conventions(const Analysis& a, const ShownRegions& shown, std::ostream& out) {
+  std::set<std::pair<int, Boundary>> done;
+  for (size_t i = 0; i < a.regions.size(); ++i) {
+    const MemoryView* mv = a.regions[i].valid_memory();
+    if (mv == nullptr || !shown[i]) continue;
+    for (const BoundaryBandwidth& b : mv->boundaries) {
+      if (b.boundary == Boundary::kL1 || !(b.roof_gbs > 0)) continue;
+      if (!done.insert({mv->ceiling_threads, b.boundary}).second) continue;
+      out << fmt::format(
+          "  {} roof ({} thread{}): {:.4g} GB/s counting write-allocate ({} kernel; the % "
+          "above); {:.4g} GB/s in STREAM's convention, explicit bytes ({} kernel)\n",
+          boundary_name(b.boundary), mv->ceiling_threads, mv->ceiling_threads == 1 ? "" : "s",
+          b.roof_gbs, stream_key(b.kernel), b.stream_roof_gbs, stream_key(b.stream_kernel));
+    }
+  }
+}
+
+}  // namespace
 
 void write_memory_text(const Analysis& a, const ShownRegions& shown, std::ostream& out) {
   if (!a.any_memory) return;
@@ -105,14 +137,18 @@ void write_memory_text(const Analysis& a, const ShownRegions& shown, std::ostrea
     row.push_back(boundary_name(*mv->limiting));
     const BoundaryBandwidth* lb = mv->latency_boundary ? mv->at(*mv->latency_boundary) : nullptr;
     row.push_back(lb && lb->in_flight
-                      ? least + fmt::format("{:.3g} at {} ({:.3g} ns)", *lb->in_flight,
-                                    boundary_name(lb->boundary), *lb->latency_ns)
+                      ? least + fmt::format("{:.3g} at {} ({:.3g} ns){}", *lb->in_flight,
+                                            boundary_name(lb->boundary), *lb->latency_ns,
+                                            lb->in_flight_implausible
+                                                ? fmt::format(" implausible: > {:.0f}",
+                                                              kMaxLinesInFlightPerCore)
+                                                : "")
                       : "-");
     table.add_row(std::move(row));
   }
   out << table.render();
-  out << "Roof: the best measured stream kernel at each boundary (write-allocate "
-         "counted below L1); ~ = approximate traffic";
+  out << "Roof: the best measured stream kernel at each boundary, its bytes counted as the "
+         "region's are (below L1: write-allocate included); ~ = approximate traffic";
   for (const RegionAnalysis& ra : a.regions) {
     if (ra.memory && ra.memory->uncertain) {
       out << fmt::format("; a leading ~ = uncertain (a function time of fewer than {:.0f} "
@@ -121,6 +157,7 @@ void write_memory_text(const Analysis& a, const ShownRegions& shown, std::ostrea
     }
   }
   out << ".\n";
+  write_roof_conventions(a, shown, out);
 }
 
 std::string memory_csv_header() {

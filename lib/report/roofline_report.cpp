@@ -173,10 +173,12 @@ void write_roofline_text(const Analysis& a, const ReportOptions& opt, const Show
     const RegionRoofline& rr = *rrp;
     std::vector<std::string> row = {std::string(2 * r->depth(), ' ') + printable(r->name)};
     if (!rr.valid) {
+      // Why there is no roofline goes under the table: a sentence in the
+      // last column would run past it.
       row.push_back(fmt::format("{}", rr.threads));
-      row.resize(headers.size(), "");
-      row.back() = rr.why_not;
+      row.resize(headers.size(), "-");
       table.add_row(std::move(row));
+      notes.push_back(printable(r->name) + ": no roofline: " + rr.why_not);
       continue;
     }
     row.push_back(rr.ceiling_threads == rr.threads

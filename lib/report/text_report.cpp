@@ -121,10 +121,15 @@ void TextReporter::write(const Analysis& a, const ReportOptions& opt,
   } else {
     status = fmt::format("exit status {}", run.exit_code);
   }
-  out << fmt::format("backend {}, {} process{}, {} thread{} with markers, {}\n",
-                     run.backend.empty() ? "time" : run.backend, run.processes,
-                     run.processes == 1 ? "" : "es", run.threads,
-                     run.threads == 1 ? "" : "s", status);
+  // A run without marker data (the function view of a program without
+  // markers) has no marked processes or threads to count.
+  out << fmt::format("backend {}, {}, {}\n", run.backend.empty() ? "time" : run.backend,
+                     run.processes > 0
+                         ? fmt::format("{} process{}, {} thread{} with markers", run.processes,
+                                       run.processes == 1 ? "" : "es", run.threads,
+                                       run.threads == 1 ? "" : "s")
+                         : std::string("no markers"),
+                     status);
   if (run.wall_time_s > 0) {
     out << fmt::format("wall time {:.6f} s (launcher, monotonic clock)\n",
                        run.wall_time_s);

@@ -17,6 +17,7 @@ json verdict_json(const Verdict& v) {
           {"fraction_of_roof", v.fraction},
           {"at_roof", v.at_roof},
           {"summary", v.summary},
+          {"likely_limit", v.likely_limit.empty() ? json(nullptr) : json(v.likely_limit)},
           {"direction", v.direction},
           {"flags", std::move(flags)}};
 }
@@ -57,6 +58,13 @@ void append_verdict_json(std::string& out, const Verdict& v) {
   jo::key(out, "fraction_of_roof");
   jo::number(out, v.fraction);
   out += ',';
+  jo::key(out, "likely_limit");
+  if (v.likely_limit.empty()) {
+    out += "null";
+  } else {
+    jo::string(out, v.likely_limit);
+  }
+  out += ',';
   str("summary", v.summary);
   out += '}';
 }
@@ -66,6 +74,13 @@ json thresholds_json(const VerdictThresholds& t) {
           {"underutilized_fraction", t.underutilized},
           {"latency_max_fraction", t.latency_max_fraction},
           {"latency_max_misses_in_flight", t.latency_max_in_flight},
+          {"latency_min_misses_in_flight", t.latency_min_explained},
+          {"max_lines_in_flight_per_core", kMaxLinesInFlightPerCore},
+          {"waiting_max_cpu_share", t.waiting_max_cpu_share},
+          {"below_roofs_fraction", t.below_roofs},
+          {"below_bandwidth_roofs_fraction", t.below_bandwidth_roofs},
+          {"irregular_l1_bytes_per_flop", t.irregular_l1_bytes_per_flop},
+          {"irregular_miss_share", t.irregular_miss_share},
           {"low_vector_share", t.low_vector_share},
           {"traffic_above_ideal_ratio", t.traffic_above_ideal},
           {"above_roof_ratio", t.above_roof},

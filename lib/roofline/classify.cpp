@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "roofline/verdict_causes.h"
+
 namespace rprof {
 namespace {
 
@@ -29,6 +31,13 @@ Width cpu_width(const Machine* m) {
 constexpr const char* kUnknownFraction =
     "how far below its roof it runs is unknown (its time is only bounded): run more work "
     "in it for a measured rate";
+
+// Latency-bound needs few misses in flight (one at a time) and enough of
+// them to explain the region's time: misses x latency / threads >=
+// latency_min_explained x time, i.e. at least that many in flight.
+bool latency_explains(double in_flight, const VerdictThresholds& t) {
+  return in_flight >= t.latency_min_explained && in_flight <= t.latency_max_in_flight;
+}
 
 void bound_of(const RegionRoofline& rr, const VerdictThresholds& t, Verdict& v) {
   // With a time known only from above the fraction is a lower bound: "at
@@ -91,14 +100,16 @@ void latency_flag(const VerdictInput& in, const VerdictThresholds& t, Verdict& v
   const double lines = in.metrics->at(b).read_bytes / line_bytes_of(in.machine);
   const std::optional<double> mlp =
       misses_in_flight(lines, *lat, in.region->time_s, rr.threads);
-  if (!mlp || *mlp > t.latency_max_in_flight) return;
+  if (!mlp || !latency_explains(*mlp, t)) return;
   v.flags.push_back(
       {Flag::kLatencyBound,
        fmt::format("{} of the {} bandwidth roof with {:.2g} line misses in flight per "
                    "thread (Little's law: {:.3g} misses x {:.3g} ns / {:.3g} s / {} "
-                   "thread{}): waiting on one miss at a time",
+                   "thread{}; between {:.2g}, misses that explain the time, and {:.2g}): "
+                   "waiting on one miss at a time",
                    pct(rr.fraction), boundary_name(b), *mlp, lines, *lat,
-                   in.region->time_s, rr.threads, rr.threads == 1 ? "" : "s"),
+                   in.region->time_s, rr.threads, rr.threads == 1 ? "" : "s",
+                   t.latency_min_explained, t.latency_max_in_flight),
        "bandwidth is not the limit: get more independent misses in flight (prefetch, "
        "interleave independent chains, a layout with sequential access)"});
 }
@@ -186,7 +197,7 @@ void memory_verdict(const MemoryView& mv, const VerdictThresholds& t, Verdict& v
   if (mv.lower_bound && !v.at_roof) v.direction = kUnknownFraction;
   if (!mv.latency_boundary || mv.fraction >= t.latency_max_fraction || mv.lower_bound) return;
   const BoundaryBandwidth& lb = *mv.at(*mv.latency_boundary);
-  if (!lb.in_flight || *lb.in_flight > t.latency_max_in_flight) return;
+  if (!lb.in_flight || !latency_explains(*lb.in_flight, t)) return;
   v.summary = fmt::format(
       "latency-bound at {}: {:.2g} line misses in flight per thread; {} GB/s is {} of "
       "the {} GB/s {} bandwidth roof ({})",
@@ -200,10 +211,12 @@ void memory_verdict(const MemoryView& mv, const VerdictThresholds& t, Verdict& v
       {Flag::kLatencyBound,
        fmt::format("{} of the {} bandwidth roof with {:.2g} line misses in flight per "
                    "thread (Little's law: {:.3g} misses x {:.3g} ns / {:.3g} s / {} "
-                   "thread{}): waiting on one miss at a time",
+                   "thread{}; between {:.2g}, misses that explain the time, and {:.2g}): "
+                   "waiting on one miss at a time",
                    pct_small(lb.fraction), boundary_name(lb.boundary), *lb.in_flight,
                    lb.line_misses, *lb.latency_ns, mv.time_s, mv.threads,
-                   mv.threads == 1 ? "" : "s"),
+                   mv.threads == 1 ? "" : "s", t.latency_min_explained,
+                   t.latency_max_in_flight),
        "get more independent misses in flight: interleave independent chains, prefetch, "
        "a layout with sequential access"});
 }
@@ -232,7 +245,11 @@ Verdict classify(const VerdictInput& in, const VerdictThresholds& t) {
     return v;
   }
   const RegionRoofline* rr = in.roofline;
-  if (rr != nullptr && rr->valid) {
+  // Threads mostly off the CPU: no roof set its time, whatever its counts.
+  const bool waiting = waiting_verdict(in, t, v);
+  if (waiting) {
+    // The bound is set; its rates are not compared with the roofs.
+  } else if (rr != nullptr && rr->valid) {
     bound_of(*rr, t, v);
     if (rr->fraction > t.above_roof) {
       v.flags.push_back(
@@ -253,7 +270,9 @@ Verdict classify(const VerdictInput& in, const VerdictThresholds& t) {
     v.direction = "run with a counting backend (--backend=sim or a hardware backend) "
                   "and calibrated ceilings (rprof machine)";
   }
-  if (in.metrics != nullptr && in.metrics->has_flops) vector_flag(in, t, v);
+  if (!waiting) below_roofs_verdict(in, t, v);
+  implausible_latency_flag(in, v);
+  if (!waiting && in.metrics != nullptr && in.metrics->has_flops) vector_flag(in, t, v);
   if (in.metrics != nullptr) traffic_flag(in, t, v);
 
   const Spread s = r.thread_spread();
@@ -307,9 +326,9 @@ Verdict classify(const VerdictInput& in, const VerdictThresholds& t) {
   }
   const bool specific = v.has(Flag::kLatencyBound) || v.has(Flag::kLowVectorization) ||
                         v.has(Flag::kLoadImbalance) || v.has(Flag::kAboveRoof) ||
-                        v.has(Flag::kTooShort);
-  const bool judged =
-      (rr != nullptr && rr->valid) || (in.memory != nullptr && in.memory->valid);
+                        v.has(Flag::kTooShort) || !v.likely_limit.empty();
+  const bool judged = !waiting && ((rr != nullptr && rr->valid) ||
+                                   (in.memory != nullptr && in.memory->valid));
   if (judged && v.fraction < t.underutilized && !specific) {
     v.flags.push_back(
         {Flag::kUnderutilized,

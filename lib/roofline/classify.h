@@ -29,6 +29,25 @@ struct VerdictThresholds {
   double latency_max_fraction = 0.50;
   // ...with at most this many line misses in flight per thread (Little's law).
   double latency_max_in_flight = 2.5;
+  // ...and enough misses to explain the time: misses x latency / threads at
+  // least this share of the region's time (Little's law: at least this many
+  // misses in flight per thread). Three cold misses in 20 s explain nothing.
+  double latency_min_explained = 0.50;
+  // Waiting: the region's threads were on a CPU for less than this share of
+  // their wall time (CPU time / wall time, both summed over its threads).
+  double waiting_max_cpu_share = 0.50;
+  // Below every roof: under this fraction of the lowest bound (so of every
+  // roof) the region is not held to be limited by any roof. When that bound
+  // is the compute roof (of the region's own precision, width and mix) half
+  // of it says the FP units are not the limit; a bandwidth roof is the best
+  // stream kernel's, which plain loops reach a third to two thirds of, so
+  // only a tenth of it says the bytes are not the limit.
+  double below_roofs = 0.50;
+  double below_bandwidth_roofs = 0.10;
+  // Irregular access (a below-every-roof cause): at least this many bytes
+  // at L1 per FLOP, with at least irregular_miss_share of them crossing L2.
+  double irregular_l1_bytes_per_flop = 4.0;
+  double irregular_miss_share = 0.10;
   // Low vectorization: packed share of FP instructions below this.
   double low_vector_share = 0.50;
   // Traffic above ideal: measured / declared bytes above this.
@@ -64,6 +83,8 @@ struct Verdict {
   std::string summary;    // one line with the numbers
   std::string direction;  // what would raise performance or the roof
   std::vector<VerdictFlag> flags;
+  // Below every roof: what the counts name as the likely limit ("" when none).
+  std::string likely_limit;
   bool has(Flag flag) const;
 };
 

@@ -83,11 +83,18 @@ MemoryView memory_view(const Metrics& m, double time_s, int threads, const Machi
       x.kernel = bw->mix;
       if (x.roof_gbs > 0) x.fraction = x.gbs / x.roof_gbs;
     }
+    for (const BandwidthCeiling& c : set->bandwidth) {
+      if (c.boundary == b && c.gbs > x.stream_roof_gbs) {
+        x.stream_roof_gbs = c.gbs;
+        x.stream_kernel = c.mix;
+      }
+    }
     if (b != Boundary::kL1) {
       x.line_misses = t.read_bytes / v.line_bytes;
       x.latency_ns = latency_behind(machine, b, v.threads);
       if (x.latency_ns) {
         x.in_flight = misses_in_flight(x.line_misses, *x.latency_ns, time_s, v.threads);
+        x.in_flight_implausible = x.in_flight && *x.in_flight > kMaxLinesInFlightPerCore;
       }
     }
     if (x.roof_gbs > 0 && (!v.limiting || x.fraction > v.fraction)) {

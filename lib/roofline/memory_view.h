@@ -35,12 +35,30 @@ struct BoundaryBandwidth {
   double roof_gbs = 0;  // the measured ceiling, GB/s (0 = none)
   StreamMix kernel = StreamMix::kLoad;
   double fraction = 0;  // gbs / roof_gbs (0 without a roof)
+  // The same boundary's roof in STREAM's convention (explicit loads and
+  // stores, no write-allocate read; the best kernel by that count), beside
+  // roof_gbs, which counts write-allocate below L1 as the region's bytes do.
+  double stream_roof_gbs = 0;
+  StreamMix stream_kernel = StreamMix::kLoad;
   // Little's law, below L1 only (at L1 the bytes are load and store
   // instructions, not line misses).
   double line_misses = 0;           // read bytes / line size
   std::optional<double> latency_ns;  // the measured load latency behind it
   std::optional<double> in_flight;   // line misses in flight per thread
+  // in_flight above kMaxLinesInFlightPerCore: more than a core can track, so
+  // the latency behind it (or the time) is wrong; never reported as fact.
+  bool in_flight_implausible = false;
 };
+
+// The most line misses one core keeps in flight below L1, with room for
+// prefetches: above the miss-tracking queues of current x86 cores (Intel:
+// 10-16 L1 fill buffers, a 32-entry (Skylake) to 48-entry (Golden Cove) L2
+// superqueue, Intel 64 and IA-32 Architectures Optimization Reference
+// Manual; AMD Zen 3/4: 24 L1 miss address buffers and an L2 miss queue of
+// the same order as Intel's, AMD Software Optimization Guide for family
+// 19h). Little's law above it means the latency behind the boundary (or the
+// region's time) is wrong, so it is flagged, never reported as fact.
+inline constexpr double kMaxLinesInFlightPerCore = 64;
 
 struct MemoryView {
   bool valid = false;

@@ -252,6 +252,25 @@ test('screenshots', async () => {
   assert.ok(fs.statSync(path.join(work, 'report.png')).size > 10000);
 });
 
+test('the region table fits a 1400 px window: no column cut off', async () => {
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await page.goto(url);
+  const [scroll, client] = await page.locator('#regions-table').evaluate((t) => {
+    const w = t.closest('.table-wrap');
+    return [w.scrollWidth, w.clientWidth];
+  });
+  assert.ok(scroll <= client, `table ${scroll} px wide in a ${client} px box`);
+  for (const col of ['verdict', 'bytes-dram']) {
+    const head = page.locator(`#regions-head th[data-col="${col}"]`);
+    if (await head.count()) {
+      const box = await head.boundingBox();
+      assert.ok(box.x + box.width <= 1400, col + ' column cut off at ' + (box.x + box.width));
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.goto(url);
+});
+
 test('verdicts show with their flags and reasons when the data has them', async () => {
   const html = fs.readFileSync(reportFile, 'utf8');
   const m = html.match(/(<script type="application\/json" id="rprof-data">)([^<]*)(<\/script>)/);

@@ -11,6 +11,7 @@
 #include "machine/calibrate.h"
 #include "machine/chase.h"
 #include "machine/flop_kernels.h"
+#include "machine/latency_ladder.h"
 #include "machine/stream_kernels.h"
 #include "machine/sweep.h"
 
@@ -84,6 +85,44 @@ TEST_CASE("working sets: inside each level, shared LLC split, no LLC window") {
   CHECK(working_set_per_thread(s, Boundary::kDRAM, 2, 512 * kMiB) == 256 * kMiB);
   s.llc = 3 * kMiB;  // L2s together hold nearly as much as the LLC
   CHECK(working_set_per_thread(s, Boundary::kLLC, 2, 0) == 0);
+}
+
+TEST_CASE("latency working sets: 8x the level above, at most half the level") {
+  LevelSizes s;
+  s.l1 = 48 * kKiB;  // the Zen 5: L1d 48 KiB, L2 1 MiB, L3 32 MiB
+  s.l2 = 1 * kMiB;
+  s.llc = 32 * kMiB;
+  s.llc_shared_cpus = 8;
+  s.has_l2 = s.has_llc = true;
+  CHECK(latency_working_set_per_thread(s, Boundary::kL1, 1, 0) == 24 * kKiB);
+  CHECK(latency_working_set_per_thread(s, Boundary::kL2, 1, 0) == 384 * kKiB);
+  CHECK(latency_working_set_per_thread(s, Boundary::kLLC, 1, 0) == 8 * kMiB);
+  // 4 threads sharing the LLC: 4 L2s (4 MiB) x 8 is more than half of it.
+  CHECK(latency_working_set_per_thread(s, Boundary::kLLC, 4, 0) == 16 * kMiB / 4);
+  CHECK(latency_working_set_per_thread(s, Boundary::kDRAM, 2, 512 * kMiB) == 256 * kMiB);
+  // An L2 barely larger than the L1: the geometric mean, inside both.
+  s.l2 = 128 * kKiB;
+  const uint64_t l2 = latency_working_set_per_thread(s, Boundary::kL2, 1, 0);
+  CHECK(l2 > s.l1);
+  CHECK(l2 < s.l2);
+  // No window inside the LLC.
+  s.l2 = 1 * kMiB;
+  s.llc = 3 * kMiB;
+  CHECK(latency_working_set_per_thread(s, Boundary::kLLC, 2, 0) == 0);
+}
+
+TEST_CASE("latency ladder: a note for each step out of order") {
+  CeilingSet set;
+  set.latency = {{"L1", 1.0, 0, {}}, {"L2", 4.0, 0, {}}, {"L3", 145, 0, {}}, {"DRAM", 173, 0, {}}};
+  CHECK(latency_ladder_note(set).empty());
+  set.latency[2].ns = 195;  // the LLC as slow as DRAM or slower
+  const std::string note = latency_ladder_note(set);
+  CHECK_THAT(note, Catch::Contains("DRAM 173 ns is not above L3 195 ns") &&
+                       Catch::Contains("recalibrate"));
+  set.latency[1].ns = 0.5;
+  CHECK_THAT(latency_ladder_note(set), Catch::Contains("L2 0.5 ns is not above L1 1 ns"));
+  set.latency = {{"DRAM", 80, 0, {}}};
+  CHECK(latency_ladder_note(set).empty());
 }
 
 TEST_CASE("stream kernels compute what they claim") {

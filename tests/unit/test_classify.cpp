@@ -247,3 +247,189 @@ TEST_CASE("a function region is judged on its sampled total, not on calls it doe
   }
   CHECK(says_self_time);
 }
+
+// --- waiting, below every roof, implausible latency --------------------------
+
+namespace {
+
+Verdict run_full(const Region& r, const Metrics& m, const RegionRoofline* rr,
+                 const MemoryView* mv, const VerdictThresholds& t = {}) {
+  static const Machine mach = machine();
+  VerdictInput in;
+  in.region = &r;
+  in.metrics = &m;
+  in.roofline = rr;
+  in.memory = mv;
+  in.machine = &mach;
+  return classify(in, t);
+}
+
+// A memory view with one boundary (DRAM, 20 GB/s roof, 100 ns) and the
+// misses given, for a region of time_s on one thread.
+MemoryView dram_view(double gbs, double misses, double time_s) {
+  MemoryView mv;
+  mv.valid = true;
+  mv.time_s = time_s;
+  BoundaryBandwidth b;
+  b.boundary = Boundary::kDRAM;
+  b.bytes = gbs * 1e9 * time_s;
+  b.gbs = gbs;
+  b.roof_gbs = 20;
+  b.fraction = gbs / 20;
+  b.line_misses = misses;
+  b.latency_ns = 100;
+  b.in_flight = misses_in_flight(misses, 100, time_s, 1);
+  b.in_flight_implausible = *b.in_flight > kMaxLinesInFlightPerCore;
+  mv.boundaries.push_back(b);
+  mv.limiting = mv.latency_boundary = Boundary::kDRAM;
+  mv.fraction = b.fraction;
+  return mv;
+}
+
+// A region of 20 s wall on one thread that ran `cpu_s` on a CPU.
+Region sleeper(double cpu_s, Metrics& m) {
+  Region r = region(1, {20.0});
+  r.thread_time_s = 20;
+  m.cpu_time_s = cpu_s;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("waiting: CPU/wall below its threshold, never latency- or memory-bound") {
+  // LIKWID's sleep example: 20 s of wall time, a few ms on the CPU, a few
+  // misses: the memory view alone would call it memory- or latency-bound.
+  Metrics m = fp_metrics(1.0, 3 * 64);
+  m.has_flops = false;
+  const Region r = sleeper(0.01, m);
+  const MemoryView mv = dram_view(1e-8, 3, 20);
+  Verdict v = run_full(r, m, nullptr, &mv);
+  CHECK(v.bound == Bound::kWaiting);
+  CHECK(std::string(bound_key(v.bound)) == "waiting");
+  CHECK_THAT(v.summary, Catch::Contains("CPU/wall 0.0005") && Catch::Contains("0.01 s CPU") &&
+                            Catch::Contains("20 s wall"));
+  CHECK_FALSE(v.has(Flag::kLatencyBound));
+  CHECK_FALSE(v.has(Flag::kUnderutilized));
+  CHECK_FALSE(v.boundary);
+  // At the threshold it ran on a CPU enough: judged by the roofs again.
+  Metrics busy = m;
+  const Region at = sleeper(kT.waiting_max_cpu_share * 20, busy);
+  CHECK(run_full(at, busy, nullptr, &mv).bound != Bound::kWaiting);
+  // Without a CPU time: unknown, so no waiting verdict.
+  Metrics unknown = m;
+  unknown.cpu_time_s.reset();
+  CHECK(run_full(r, unknown, nullptr, &mv).bound != Bound::kWaiting);
+  // Two threads: the CPU time of both against the wall time of both.
+  Region two = region(1, {20.0, 20.0});
+  two.thread_time_s = 40;
+  Metrics m2 = m;
+  m2.cpu_time_s = 19.0;  // 47.5% of 40 s
+  CHECK(run_full(two, m2, nullptr, &mv).bound == Bound::kWaiting);
+  m2.cpu_time_s = 21.0;
+  CHECK(run_full(two, m2, nullptr, &mv).bound != Bound::kWaiting);
+}
+
+TEST_CASE("latency-bound needs misses that explain the time") {
+  // PAPI's integer loop: 3 cold misses in 20 s on the CPU: 1.5e-8 in flight.
+  Metrics m;
+  m.traffic[static_cast<int>(Boundary::kDRAM)].measured = true;
+  m.traffic[static_cast<int>(Boundary::kDRAM)].read_bytes = 3 * 64;
+  const Region r = region(1, {20.0});
+  const MemoryView cold = dram_view(3 * 64 / 20.0 / 1e9, 3, 20);
+  Verdict v = run_full(r, m, nullptr, &cold);
+  CHECK_FALSE(v.has(Flag::kLatencyBound));
+  CHECK(v.bound == Bound::kBelowRoofs);
+  CHECK_THAT(v.summary, Catch::Contains("below every roof") && Catch::Contains("non-FP work"));
+  // 1 s, 100 ns a miss: misses explaining exactly latency_min_explained of it.
+  const Region one = region(1, {1.0});
+  auto with = [&](double in_flight) {
+    const double misses = in_flight / 100e-9;
+    const MemoryView mv = dram_view(misses * 64 / 1e9, misses, 1);
+    return run_full(one, m, nullptr, &mv);
+  };
+  CHECK(with(kT.latency_min_explained * 1.01).has(Flag::kLatencyBound));
+  CHECK(with(kT.latency_min_explained * 1.01).bound == Bound::kMemory);
+  CHECK_FALSE(with(kT.latency_min_explained * 0.95).has(Flag::kLatencyBound));
+  CHECK(with(kT.latency_max_in_flight * 0.99).has(Flag::kLatencyBound));
+  CHECK_FALSE(with(kT.latency_max_in_flight * 1.05).has(Flag::kLatencyBound));
+  // The FLOP roofline's flag follows the same rule.
+  auto rr = memory_bound(0.1);
+  CHECK_FALSE(run(one, fp_metrics(1.0, 0.4 * kT.latency_min_explained / 100e-9 * 64), &rr)
+                  .has(Flag::kLatencyBound));
+  CHECK(run(one, fp_metrics(1.0, 1.01 * kT.latency_min_explained / 100e-9 * 64), &rr)
+            .has(Flag::kLatencyBound));
+}
+
+TEST_CASE("below every roof: not compute-bound, with the likely limit and its numbers") {
+  const Region r = region();
+  // HPCCG's CSR SpMV in the LLC: intensity above the ridge, 34-48% of the
+  // scalar roof; per nonzero 2 FLOPs, 20 bytes loaded at L1, most x[col]
+  // loads missing L1.
+  Metrics spmv;
+  spmv.has_flops = spmv.has_fp_instructions = true;
+  spmv.flops[1][0] = spmv.fp_instructions[1][0] = 2e8;
+  spmv.traffic[0].measured = spmv.traffic[1].measured = true;
+  spmv.traffic[0].read_bytes = 2e9;  // 10 bytes per FLOP
+  spmv.traffic[1].read_bytes = 8e8;  // 40% of them cross L2
+  auto c = compute_bound(0.48);
+  Verdict v = run(r, spmv, &c);
+  CHECK(v.bound == Bound::kBelowRoofs);
+  CHECK(std::string(bound_key(v.bound)) == "below-roofs");
+  CHECK_FALSE(v.boundary);
+  CHECK_THAT(v.summary, Catch::Contains("below every roof") && Catch::Contains("48%") &&
+                            Catch::Contains("under 50%"));
+  CHECK_THAT(v.likely_limit, Catch::StartsWith("latency/irregular access") &&
+                                 Catch::Contains("10 bytes at L1 per FLOP") &&
+                                 Catch::Contains("40% of them cross L2"));
+  CHECK_FALSE(v.has(Flag::kUnderutilized));  // the cause is named
+  // At the threshold: compute-bound as before.
+  auto at = compute_bound(kT.below_roofs);
+  CHECK(run(r, spmv, &at).bound == Bound::kCompute);
+
+  // A scalar dependency chain: few bytes per FLOP, scalar, above every ridge.
+  Metrics chain = spmv;
+  chain.traffic[0].read_bytes = 1e7;
+  chain.traffic[1].read_bytes = 1e3;
+  auto slow = compute_bound(0.12);
+  v = run(r, chain, &slow);
+  CHECK(v.bound == Bound::kBelowRoofs);
+  CHECK_THAT(v.likely_limit, Catch::StartsWith("dependency chains") &&
+                                 Catch::Contains("0% of FP instructions packed"));
+  // Vector code far below its roof with no other sign: no cause named.
+  v = run(r, fp_metrics(1.0), &slow);
+  CHECK(v.bound == Bound::kBelowRoofs);
+  CHECK(v.likely_limit.empty());
+  CHECK_THAT(v.summary, Catch::Contains("name no cause"));
+  CHECK(v.has(Flag::kUnderutilized));
+  // Memory-limited: below every roof under the bandwidth threshold (10%),
+  // still memory-bound at it.
+  auto mem = memory_bound(0.05);
+  CHECK(run(r, fp_metrics(0.0), &mem).bound == Bound::kBelowRoofs);
+  CHECK_THAT(run(r, fp_metrics(0.0), &mem).likely_limit, Catch::StartsWith("low vectorization"));
+  CHECK_THAT(run(r, fp_metrics(0.0), &mem).summary, Catch::Contains("under 10%"));
+  auto mem_at = memory_bound(kT.below_bandwidth_roofs);
+  CHECK(run(r, fp_metrics(0.0), &mem_at).bound == Bound::kMemory);
+  auto mem_mid = memory_bound(0.3);
+  CHECK(run(r, fp_metrics(0.0), &mem_mid).bound == Bound::kMemory);
+}
+
+TEST_CASE("lines in flight above the per-core maximum: implausible, no latency verdict") {
+  const Region r = region(1, {1.0});
+  Metrics m;
+  m.traffic[static_cast<int>(Boundary::kDRAM)].measured = true;
+  // 1 s, 100 ns: 80.9 in flight (the issue's SpMV at LLC).
+  const MemoryView mv = dram_view(5, 80.9e7, 1);
+  REQUIRE(mv.boundaries[0].in_flight_implausible);
+  const Verdict v = run_full(r, m, nullptr, &mv);
+  REQUIRE(v.has(Flag::kImplausibleLatency));
+  CHECK_FALSE(v.has(Flag::kLatencyBound));
+  for (const VerdictFlag& f : v.flags) {
+    if (f.flag == Flag::kImplausibleLatency) {
+      CHECK_THAT(f.reason, Catch::Contains("80.9 line misses") && Catch::Contains("64"));
+      CHECK(std::string(f.name()) == "implausible-latency");
+    }
+  }
+  const MemoryView ok = dram_view(5, 0.99 * kMaxLinesInFlightPerCore * 1e7, 1);
+  CHECK_FALSE(ok.boundaries[0].in_flight_implausible);
+  CHECK_FALSE(run_full(r, m, nullptr, &ok).has(Flag::kImplausibleLatency));
+}

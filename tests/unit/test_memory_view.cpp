@@ -110,8 +110,11 @@ TEST_CASE("memory view: latency-bound at and around the in-flight and fraction t
   t.latency_max_in_flight = std::nextafter(in_flight, 0.0);  // just below: not
   const Verdict above = verdict(region(0.1), m, mv, mach, t);
   CHECK_FALSE(above.has(Flag::kLatencyBound));
-  CHECK(above.has(Flag::kUnderutilized));  // 2.8% of the roof, no other cause
-  CHECK(above.summary.find("memory-bound at DRAM") == 0);
+  // 2.8% of the roof and not latency-bound: below every roof (under 10% of
+  // a bandwidth roof), its likely limit named from the counts (no FLOPs).
+  CHECK(above.bound == Bound::kBelowRoofs);
+  CHECK(above.summary.find("below every roof") == 0);
+  CHECK_THAT(above.likely_limit, Catch::Contains("non-FP work"));
 
   t = {};
   t.latency_max_fraction = mv.fraction;  // at the fraction threshold: not latency-bound

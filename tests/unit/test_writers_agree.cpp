@@ -140,6 +140,7 @@ TEST_CASE("a function no sample hit: every writer shows the same bounds, compute
   CHECK(h["time_bound"] == j["time_bound"]);
   CHECK(h["roofline"]["lower_bound"] == true);
   CHECK(h["function"]["symbol"] == "void tiny<int>(int)");
+  CHECK(h["calls"].is_null());
   // CSV: the bounds in their columns; the bandwidth columns stay empty.
   std::vector<std::string> header;
   const std::string csv = render(a, "csv");
@@ -151,6 +152,7 @@ TEST_CASE("a function no sample hit: every writer shows the same bounds, compute
     if (header[i] == "function_gflops_lower_bound") CHECK(std::stod(row[i]) == Approx(1.0));
     if (header[i] == "function_dram_gbs_lower_bound") CHECK(std::stod(row[i]) == Approx(0.5));
     if (header[i] == "function_symbol") CHECK(row[i] == "void tiny<int>(int)");
+    if (header[i] == "calls") CHECK(row[i].empty());  // a function's calls are not counted
     if (header[i].rfind("bw_", 0) == 0) CHECK(row[i].empty());
   }
   // Text: "< 0.002000" s, ">= 1" GFLOP/s, and the verdict's reason.
@@ -253,4 +255,49 @@ TEST_CASE("profile.json written as text equals the DOM of profile_to_json and th
   const json text = json::parse(render(a, "json"));
   // Through text on both sides: U+FFFD for the invalid bytes, null for NaN.
   CHECK(text == json::parse(dom.dump(-1, ' ', false, json::error_handler_t::replace)));
+}
+
+TEST_CASE("reports: a region without FLOPs, a run without markers, the DRAM roof both ways") {
+  const Machine m = rprof::test::synthetic_machine();
+  // A copy: 0 FLOPs in 0.11 s, 16e8 bytes at DRAM (with write-allocate).
+  Profile p = rprof::test::profile_of(
+      {counted_region({"gemm"}, 1.0, 30e9, "256", {60e9, 0, 0, 1e9}),
+       counted_region({"copy"}, 0.11, 0, "256", {1e9, 0, 0, 1.6e9})},
+      4.0);
+  p.regions.back().counters["flops.dp.256"] = 0;
+  const Analysis a = analyze(p, {&m, "/tmp/m.json", {}});
+  const std::string text = render(a, "text");
+  // Why there is no roofline is a note under the table, not a cell.
+  CHECK_THAT(text, Catch::Contains("copy: no roofline: no floating-point operations counted"));
+  for (std::istringstream in(text); !in.eof();) {
+    std::string line;
+    std::getline(in, line);
+    if (line.rfind("copy ", 0) == 0) CHECK(line.find("no floating-point") == std::string::npos);
+  }
+  // The chart says why the copy has no point: its FLOPs, not its time.
+  const ChartModel chart = build_chart_model(a);
+  bool said = false;
+  for (const std::string& s : chart.missing) {
+    if (s.rfind("copy:", 0) == 0) {
+      CHECK(s.find("no elapsed time") == std::string::npos);
+      CHECK_THAT(s, Catch::Contains("0 FLOPs"));
+      said = true;
+    }
+  }
+  CHECK(said);
+  // The DRAM roof both ways: with write-allocate (the fraction's) and STREAM's.
+  CHECK_THAT(text, Catch::Contains("DRAM roof (1 thread): 22.5 GB/s counting write-allocate "
+                                   "(triad kernel; the % above); 20 GB/s in STREAM's "
+                                   "convention, explicit bytes (load kernel)"));
+  const json doc = json::parse(render(a, "json"));
+  const json& dram = region_of(doc["regions"], "copy")["memory"]["boundaries"].back();
+  CHECK(dram["boundary"] == "dram");
+  CHECK(dram["roof_gbs"].get<double>() == Approx(22.5));
+  CHECK(dram["roof_gbs_stream_convention"].get<double>() == Approx(20));
+  // A run without marker data: no "0 processes, 0 threads with markers".
+  p.run.processes = 0;
+  p.run.threads = 0;
+  const std::string none = render(analyze(p, {&m, "/tmp/m.json", {}}), "text");
+  CHECK_THAT(none, Catch::Contains("backend sim, no markers, exit status 0"));
+  CHECK_THAT(none, !Catch::Contains("0 processes"));
 }

@@ -112,8 +112,18 @@ int cmd_machine(const Args& args) {
     throw Error("choose one of --quick, --full and --tiny", 2);
   }
 
-  if (show) return show_machine(machine_file_path(!machine_file.empty() ? machine_file : output),
-                                json);
+  if (show) {
+    const bool named = !machine_file.empty() || !output.empty();
+    const std::string file = machine_file_path(!machine_file.empty() ? machine_file : output);
+    // The cached file for this CPU: plain `rprof machine` creates it (a
+    // named file keeps the --output hint of load_machine_file).
+    if (!named && access(file.c_str(), F_OK) != 0) {
+      throw Error("no machine file for this CPU yet (" + file +
+                      "); measure one with: rprof machine",
+                  1);
+    }
+    return show_machine(file, json);
+  }
 
   CalibrationOptions opt;
   opt.mode = full ? CalibrationMode::kFull : tiny ? CalibrationMode::kTiny

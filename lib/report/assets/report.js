@@ -36,8 +36,9 @@
   const status = run.signal ? 'killed by signal ' + run.signal : 'exit status ' + run.exit_code;
   document.getElementById('run-summary').textContent = [
     'backend ' + run.backend,
-    run.processes + (run.processes === 1 ? ' process' : ' processes'),
-    plural(run.threads, 'thread') + ' with markers',
+    // A run without marker data (a function view without markers) counts none.
+    run.processes > 0 ? run.processes + (run.processes === 1 ? ' process' : ' processes') : 'no markers',
+    run.processes > 0 ? plural(run.threads, 'thread') + ' with markers' : null,
     run.wall_time_s > 0 ? 'wall time ' + num(run.wall_time_s) + ' s' : null,
     status,
   ].filter(Boolean).join(' \u00b7 ');
