@@ -14,10 +14,12 @@
 // captures the path on the starting thread, implicit_task begin/end borrows
 // it on each team thread.
 //
-// Conventions: a thread whose innermost path already is the team's (the
-// starting thread, a team thread running a task of its own team) borrows
-// nothing. Explicit tasks run on team threads inherit the team's path through
-// the thread; a task run outside its team keeps the running thread's path.
+// Conventions: a thread whose open path already starts with the team's (the
+// starting thread, a team thread running a task of its own team, with or
+// without its own markers open inside) borrows nothing. Explicit tasks run on
+// team threads inherit the team's path through the thread (libgomp runs them
+// inside the outlined function or its barrier); a task run outside its team
+// keeps the running thread's path.
 // A marker inside the parallel region nests under the inherited path; one of
 // the same name as an inherited region counts as recursion on its node (calls
 // add, counts are not taken twice). Nested parallel regions inherit the whole
@@ -30,36 +32,31 @@
 
 #include "backends/sim/sim_quiet.h"
 #include "rprof/rprof.h"
+#include "runtime/openmp.h"
 #include "runtime/session.h"
 #include "runtime/signals.h"
-#include "runtime/thread_state.h"
 
 namespace rprof::runtime {
 namespace {
 
-using Fn = void (*)(void*);
+using Fn = OmpFn;
+using Team = OmpTeam;
 
-struct Team {
-  Fn fn = nullptr;
-  void* data = nullptr;
-  const ThreadState* starter = nullptr;
-  int depth = 0;
-  uint32_t path[kMaxDepth];
-};
-
-bool same_path(const ThreadState& t, const Team& team) {
+// True when the thread's open path starts with the team's: it works in the
+// team's region already (its own markers may be open inside).
+bool in_path(const ThreadState& t, const Team& team) {
   uint32_t mine[kMaxDepth];
   const int n = t.open_path(mine, kMaxDepth);
-  if (n != team.depth) return false;
-  for (int i = 0; i < n; ++i) {
+  if (n < team.depth) return false;
+  for (int i = 0; i < team.depth; ++i) {
     if (mine[i] != team.path[i]) return false;
   }
   return true;
 }
 
-// On the starting thread: its open path into team; false when none is open
-// (the team then runs unwrapped).
-bool capture(Team& team) {
+}  // namespace
+
+bool omp_capture(Team& team) {
   if (!g_active.load(std::memory_order_relaxed) || in_signal_handler()) return false;
   const ThreadState* t = existing_thread();
   if (t == nullptr) return false;
@@ -68,32 +65,34 @@ bool capture(Team& team) {
   return team.depth > 0;
 }
 
-// On a team thread: borrows the team's path; returns the frames opened.
-int join(const Team& team) {
+int omp_join(const Team& team) {
   if (!g_active.load(std::memory_order_relaxed) || in_signal_handler()) return 0;
   const SimQuiet quiet;
   ThreadState* t = current_thread();
-  if (t == nullptr || t == team.starter || same_path(*t, team)) return 0;
+  if (t == nullptr || t == team.starter || in_path(*t, team)) return 0;
   if (!t->enter_call()) return 0;
   const int n = t->borrow(team.path, team.depth);
   t->leave_call();
   return n;
 }
 
-void leave(int n) {
-  if (n == 0) return;
+int omp_leave(int n) {
+  if (n == 0) return 0;
   const SimQuiet quiet;
   ThreadState* t = existing_thread();
-  if (t == nullptr || !t->enter_call()) return;
-  t->unborrow(n);
+  if (t == nullptr || !t->enter_call()) return 0;
+  const int closed = t->unborrow(n);
   t->leave_call();
+  return closed;
 }
+
+namespace {
 
 void team_fn(void* p) {
   const Team* team = static_cast<const Team*>(p);
-  const int n = join(*team);
+  const int n = omp_join(*team);
   team->fn(team->data);
-  leave(n);
+  omp_leave(n);
 }
 
 // The next definition of name (libgomp's), looked up once into slot, out of
@@ -123,7 +122,7 @@ Team* old_team(Fn fn, void* data) {
   if (d >= kMaxOldTeams) return nullptr;
   t_old_teams[d] = nullptr;
   Team probe;
-  if (!capture(probe)) return nullptr;
+  if (!omp_capture(probe)) return nullptr;
   const SimQuiet quiet;
   Team* team = new (std::nothrow) Team(probe);
   if (team != nullptr) {
@@ -160,7 +159,7 @@ using rprof::runtime::team_fn;
 // (the call returns after the team joins), the outlined function wrapped.
 #define RPROF_WRAP_CALL(...)                               \
   Team team;                                               \
-  if (!rprof::runtime::capture(team)) {                    \
+  if (!rprof::runtime::omp_capture(team)) {                    \
     real(fn, data, __VA_ARGS__);                           \
     return;                                                \
   }                                                        \
@@ -179,7 +178,7 @@ RPROF_API unsigned GOMP_parallel_reductions(Fn fn, void* data, unsigned num_thre
                                             unsigned flags) {
   RPROF_REAL(GOMP_parallel_reductions, unsigned (*)(Fn, void*, unsigned, unsigned));
   Team team;
-  if (!rprof::runtime::capture(team)) return real(fn, data, num_threads, flags);
+  if (!rprof::runtime::omp_capture(team)) return real(fn, data, num_threads, flags);
   team.fn = fn;
   team.data = data;
   return real(team_fn, &team, num_threads, flags);

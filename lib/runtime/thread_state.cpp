@@ -244,7 +244,12 @@ int ThreadState::borrow(const uint32_t* path, int n) {
     Frame& f = frames_[d];
     f.node.store(node_id, std::memory_order_relaxed);
     f.region = path[opened];
+    // A node already open on this thread (a path sharing its outer regions
+    // with the borrowed one) is counted by its outermost frame only.
     f.recursive = false;
+    for (int i = 0; i < d && !f.recursive; ++i) {
+      f.recursive = frames_[i].node.load(std::memory_order_relaxed) == node_id;
+    }
     f.borrowed = true;
     f.child_ticks = 0;
     if (nc_ > 0) {
@@ -264,15 +269,17 @@ int ThreadState::borrow(const uint32_t* path, int n) {
   return opened;
 }
 
-void ThreadState::unborrow(int n) {
+int ThreadState::unborrow(int n) {
+  const int d0 = sh_->depth.load(std::memory_order_relaxed);
+  if (n <= 0 || n > d0) return 0;
+  for (int i = 1; i <= n; ++i) {
+    if (!frames_[d0 - i].borrowed) return 0;
+  }
   const uint64_t t1 = now_ticks();
   uint64_t c1[kMaxCounters];
   if (nc_ > 0) read_counters(c1);
-  for (int i = 0; i < n; ++i) {
-    const int d = sh_->depth.load(std::memory_order_relaxed);
-    if (d == 0 || !frames_[d - 1].borrowed) return;  // closed already (fork)
-    close_frame(d, t1, c1);
-  }
+  for (int i = 0; i < n; ++i) close_frame(d0 - i, t1, c1);
+  return n;
 }
 
 int ThreadState::work(double flops, double bytes) {

@@ -158,9 +158,11 @@ class ThreadState {
   int open_path(uint32_t* out, int cap) const;
   // Opens path[0..n) (region ids, outermost first) from the root of this
   // thread's tree as borrowed frames (Frame::borrowed), with one clock and one
-  // counter read; returns the number opened. unborrow(n) closes them.
+  // counter read; returns the number opened. unborrow(n) closes them when
+  // they are the innermost n frames (no region the thread opened is still
+  // open above them) and returns n, else closes nothing and returns 0.
   int borrow(const uint32_t* path, int n);
-  void unborrow(int n);
+  int unborrow(int n);
   // Set around every begin/end/work: a marker call that finds it set runs in
   // a signal handler that interrupted one on this thread, and is refused
   // (kInSignalHandler) so the interrupted call's frame stays intact.
