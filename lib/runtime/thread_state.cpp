@@ -34,16 +34,30 @@ ThreadState::ThreadState(Backend* backend, int num_counters, uint32_t index,
   }
 }
 
-// The thread CPU clock is a system call on x86 (no vDSO path); its cost per
-// begin/end pair is measured by bench/marker_overhead (docs/openmp.md).
-void ThreadState::read_counters(uint64_t* out) {
+// See kCpuClockReuseNs; its cost per begin/end pair is measured by
+// bench/marker_overhead (docs/openmp.md).
+uint64_t ThreadState::cpu_time_ns(uint64_t now) {
+  uint64_t v;
+  if (cpu_read_ticks_ != 0 && now >= cpu_read_ticks_ &&
+      ticks_to_ns(now - cpu_read_ticks_) < kCpuClockReuseNs) {
+    v = cpu_read_ns_ + ticks_to_ns(now - cpu_read_ticks_);
+  } else {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    v = static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+    cpu_read_ticks_ = now;
+    cpu_read_ns_ = v;
+  }
+  if (v < cpu_last_ns_) v = cpu_last_ns_;
+  cpu_last_ns_ = v;
+  return v;
+}
+
+void ThreadState::read_counters(uint64_t* out, uint64_t now) {
   if (counting_) backend_->read(out);
   if (cpu_slot_ >= 0) {
     for (int k = backend_nc_; k < cpu_slot_; ++k) out[k] = 0;
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    out[cpu_slot_] = static_cast<uint64_t>(ts.tv_sec) * 1000000000u +
-                     static_cast<uint64_t>(ts.tv_nsec);
+    out[cpu_slot_] = cpu_time_ns(now);
   }
 }
 
@@ -147,13 +161,14 @@ int ThreadState::begin(uint32_t region) {
   f.recursive = recursive;
   f.child_ticks = 0;
   f.borrowed = false;
+  if (counting_) backend_->region_opened(region, region_name(region));
+  const uint64_t t0 = now_ticks();
   if (nc_ > 0) {
     uint64_t* cc = child_counters(d);
     for (int k = 0; k < nc_; ++k) cc[k] = 0;
-    read_counters(start_counters(d));
+    read_counters(start_counters(d), t0);
   }
-  if (counting_) backend_->region_opened(region, region_name(region));
-  f.t0.store(now_ticks(), std::memory_order_relaxed);
+  f.t0.store(t0, std::memory_order_relaxed);
   sh_->depth.store(d + 1, std::memory_order_release);
   return RPROF_OK;
 }
@@ -184,7 +199,7 @@ void ThreadState::close_frame(int d, uint64_t t1, const uint64_t* c1) {
 int ThreadState::end(uint32_t region) {
   const uint64_t t1 = now_ticks();
   uint64_t c1[kMaxCounters];
-  if (nc_ > 0) read_counters(c1);
+  if (nc_ > 0) read_counters(c1, t1);
   const int d = sh_->depth.load(std::memory_order_relaxed);
   int status = RPROF_OK;
   if (refused_deep_ > 0) {
@@ -231,7 +246,8 @@ int ThreadState::borrow(const uint32_t* path, int n) {
   const int d0 = sh_->depth.load(std::memory_order_relaxed);
   if (n > kMaxDepth - d0) n = kMaxDepth - d0;
   uint64_t c0[kMaxCounters];
-  if (nc_ > 0) read_counters(c0);
+  const uint64_t t0 = now_ticks();
+  if (nc_ > 0) read_counters(c0, t0);
   int32_t parent = -1;
   int opened = 0;
   for (; opened < n; ++opened) {
@@ -263,7 +279,6 @@ int ThreadState::borrow(const uint32_t* path, int n) {
     if (counting_) backend_->region_opened(path[opened], region_name(path[opened]));
     parent = node_id;
   }
-  const uint64_t t0 = now_ticks();
   for (int i = 0; i < opened; ++i) frames_[d0 + i].t0.store(t0, std::memory_order_relaxed);
   sh_->depth.store(d0 + opened, std::memory_order_release);
   return opened;
@@ -277,7 +292,7 @@ int ThreadState::unborrow(int n) {
   }
   const uint64_t t1 = now_ticks();
   uint64_t c1[kMaxCounters];
-  if (nc_ > 0) read_counters(c1);
+  if (nc_ > 0) read_counters(c1, t1);
   for (int i = 0; i < n; ++i) close_frame(d0 - i, t1, c1);
   return n;
 }
@@ -357,7 +372,7 @@ void ThreadState::reset_after_fork(uint64_t now) {
     frames_[i].t0.store(now, std::memory_order_relaxed);
     frames_[i].child_ticks = 0;
     if (nc_ > 0) {
-      read_counters(start_counters(i));
+      read_counters(start_counters(i), now);
       uint64_t* cc = child_counters(i);
       for (int k = 0; k < nc_; ++k) cc[k] = 0;
     }

@@ -36,6 +36,13 @@ inline constexpr const char* kCpuTimeCounter = RPROF_CPU_TIME_COUNTER;
 inline int counters_with_cpu_time(int backend_counters) {
   return backend_counters < kMaxCounters ? backend_counters + 1 : backend_counters;
 }
+// The thread CPU clock is a system call (no vDSO path on x86: 0.3-0.8 us a
+// read), so a thread reads it at most once per this much of its runtime
+// clock; a read sooner takes the last value plus the time since, as if the
+// thread stayed on a CPU. A wait shorter than this is thus not seen as one;
+// longer waits are, within this much (docs/openmp.md). The estimate never
+// goes back: a later clock read below it is raised to it.
+inline constexpr uint64_t kCpuClockReuseNs = 50000;
 
 using Counter = std::atomic<uint64_t>;
 
@@ -217,8 +224,10 @@ class ThreadState {
   int32_t add_node(int32_t parent, uint32_t region);
   uint64_t* start_counters(int d) { return frame_counters_ + 2 * d * nc_; }
   uint64_t* child_counters(int d) { return frame_counters_ + (2 * d + 1) * nc_; }
-  // The backend's counters and the CPU time into out[0..nc_).
-  void read_counters(uint64_t* out);
+  // The backend's counters and the CPU time (now: the runtime clock's ticks
+  // the caller read) into out[0..nc_).
+  void read_counters(uint64_t* out, uint64_t now);
+  uint64_t cpu_time_ns(uint64_t now);
   // Closes the innermost frame (depth d) at t1 with counters c1.
   void close_frame(int d, uint64_t t1, const uint64_t* c1);
 
@@ -235,6 +244,9 @@ class ThreadState {
   int32_t root_last_child_ = -1;
   Node* chunks_[kMaxChunks] = {};
   uint64_t errors_dropped_ = 0;
+  uint64_t cpu_read_ticks_ = 0;  // runtime clock at the last CPU clock read
+  uint64_t cpu_read_ns_ = 0;     // its value
+  uint64_t cpu_last_ns_ = 0;     // the last value given out (never decreases)
   // Begins refused beyond kMaxDepth whose ends have not come yet: those ends
   // are absorbed (one too_deep error, no end_without_begin per level).
   uint64_t refused_deep_ = 0;
