@@ -71,6 +71,7 @@ Analysis measured_only(const Profile& p) {
     RegionAnalysis ra;
     ra.region = &r;
     ra.metrics = region_metrics(r.counters);
+    if (r.has_cpu_time) ra.metrics.cpu_time_s = r.cpu_time_s;
     a.any_flops |= ra.metrics.has_flops;
     if (r.is_function()) {
       ra.function = FunctionInfo{demangle_symbol(r.fn_symbol), r.fn_symbol, r.fn_object,

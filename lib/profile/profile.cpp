@@ -170,6 +170,15 @@ Profile aggregate(const std::vector<RawProfile>& raws, RunInfo run) {
         row.time_s = static_cast<double>(n.incl_ns) * kNs;
         row.exclusive_time_s = static_cast<double>(n.excl_ns) * kNs;
         row.counters = to_map(raw.counters, n.incl);
+        CounterMap excl = to_map(raw.counters, n.excl);
+        // The runtime's CPU time counter is a time, not a count: moved out.
+        if (auto c = row.counters.find(RPROF_CPU_TIME_COUNTER); c != row.counters.end()) {
+          row.cpu_time_s = static_cast<double>(c->second) * kNs;
+          row.counters.erase(c);
+          excl.erase(RPROF_CPU_TIME_COUNTER);
+          r.cpu_time_s += row.cpu_time_s;
+          r.has_cpu_time = true;
+        }
         r.calls += n.calls;
         r.time_s = std::max(r.time_s, row.time_s);
         r.exclusive_time_s = std::max(r.exclusive_time_s, row.exclusive_time_s);
@@ -181,7 +190,7 @@ Profile aggregate(const std::vector<RawProfile>& raws, RunInfo run) {
         r.work_flops += n.work_flops;
         r.work_bytes += n.work_bytes;
         add_into(r.counters, row.counters);
-        add_into(r.exclusive_counters, to_map(raw.counters, n.excl));
+        add_into(r.exclusive_counters, excl);
         r.threads.push_back(std::move(row));
       }
       for (const RawError& e : t.errors) {
@@ -237,6 +246,7 @@ Profile aggregate(const std::vector<RawProfile>& raws, RunInfo run) {
   }
   for (auto& [path, r] : by_path) p.regions.push_back(std::move(r));
   sort_tree(p.regions);
+  counter_names.erase(RPROF_CPU_TIME_COUNTER);
   p.counters.assign(counter_names.begin(), counter_names.end());
   p.run = std::move(run);
   return p;

@@ -3,7 +3,8 @@
 // processes of one run. Times in seconds; counters by backend name.
 //
 // Aggregation conventions (also in docs/profile-schema.md):
-// - calls, counters, declared work and thread_time_s are summed over threads;
+// - calls, counters, declared work, thread_time_s and cpu_time_s are summed
+//   over threads;
 // - time_s and exclusive_time_s are the maximum over threads (the elapsed time
 //   of the slowest thread), so parallel regions are not counted N times;
 // - a region is complete when no instance was still open at the flush.
@@ -35,6 +36,7 @@ struct ThreadRow {
   double time_s = 0;
   double exclusive_time_s = 0;
   CounterMap counters;
+  double cpu_time_s = 0;  // thread CPU time, inclusive (when has_cpu_time)
 };
 
 // Spread of a region's time over threads or processes: load imbalance is
@@ -54,6 +56,14 @@ struct Region {
   double time_s = 0;            // inclusive, max over threads
   double exclusive_time_s = 0;  // max over threads
   double thread_time_s = 0;     // inclusive, summed over threads
+  // CPU time of the threads in the region (CLOCK_THREAD_CPUTIME_ID), inclusive,
+  // summed over threads; per thread in ThreadRow::cpu_time_s. Beside
+  // thread_time_s it says how much of the threads' time was on a CPU (sleep,
+  // I/O, locks and blocking calls are not). has_cpu_time: measured (the
+  // runtime records it with every backend; function regions and older
+  // profiles have none).
+  double cpu_time_s = 0;
+  bool has_cpu_time = false;
   bool complete = true;
   uint64_t open_calls = 0;
   double open_time_s = 0;       // elapsed time of open instances at the flush

@@ -31,15 +31,16 @@ std::string format_of(const json& doc) {
 // Per-thread rows are stored by column ({"pid": [...], "calls": [...]}):
 // a merge of hundreds of ranks holds hundreds of thousands of rows, and
 // columns are several times faster to build, write and read than objects.
-json thread_columns(const std::vector<ThreadRow>& rows) {
+json thread_columns(const std::vector<ThreadRow>& rows, bool has_cpu_time) {
   std::vector<std::string> host;
   std::vector<int64_t> pid, rank, tid;
   std::vector<uint32_t> thread;
   std::vector<uint64_t> calls;
-  std::vector<double> time_s, excl_s;
+  std::vector<double> time_s, excl_s, cpu_s;
   std::map<std::string, std::vector<uint64_t>> counters;
   for (size_t i = 0; i < rows.size(); ++i) {
     const ThreadRow& t = rows[i];
+    cpu_s.push_back(t.cpu_time_s);
     host.push_back(t.host);
     pid.push_back(t.pid);
     rank.push_back(t.rank);
@@ -59,10 +60,12 @@ json thread_columns(const std::vector<ThreadRow>& rows) {
     v.resize(rows.size(), 0);
     c[k] = std::move(v);
   }
-  return {{"rows", rows.size()}, {"host", host},   {"pid", pid},
-          {"rank", rank},        {"thread", thread}, {"tid", tid},
-          {"calls", calls},      {"time_s", time_s}, {"exclusive_time_s", excl_s},
-          {"counters", std::move(c)}};
+  json j = {{"rows", rows.size()}, {"host", host},   {"pid", pid},
+            {"rank", rank},        {"thread", thread}, {"tid", tid},
+            {"calls", calls},      {"time_s", time_s}, {"exclusive_time_s", excl_s},
+            {"counters", std::move(c)}};
+  if (has_cpu_time) j["cpu_time_s"] = std::move(cpu_s);
+  return j;
 }
 
 std::vector<ThreadRow> thread_rows(const json& cols, const JsonReader& r) {
@@ -92,6 +95,14 @@ std::vector<ThreadRow> thread_rows(const json& cols, const JsonReader& r) {
     }
     rows[i] = ThreadRow{host[i], pid[i], rank[i], thread[i], tid[i], calls[i],
                         time_s[i], excl_s[i], {}};
+  }
+  if (cols.contains("cpu_time_s")) {
+    std::vector<double> cpu_s;
+    column("cpu_time_s", &cpu_s);
+    for (size_t i = 0; i < n; ++i) {
+      if (cpu_s[i] < 0) r.at("cpu_time_s").at(i).fail("a time is negative");
+      rows[i].cpu_time_s = cpu_s[i];
+    }
   }
   if (!cols.contains("counters")) return rows;
   const json& counters = r.object(cols, "counters");
@@ -135,6 +146,8 @@ Region region_from_json(const json& j, const JsonReader& ri) {
   g.time_s = ri.nonneg(j, "time_s");
   g.exclusive_time_s = ri.nonneg(j, "exclusive_time_s");
   g.thread_time_s = ri.nonneg(j, "thread_time_s");
+  g.has_cpu_time = j.contains("cpu_time_s");
+  g.cpu_time_s = g.has_cpu_time ? ri.nonneg(j, "cpu_time_s") : 0;
   g.complete = ri.get<bool>(j, "complete");
   g.open_calls = ri.get_or<uint64_t>(j, "open_calls", 0);
   g.open_time_s = j.contains("open_time_s") ? ri.nonneg(j, "open_time_s") : 0;
@@ -178,6 +191,7 @@ json profile_head_json(const Profile& p) {
   doc["conventions"] = {
       {"time", "seconds; region time_s is the maximum over threads"},
       {"thread_time_s", "seconds summed over threads"},
+      {"cpu_time_s", "thread CPU seconds (CLOCK_THREAD_CPUTIME_ID), inclusive, summed over threads"},
       {"flops", "FMA = 2 FLOPs"},
       {"bytes", "bytes crossing the named boundary; GB = 1e9 bytes"},
   };
@@ -215,6 +229,7 @@ json region_to_json(const Region& g, const RunInfo& r) {
   j["time_s"] = g.time_s;
   j["exclusive_time_s"] = g.exclusive_time_s;
   j["thread_time_s"] = g.thread_time_s;
+  if (g.has_cpu_time) j["cpu_time_s"] = g.cpu_time_s;
   const Spread ts = g.thread_spread();
   j["thread_spread"] = {{"threads", ts.count}, {"min_time_s", ts.min_s},
                         {"mean_time_s", ts.mean_s}, {"max_time_s", ts.max_s},
@@ -247,7 +262,7 @@ json region_to_json(const Region& g, const RunInfo& r) {
   }
   j["counters"] = counters_json(g.counters);
   j["exclusive_counters"] = counters_json(g.exclusive_counters);
-  j["threads"] = thread_columns(g.threads);
+  j["threads"] = thread_columns(g.threads, g.has_cpu_time);
   return j;
 }
 
@@ -315,6 +330,7 @@ void append_region_json(std::string& out, const Region& g, const RunInfo& r) {
   jo::key(out, "counters");
   counters_text(out, g.counters);
   out += ',';
+  if (g.has_cpu_time) num("cpu_time_s", g.cpu_time_s);
   if (g.work_calls > 0) {
     jo::key(out, "declared_work");
     out += '{';
@@ -407,6 +423,9 @@ void append_region_json(std::string& out, const Region& g, const RunInfo& r) {
     out += ']';
   }
   out += "},";
+  if (g.has_cpu_time) {
+    column_text<double>(out, "cpu_time_s", rows, [](const ThreadRow& t) { return t.cpu_time_s; });
+  }
   column_text<double>(out, "exclusive_time_s", rows,
                       [](const ThreadRow& t) { return t.exclusive_time_s; });
   jo::key(out, "host");

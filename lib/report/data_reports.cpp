@@ -111,7 +111,7 @@ void JsonReporter::write(const Analysis& a, const ReportOptions&, std::ostream& 
 
 void CsvReporter::write(const Analysis& a, const ReportOptions&, std::ostream& out) const {
   const Profile& p = a.prof();
-  out << "path,name,depth,calls,time_s,exclusive_time_s,thread_time_s,"
+  out << "path,name,depth,calls,time_s,exclusive_time_s,thread_time_s,cpu_time_s,"
          "percent_of_run,threads,complete,open_calls,declared_flops,"
          "declared_bytes";
   for (const std::string& c : p.counters) out << "," << csv_field(c);
@@ -131,8 +131,9 @@ void CsvReporter::write(const Analysis& a, const ReportOptions&, std::ostream& o
     const double pct = p.run.wall_time_s > 0 ? 100.0 * r.time_s / p.run.wall_time_s : 0;
     out << csv_field(path_string(r.path)) << "," << csv_field(r.name) << ","
         << r.depth() << "," << (r.is_function() ? std::string() : std::to_string(r.calls)) << ","
-        << fmt::format("{:.9g},{:.9g},{:.9g},{:.4g}", r.time_s,
-                       r.exclusive_time_s, r.thread_time_s, pct)
+        << fmt::format("{:.9g},{:.9g},{:.9g},{},{:.4g}", r.time_s, r.exclusive_time_s,
+                       r.thread_time_s,
+                       r.has_cpu_time ? fmt::format("{:.9g}", r.cpu_time_s) : "", pct)
         << "," << r.threads.size() << "," << (r.complete ? "true" : "false")
         << "," << r.open_calls << ","
         << (r.work_calls ? fmt::format("{:.17g}", r.work_flops) : "") << ","

@@ -135,7 +135,9 @@ void TextReporter::write(const Analysis& a, const ReportOptions& opt,
                        run.wall_time_s);
   }
   bool any_threads = false, any_open = false, any_work = false, any_ranks = false;
+  bool any_cpu = false;
   for (const Region& r : p.regions) {
+    any_cpu |= r.has_cpu_time;
     any_threads |= r.threads.size() > 1;
     any_ranks |= r.process_spread().count > 1;
     any_open |= !r.complete;
@@ -143,14 +145,20 @@ void TextReporter::write(const Analysis& a, const ReportOptions& opt,
   }
   out << "Times in seconds; a region's time is its slowest thread's; "
          "Excl = time outside child regions.\n";
+  if (any_cpu) {
+    out << "CPU = thread CPU time summed over the region's threads (time on a CPU, not "
+           "waiting).\n";
+  }
   if (any_threads) {
-    out << "Imbal. = slowest thread's time / mean over its threads - 1.\n";
+    out << "Threads = the threads that worked in the region (an OpenMP team's included); "
+           "Imbal. = slowest thread's time / mean over its threads - 1.\n";
   }
   if (any_ranks) {
     out << "Procs, Min/Mean/Max = over processes (MPI ranks), each its slowest thread.\n";
   }
   out << "\n";
   std::vector<std::string> headers = {"Region", "Calls", "Time [s]", "Excl [s]"};
+  if (any_cpu) headers.push_back("CPU [s]");
   if (run.wall_time_s > 0) headers.push_back("% run");
   if (any_threads) {
     headers.push_back("Threads");
@@ -194,6 +202,7 @@ void TextReporter::write(const Analysis& a, const ReportOptions& opt,
         : bound   ? "< " + seconds(bound->max_time_s)
                   : seconds(r.time_s),
         only_open ? "" : bound ? "< " + seconds(bound->max_time_s) : seconds(r.exclusive_time_s)};
+    if (any_cpu) row.push_back(r.has_cpu_time ? seconds(r.cpu_time_s) : "");
     if (run.wall_time_s > 0) {
       row.push_back(bound ? "< " + fmt::format("{:.1f}", 100.0 * bound->max_time_s / run.wall_time_s)
                           : fmt::format("{:.1f}", 100.0 * r.time_s / run.wall_time_s));
@@ -227,6 +236,7 @@ void TextReporter::write(const Analysis& a, const ReportOptions& opt,
                 fmt::format("thread {} (pid {})", t.thread, t.pid),
             fmt::format("{}", t.calls), seconds(t.time_s),
             seconds(t.exclusive_time_s)};
+        if (any_cpu) trow.push_back(r.has_cpu_time ? seconds(t.cpu_time_s) : "");
         table.add_row(std::move(trow));
       }
     }

@@ -17,6 +17,11 @@
  * tool reads; bump when its fields or their meaning change. */
 #define RPROF_RAW_SCHEMA_VERSION 1
 
+/* The runtime's own counter after the backend's in a raw profile: the
+ * thread's CPU time in ns (CLOCK_THREAD_CPUTIME_ID), inclusive. The tool
+ * moves it into the region's cpu_time_s (docs/profile-schema.md). */
+#define RPROF_CPU_TIME_COUNTER "time.thread_cpu_ns"
+
 /* --- Set by the launcher for every run of the program ------------------- */
 /* Directory for raw profiles; markers are inactive without it. */
 #define RPROF_ENV_OUTPUT_DIR "RPROF_OUTPUT_DIR"

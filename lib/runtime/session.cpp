@@ -244,10 +244,12 @@ void init() {
     say(msg.c_str());
     s->backend = make_runtime_backend("time", &why);
   }
-  s->num_counters = s->backend->num_counters();
-  for (int k = 0; k < s->num_counters; ++k) {
+  const int backend_counters = s->backend->num_counters();
+  for (int k = 0; k < backend_counters; ++k) {
     s->counter_names[k] = s->backend->counter_name(k);
   }
+  s->num_counters = counters_with_cpu_time(backend_counters);
+  if (s->num_counters > backend_counters) s->counter_names[backend_counters] = kCpuTimeCounter;
   std::strcpy(s->dir, dir);
   if (gethostname(s->host, sizeof(s->host) - 1) != 0) std::strcpy(s->host, "host");
   for (char* c = s->host; *c; ++c) {
@@ -293,7 +295,7 @@ ThreadState* current_thread() {
   const uint32_t index = s.thread_count.fetch_add(1);
   auto* shared = static_cast<ThreadShared*>(
       tables_alloc(RecordType::kThread, index, 0, sizeof(ThreadShared)));
-  t = new (std::nothrow) ThreadState(s.backend.get(), s.num_counters, index,
+  t = new (std::nothrow) ThreadState(s.backend.get(), s.backend->num_counters(), index,
                                      static_cast<int>(syscall(SYS_gettid)), shared);
   if (t == nullptr) return nullptr;
   (void)&t_exit;  // touch: registers the exit hook of this thread

@@ -1,6 +1,7 @@
 #include "runtime/thread_state.h"
 
 #include <cstdlib>
+#include <ctime>
 #include <new>
 
 #include "rprof/rprof.h"
@@ -13,19 +14,51 @@ namespace rprof::runtime {
 ThreadState::ThreadState(Backend* backend, int num_counters, uint32_t index,
                          int tid, ThreadShared* shared)
     : backend_(backend),
-      nc_(num_counters),
+      nc_(counters_with_cpu_time(num_counters)),
+      backend_nc_(num_counters),
+      cpu_slot_(num_counters < kMaxCounters ? num_counters : -1),
       sh_(shared != nullptr ? shared : new ThreadShared),
       own_shared_(shared == nullptr),
       frames_(sh_->frames) {
   if (shared != nullptr) new (shared) ThreadShared;  // zeroed storage: construct
   sh_->index = index;
   sh_->tid = tid;
-  if (nc_ > 0 && backend_ != nullptr && backend_->open_thread()) {
-    frame_counters_ = static_cast<uint64_t*>(
-        std::calloc(static_cast<size_t>(2 * kMaxDepth * nc_), sizeof(uint64_t)));
+  counting_ = backend_nc_ > 0 && backend_ != nullptr && backend_->open_thread();
+  if (!counting_) backend_nc_ = 0;
+  frame_counters_ = static_cast<uint64_t*>(
+      std::calloc(static_cast<size_t>(2 * kMaxDepth * nc_), sizeof(uint64_t)));
+  if (frame_counters_ == nullptr) {
+    counting_ = false;
+    nc_ = backend_nc_ = 0;
+    cpu_slot_ = -1;
   }
-  counting_ = frame_counters_ != nullptr;
-  if (!counting_) nc_ = 0;
+}
+
+// See kCpuClockReuseNs; its cost per begin/end pair is measured by
+// bench/marker_overhead (docs/openmp.md).
+uint64_t ThreadState::cpu_time_ns(uint64_t now) {
+  uint64_t v;
+  if (cpu_read_ticks_ != 0 && now >= cpu_read_ticks_ &&
+      ticks_to_ns(now - cpu_read_ticks_) < kCpuClockReuseNs) {
+    v = cpu_read_ns_ + ticks_to_ns(now - cpu_read_ticks_);
+  } else {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    v = static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+    cpu_read_ticks_ = now;
+    cpu_read_ns_ = v;
+  }
+  if (v < cpu_last_ns_) v = cpu_last_ns_;
+  cpu_last_ns_ = v;
+  return v;
+}
+
+void ThreadState::read_counters(uint64_t* out, uint64_t now) {
+  if (counting_) backend_->read(out);
+  if (cpu_slot_ >= 0) {
+    for (int k = backend_nc_; k < cpu_slot_; ++k) out[k] = 0;
+    out[cpu_slot_] = cpu_time_ns(now);
+  }
 }
 
 // The runtime keeps thread states for the life of the process (the flush at
@@ -127,21 +160,46 @@ int ThreadState::begin(uint32_t region) {
   f.region = region;
   f.recursive = recursive;
   f.child_ticks = 0;
-  if (counting_) {
+  f.borrowed = false;
+  if (counting_) backend_->region_opened(region, region_name(region));
+  const uint64_t t0 = now_ticks();
+  if (nc_ > 0) {
     uint64_t* cc = child_counters(d);
     for (int k = 0; k < nc_; ++k) cc[k] = 0;
-    backend_->read(start_counters(d));
+    read_counters(start_counters(d), t0);
   }
-  if (counting_) backend_->region_opened(region, region_name(region));
-  f.t0.store(now_ticks(), std::memory_order_relaxed);
+  f.t0.store(t0, std::memory_order_relaxed);
   sh_->depth.store(d + 1, std::memory_order_release);
   return RPROF_OK;
+}
+
+void ThreadState::close_frame(int d, uint64_t t1, const uint64_t* c1) {
+  Frame& f = frames_[d - 1];
+  Node& n = node(f.node.load(std::memory_order_relaxed));
+  const uint64_t elapsed = t1 - f.t0.load(std::memory_order_relaxed);
+  if (!f.borrowed) add_relaxed(n.calls, 1);
+  if (!f.recursive) add_relaxed(n.incl_ticks, elapsed);
+  add_relaxed(n.excl_ticks, elapsed - f.child_ticks);
+  if (d >= 2) frames_[d - 2].child_ticks += elapsed;
+  if (nc_ > 0) {
+    const uint64_t* c0 = start_counters(d - 1);
+    const uint64_t* cc = child_counters(d - 1);
+    uint64_t* parent_cc = d >= 2 ? child_counters(d - 2) : nullptr;
+    for (int k = 0; k < nc_; ++k) {
+      const uint64_t delta = c1[k] - c0[k];
+      if (!f.recursive) add_relaxed(n.incl[k], delta);
+      add_relaxed(n.excl[k], delta - cc[k]);
+      if (parent_cc != nullptr) parent_cc[k] += delta;
+    }
+  }
+  sh_->depth.store(d - 1, std::memory_order_release);
+  if (counting_) backend_->region_closed();
 }
 
 int ThreadState::end(uint32_t region) {
   const uint64_t t1 = now_ticks();
   uint64_t c1[kMaxCounters];
-  if (counting_) backend_->read(c1);
+  if (nc_ > 0) read_counters(c1, t1);
   const int d = sh_->depth.load(std::memory_order_relaxed);
   int status = RPROF_OK;
   if (refused_deep_ > 0) {
@@ -153,32 +211,90 @@ int ThreadState::end(uint32_t region) {
   } else if (d == 0) {
     record_error(ErrorKind::kEndWithoutBegin, 0, region);
     status = RPROF_ERR_NESTING;
-  } else if (frames_[d - 1].region != region) {
-    record_error(ErrorKind::kMismatchedEnd, frames_[d - 1].region, region);
+  } else if (frames_[d - 1].region != region || frames_[d - 1].borrowed) {
+    // A borrowed frame is closed by unborrow() only: an end of its name on
+    // this thread has no begin here.
+    if (frames_[d - 1].borrowed) {
+      record_error(ErrorKind::kEndWithoutBegin, 0, region);
+    } else {
+      record_error(ErrorKind::kMismatchedEnd, frames_[d - 1].region, region);
+    }
     status = RPROF_ERR_NESTING;
   } else {
-    Frame& f = frames_[d - 1];
-    Node& n = node(f.node.load(std::memory_order_relaxed));
-    const uint64_t elapsed = t1 - f.t0.load(std::memory_order_relaxed);
-    add_relaxed(n.calls, 1);
-    if (!f.recursive) add_relaxed(n.incl_ticks, elapsed);
-    add_relaxed(n.excl_ticks, elapsed - f.child_ticks);
-    if (d >= 2) frames_[d - 2].child_ticks += elapsed;
-    if (counting_) {
-      const uint64_t* c0 = start_counters(d - 1);
-      const uint64_t* cc = child_counters(d - 1);
-      uint64_t* parent_cc = d >= 2 ? child_counters(d - 2) : nullptr;
-      for (int k = 0; k < nc_; ++k) {
-        const uint64_t delta = c1[k] - c0[k];
-        if (!f.recursive) add_relaxed(n.incl[k], delta);
-        add_relaxed(n.excl[k], delta - cc[k]);
-        if (parent_cc != nullptr) parent_cc[k] += delta;
-      }
-    }
-    sh_->depth.store(d - 1, std::memory_order_release);
-    if (counting_) backend_->region_closed();
+    close_frame(d, t1, c1);
   }
   return status;
+}
+
+int ThreadState::open_path(uint32_t* out, int cap) const {
+  const int d = depth();
+  if (d == 0) return 0;
+  int n = 0;
+  for (int32_t i = sh_->frames[d - 1].node.load(std::memory_order_relaxed);
+       i >= 0 && n < cap; i = node(i).parent) {
+    out[n++] = node(i).region;
+  }
+  for (int a = 0, b = n - 1; a < b; ++a, --b) {
+    const uint32_t x = out[a];
+    out[a] = out[b];
+    out[b] = x;
+  }
+  return n;
+}
+
+int ThreadState::borrow(const uint32_t* path, int n) {
+  const int d0 = sh_->depth.load(std::memory_order_relaxed);
+  if (n > kMaxDepth - d0) n = kMaxDepth - d0;
+  uint64_t c0[kMaxCounters];
+  const uint64_t t0 = now_ticks();
+  if (nc_ > 0) read_counters(c0, t0);
+  int32_t parent = -1;
+  int opened = 0;
+  for (; opened < n; ++opened) {
+    const int32_t node_id = child_of(parent, path[opened]);
+    if (node_id < 0) {
+      record_error(ErrorKind::kTooManyRegions, 0, path[opened]);
+      break;
+    }
+    const int d = d0 + opened;
+    Frame& f = frames_[d];
+    f.node.store(node_id, std::memory_order_relaxed);
+    f.region = path[opened];
+    // A node already open on this thread (a path sharing its outer regions
+    // with the borrowed one) is counted by its outermost frame only.
+    f.recursive = false;
+    for (int i = 0; i < d && !f.recursive; ++i) {
+      f.recursive = frames_[i].node.load(std::memory_order_relaxed) == node_id;
+    }
+    f.borrowed = true;
+    f.child_ticks = 0;
+    if (nc_ > 0) {
+      uint64_t* cc = child_counters(d);
+      uint64_t* sc = start_counters(d);
+      for (int k = 0; k < nc_; ++k) {
+        cc[k] = 0;
+        sc[k] = c0[k];
+      }
+    }
+    if (counting_) backend_->region_opened(path[opened], region_name(path[opened]));
+    parent = node_id;
+  }
+  for (int i = 0; i < opened; ++i) frames_[d0 + i].t0.store(t0, std::memory_order_relaxed);
+  sh_->depth.store(d0 + opened, std::memory_order_release);
+  return opened;
+}
+
+int ThreadState::unborrow(int n) {
+  const int d0 = sh_->depth.load(std::memory_order_relaxed);
+  if (n <= 0 || n > d0) return 0;
+  for (int i = 1; i <= n; ++i) {
+    if (!frames_[d0 - i].borrowed) return 0;
+  }
+  const uint64_t t1 = now_ticks();
+  uint64_t c1[kMaxCounters];
+  if (nc_ > 0) read_counters(c1, t1);
+  for (int i = 0; i < n; ++i) close_frame(d0 - i, t1, c1);
+  return n;
 }
 
 int ThreadState::work(double flops, double bytes) {
@@ -255,8 +371,8 @@ void ThreadState::reset_after_fork(uint64_t now) {
   for (int i = 0; i < d; ++i) {
     frames_[i].t0.store(now, std::memory_order_relaxed);
     frames_[i].child_ticks = 0;
-    if (counting_) {
-      backend_->read(start_counters(i));
+    if (nc_ > 0) {
+      read_counters(start_counters(i), now);
       uint64_t* cc = child_counters(i);
       for (int k = 0; k < nc_; ++k) cc[k] = 0;
     }

@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "backends/backend.h"
+#include "runtime/handshake.h"
 
 namespace rprof::runtime {
 
@@ -26,6 +27,22 @@ inline constexpr int kMaxErrors = 64;    // distinct errors kept per thread
 // Largest FLOP or byte count one rprof_work() call may declare (1e18: an
 // exa-FLOP); beyond it the value is refused as absurd.
 inline constexpr double kMaxWorkPerCall = 1e18;
+// The runtime's own counter after the backend's: the thread's CPU time in ns
+// (CLOCK_THREAD_CPUTIME_ID), read with the backend's at every begin and end.
+// The tool moves it out of the counters into cpu_time_s (profile/profile.h).
+inline constexpr const char* kCpuTimeCounter = RPROF_CPU_TIME_COUNTER;
+// Counters a thread records for a backend with `backend_counters`: the
+// backend's, then the CPU time when a slot is left.
+inline int counters_with_cpu_time(int backend_counters) {
+  return backend_counters < kMaxCounters ? backend_counters + 1 : backend_counters;
+}
+// The thread CPU clock is a system call (no vDSO path on x86: 0.3-0.8 us a
+// read), so a thread reads it at most once per this much of its runtime
+// clock; a read sooner takes the last value plus the time since, as if the
+// thread stayed on a CPU. A wait shorter than this is thus not seen as one;
+// longer waits are, within this much (docs/openmp.md). The estimate never
+// goes back: a later clock read below it is raised to it.
+inline constexpr uint64_t kCpuClockReuseNs = 50000;
 
 using Counter = std::atomic<uint64_t>;
 
@@ -90,6 +107,10 @@ struct Frame {
   std::atomic<uint64_t> t0{0};  // ticks
   uint32_t region = 0;
   bool recursive = false;
+  // Pushed by ThreadState::borrow(): the path of the thread that started the
+  // OpenMP parallel region this thread works in (runtime/openmp.cpp). Its end
+  // counts time and counters but no call: the call is the starting thread's.
+  bool borrowed = false;
   uint64_t child_ticks = 0;
 };
 
@@ -120,7 +141,8 @@ struct RegionTotals {
 
 class ThreadState {
  public:
-  // shared: storage in the shared tables, or null for the heap.
+  // num_counters: the backend's; the thread records counters_with_cpu_time()
+  // of them. shared: storage in the shared tables, or null for the heap.
   ThreadState(Backend* backend, int num_counters, uint32_t index, int tid,
               ThreadShared* shared = nullptr);
   ~ThreadState();
@@ -138,6 +160,16 @@ class ThreadState {
     if (counting_) backend_->leave_marker();
   }
   int work(double flops, double bytes);
+  // The region ids of the innermost open region's path, outermost first (at
+  // most cap); returns their number (0: no region open).
+  int open_path(uint32_t* out, int cap) const;
+  // Opens path[0..n) (region ids, outermost first) from the root of this
+  // thread's tree as borrowed frames (Frame::borrowed), with one clock and one
+  // counter read; returns the number opened. unborrow(n) closes them when
+  // they are the innermost n frames (no region the thread opened is still
+  // open above them) and returns n, else closes nothing and returns 0.
+  int borrow(const uint32_t* path, int n);
+  int unborrow(int n);
   // Set around every begin/end/work: a marker call that finds it set runs in
   // a signal handler that interrupted one on this thread, and is refused
   // (kInSignalHandler) so the interrupted call's frame stays intact.
@@ -192,10 +224,18 @@ class ThreadState {
   int32_t add_node(int32_t parent, uint32_t region);
   uint64_t* start_counters(int d) { return frame_counters_ + 2 * d * nc_; }
   uint64_t* child_counters(int d) { return frame_counters_ + (2 * d + 1) * nc_; }
+  // The backend's counters and the CPU time (now: the runtime clock's ticks
+  // the caller read) into out[0..nc_).
+  void read_counters(uint64_t* out, uint64_t now);
+  uint64_t cpu_time_ns(uint64_t now);
+  // Closes the innermost frame (depth d) at t1 with counters c1.
+  void close_frame(int d, uint64_t t1, const uint64_t* c1);
 
   Backend* backend_;
-  int nc_;
-  bool counting_;
+  int nc_;          // counters recorded: the backend's, then the CPU time
+  int backend_nc_;  // the backend's, read through backend_ (0 when it is off)
+  int cpu_slot_;    // index of the CPU time, or -1
+  bool counting_;   // the backend counts on this thread
   ThreadShared* sh_;
   bool own_shared_;
   Frame* frames_;                       // sh_->frames
@@ -204,6 +244,9 @@ class ThreadState {
   int32_t root_last_child_ = -1;
   Node* chunks_[kMaxChunks] = {};
   uint64_t errors_dropped_ = 0;
+  uint64_t cpu_read_ticks_ = 0;  // runtime clock at the last CPU clock read
+  uint64_t cpu_read_ns_ = 0;     // its value
+  uint64_t cpu_last_ns_ = 0;     // the last value given out (never decreases)
   // Begins refused beyond kMaxDepth whose ends have not come yet: those ends
   // are absorbed (one too_deep error, no end_without_begin per level).
   uint64_t refused_deep_ = 0;

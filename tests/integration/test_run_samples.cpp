@@ -78,8 +78,8 @@ TEST_CASE("OpenMP: per-thread rows, call counts summed over threads") {
   auto par = find_region(p, "parallel");
   REQUIRE(par.is_object());
   CHECK(par["calls"] == 1);
-  // Worker threads open "work" at top level of their own stack; the master
-  // thread opens it inside "parallel".
+  // Every thread opens "work" inside "parallel": the master in its own, the
+  // team threads in the path they inherit (docs/openmp.md).
   uint64_t calls = 0;
   size_t thread_rows = 0;
   for (const auto& reg : p["regions"]) {

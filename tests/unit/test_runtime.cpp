@@ -243,3 +243,46 @@ TEST_CASE_METHOD(Fixture, "a link planted at the temporary name is never written
   CHECK(rprof::read_raw_profile(dir + "/rprof-raw.testhost.42.json").threads.size() == 1);
   fs::remove_all(dir);
 }
+
+TEST_CASE_METHOD(Fixture, "a borrowed path counts on this thread's nodes, adds no call, closes innermost") {
+  const uint32_t a = intern_region("rt_team"), b = intern_region("rt_team_inner"),
+                 c = intern_region("rt_own");
+  const uint32_t path[] = {a, b};
+  REQUIRE(t.borrow(path, 2) == 2);  // read 1
+  uint32_t open[4] = {};
+  REQUIRE(t.open_path(open, 4) == 2);
+  CHECK(open[0] == a);
+  CHECK(open[1] == b);
+  REQUIRE(t.begin(c) == RPROF_OK);  // read 2: a marker inside nests under the path
+  CHECK(t.unborrow(2) == 0);        // not innermost: nothing closed, nothing read
+  REQUIRE(t.end(c) == RPROF_OK);    // read 3
+  CHECK(t.end(b) == RPROF_ERR_NESTING);  // read 4: not the program's to end
+  CHECK(t.unborrow(2) == 2);             // read 5
+  CHECK(t.depth() == 0);
+  auto p = snapshot();
+  const auto& na = node(p, "rt_team");
+  const auto& nb = node(p, "rt_team_inner");
+  const auto& nc = node(p, "rt_own");
+  CHECK(na.calls == 0);
+  CHECK(nb.calls == 0);
+  CHECK(nc.calls == 1);
+  CHECK(na.incl[0] == 4);  // reads 1..5
+  CHECK(nb.incl[0] == 4);
+  CHECK(nb.excl[0] == 3);
+  CHECK(nc.incl[0] == 1);
+  CHECK(nc.incl[1] == 2);
+  CHECK(p.threads.at(0).nodes.at(nc.parent).region == nb.region);
+}
+
+TEST_CASE_METHOD(Fixture, "a borrowed path through a region open on the thread counts it once") {
+  const uint32_t a = intern_region("rt_shared"), b = intern_region("rt_shared_inner");
+  REQUIRE(t.begin(a) == RPROF_OK);  // read 1
+  const uint32_t path[] = {a, b};
+  REQUIRE(t.borrow(path, 2) == 2);  // read 2: a's node again, as recursion
+  CHECK(t.unborrow(2) == 2);        // read 3
+  REQUIRE(t.end(a) == RPROF_OK);    // read 4
+  auto p = snapshot();
+  CHECK(node(p, "rt_shared").incl[0] == 3);  // not 3 + 1
+  CHECK(node(p, "rt_shared").calls == 1);
+  CHECK(node(p, "rt_shared_inner").incl[0] == 1);
+}
