@@ -235,11 +235,10 @@ bool open_on(const std::string& path, int flags, int fd) {
   } redirects[] = {{&spec.stdout_path, 1, O_WRONLY | O_CREAT | O_TRUNC},
                    {&spec.stderr_path, 2, O_WRONLY | O_CREAT | O_TRUNC}};
   for (const auto& r : redirects) {
+    // Applied even where rprof found the fd closed (its close-on-exec
+    // /dev/null, tools/rprof/main.cpp): under Valgrind a closed fd 1 would
+    // be taken by Valgrind's own log, and the app's output would land there.
     if (r.path->empty()) continue;
-    // An fd that rprof found closed holds its close-on-exec /dev/null
-    // (tools/rprof/main.cpp): it stays closed for the app, as natively.
-    const int fl = fcntl(r.fd, F_GETFD);
-    if (fl >= 0 && (fl & FD_CLOEXEC) != 0) continue;
     if (!open_on(*r.path, r.flags, r.fd)) {
       const int err = errno;
       (void)!write(err_fd, &err, sizeof(err));
