@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -157,6 +158,9 @@ TEST_CASE("SIGKILL to rprof takes the app with it, the next rprof cleans its tab
   const std::string out = fresh_path("kill-out");
   const pid_t rprof = fork();
   if (rprof == 0) {
+    for (const std::string& e : machine_env(default_machine())) putenv(strdup(e.c_str()));
+    setenv("HOME", fresh_dir("kill-home").c_str(), 1);
+    unsetenv("XDG_CACHE_HOME");
     setenv("TMPDIR", tmp.c_str(), 1);
     execl(RPROF_BIN, RPROF_BIN, "--backend=time", "-q", "-o", out.c_str(),
           app("launch_probe").c_str(), "sleeper", ready.c_str(), static_cast<char*>(nullptr));

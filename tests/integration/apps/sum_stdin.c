@@ -1,6 +1,7 @@
 /* Sums the numbers read from stdin inside region "sum": per number, 1000
- * scalar double multiply-adds as a separate mul and add (2 FLOPs each, no
- * FMA without -mfma), so the region's FLOPs are exactly 2000 per number.
+ * steps of acc = acc * 0.999 + v (a mul and an add on the volatile acc,
+ * nothing to hoist; 2 FLOPs, also as one FMA), so the region's FLOPs are
+ * exactly 2000 per number.
  * Prints how many numbers it read. */
 #include <rprof/markers.h>
 #include <stdio.h>
@@ -14,7 +15,7 @@ int main(void) {
   volatile double acc = 0;
   RPROF_BEGIN("sum");
   for (int i = 0; i < n; ++i) {
-    for (int k = 0; k < kInner; ++k) acc = acc + v[i] * 1e-3;
+    for (int k = 0; k < kInner; ++k) acc = acc * 0.999 + v[i];
   }
   RPROF_END("sum");
   printf("read %d numbers, sum %.6g\n", n, acc);
