@@ -155,6 +155,7 @@ TEST_CASE("a leftover RPROF_PRELOAD_PROGRAM does not turn the markers off") {
 TEST_CASE("SIGKILL to rprof takes the app with it, the next rprof cleans its tables") {
   const std::string tmp = fresh_dir("kill-tmp");
   const std::string ready = fresh_dir("kill-ready");
+  std::ofstream(ready + "/hold-time") << "1\n";  // the app waits until killed
   const std::string out = fresh_path("kill-out");
   const pid_t rprof = fork();
   if (rprof == 0) {

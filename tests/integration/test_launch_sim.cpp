@@ -206,6 +206,7 @@ TEST_CASE("sim: SIGTERM during the timed run: no counted run, exit 143") {
   require_sim();
   const std::string out = fresh_path("stop-timed");
   const std::string ready = fresh_dir("stop-timed-ready");
+  std::ofstream(ready + "/hold-time") << "1\n";
   pid_t app_pid = 0;
   const pid_t rprof = start_sleeper(out, ready, "time", &app_pid);
   kill(rprof, SIGTERM);
