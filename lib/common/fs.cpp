@@ -129,8 +129,30 @@ void write_file_atomic(const std::string& path, const std::string& content) {
   write_file_atomic(path, [&](std::ostream& out) { out << content; });
 }
 
+namespace {
+
+// Writes into an existing file that is not a regular one (a device such as
+// /dev/stdout or /dev/full, a FIFO): no temporary file beside it and no
+// rename over it; a failed write or flush is an error all the same.
+void write_in_place(const std::string& path, const std::function<void(std::ostream&)>& write) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw Error("cannot write " + path + ": " + std::strerror(errno));
+  write(out);
+  out.flush();
+  if (!out) throw Error("cannot write " + path + ": " + std::strerror(errno));
+  out.close();
+  if (!out) throw Error("cannot write " + path + ": " + std::strerror(errno));
+}
+
+}  // namespace
+
 void write_file_atomic(const std::string& path,
                        const std::function<void(std::ostream&)>& write) {
+  struct stat st{};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode)) throw Error("cannot write " + path + ": is a directory");
+    return write_in_place(path, write);
+  }
   const std::string tmp = path + ".tmp." + std::to_string(getpid());
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
@@ -142,9 +164,11 @@ void write_file_atomic(const std::string& path,
       throw;
     }
     out.flush();
+    if (out) out.close();  // close() writes what is still buffered and reports it
     if (!out) {
+      const int err = errno;
       std::remove(tmp.c_str());
-      throw Error("cannot write " + tmp + ": " + std::strerror(errno));
+      throw Error("cannot write " + path + ": " + std::strerror(err));
     }
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {

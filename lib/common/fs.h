@@ -42,7 +42,9 @@ std::string not_regular_file(const std::string& path);
 // A small system file (/proc, /sys) with trailing whitespace removed, or ""
 // when it cannot be read: absent files are normal there, never an error.
 std::string read_system_file(const std::string& path);
-// Writes atomically (temp file + rename); throws Error naming the file.
+// Writes atomically (temp file + rename); an existing file that is not a
+// regular one (/dev/stdout, /dev/full, a FIFO) is written in place. Throws
+// Error naming the file when a write, the flush or the close fails.
 void write_file_atomic(const std::string& path, const std::string& content);
 // The same with the content streamed by `write` (performance, issue 16: a
 // profile.json of 100,000 regions is not held in memory twice).

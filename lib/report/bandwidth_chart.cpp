@@ -37,16 +37,20 @@ std::string render_bandwidth_svg(const Analysis& a, bool standalone) {
     for (const BoundaryBandwidth& b : mv->boundaries) {
       shown.insert(b.boundary);
       for (double v : {b.gbs, b.roof_gbs}) {
-        if (v > 0) lo = std::min(lo, v), hi = std::max(hi, v);
+        if (v > 0 && std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
       }
     }
   }
   if (views.empty() || !(hi > 0)) return "";
   // Whole decades around the data: bars start at the axis' bottom.
-  const double y0 = std::floor(std::log10(lo)) - (lo == hi ? 1 : 0);
+  // At most kMaxDecades (a crafted time of 1e-305 s gives 1e300 GB/s beside
+  // 1 GB/s): the bars below the axis start at its bottom.
+  constexpr double kMaxDecades = 24;
   const double y1 = std::ceil(std::log10(hi)) + (std::log10(hi) == std::ceil(std::log10(hi)) ? 1 : 0);
+  const double y0 = std::max(std::floor(std::log10(lo)) - (lo == hi ? 1 : 0), y1 - kMaxDecades);
   auto y = [&](double gbs) {
-    return kPlotY + kPlotH - (std::log10(gbs) - y0) / (y1 - y0) * kPlotH;
+    const double t = std::clamp((std::log10(gbs) - y0) / (y1 - y0), 0.0, 1.0);
+    return kPlotY + kPlotH - t * kPlotH;
   };
   std::string o;
   // Decade grid and labels (GB/s, GB = 1e9 bytes).
@@ -71,7 +75,7 @@ std::string render_bandwidth_svg(const Analysis& a, bool standalone) {
     const double start = gx + (gw - bw * static_cast<double>(views.size())) / 2;
     for (size_t i = 0; i < views.size(); ++i) {
       const BoundaryBandwidth* b = views[i].second->at(bd);
-      if (b == nullptr || !(b->gbs > 0)) continue;
+      if (b == nullptr || !(b->gbs > 0) || !std::isfinite(b->gbs)) continue;
       const double x = start + bw * static_cast<double>(i);
       const double top = y(b->gbs);
       // A time bound (a function no sample hit): the bar is a lower bound.
@@ -95,7 +99,7 @@ std::string render_bandwidth_svg(const Analysis& a, bool standalone) {
           svg_px(bw - 2),
           svg_px(kPlotY + kPlotH - top), boundary_colour(bd),
           views[i].second->limiting == bd ? "0.9" : "0.45", xml_escape(tip));
-      if (b->roof_gbs > 0) {
+      if (b->roof_gbs > 0 && std::isfinite(b->roof_gbs)) {
         o += fmt::format(
             "<line data-role=\"bandwidth-roof\" x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" "
             "stroke=\"{3}\" stroke-width=\"2\" stroke-dasharray=\"4 2\"/>\n",

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <string_view>
+
 #include "common/error.h"
 #include "profile/profile_json.h"
 #include "report/html_report.h"
@@ -14,13 +16,33 @@
 namespace rprof {
 
 std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
+  std::string out;
+  out.reserve(s.size() + 2);
+  // A cell a spreadsheet would run as a formula is text: a leading '.
+  if (!s.empty() && std::string_view("=+-@\t\r").find(s[0]) != std::string_view::npos) {
+    out += '\'';
   }
-  return out + "\"";
+  for (size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    const bool c1 = c == 0xC2 && i + 1 < s.size() &&
+                    static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+                    static_cast<unsigned char>(s[i + 1]) <= 0x9F;
+    if ((c < 0x20 && c != '\n') || c == 0x7F) {
+      // A terminal or a spreadsheet would act on it (ESC, BEL, CR): shown.
+      out += fmt::format("\\x{:02x}", c);
+    } else if (c1) {  // U+0080..U+009F (CSI and the other C1 controls)
+      out += fmt::format("\\u{:04x}", static_cast<unsigned char>(s[++i]));
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (out.find_first_of(",\"\n") == std::string::npos) return out;
+  std::string quoted = "\"";
+  for (char c : out) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
 }
 
 namespace {

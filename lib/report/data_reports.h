@@ -17,7 +17,10 @@ class CsvReporter final : public Reporter {
   void write(const Analysis& a, const ReportOptions& opt, std::ostream& out) const override;
 };
 
-// A CSV field, quoted when needed (RFC 4180).
+// A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line
+// feed, quotes doubled; control characters (ESC, BEL, CR, TAB, DEL, the C1
+// range) shown as \xHH or \u00HH; a field starting with = + - @ (or a tab or
+// CR) prefixed with ' so no spreadsheet runs it as a formula.
 std::string csv_field(const std::string& s);
 
 }  // namespace rprof

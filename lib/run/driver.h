@@ -93,6 +93,9 @@ struct RunOutcome {
   LaunchResult result;   // the outcome rprof reports (exit status)
   std::string problem;   // a failure of rprof's own run (sim), for people
   bool native = true;    // the program ran natively (not --sim-only)
+  // SIGINT, SIGTERM, ... that stopped a run and cut the plan's counts short
+  // (the counted run skipped or partial): rprof exits 128 + it.
+  int stopped = 0;
 };
 
 struct AutoRefusal {

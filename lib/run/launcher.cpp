@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -16,6 +17,7 @@
 #include <memory>
 
 #include "common/error.h"
+#include "runtime/handshake.h"
 #include "sampling/cpu_clock_sampler.h"
 
 extern char** environ;
@@ -26,8 +28,11 @@ namespace {
 namespace fs = std::filesystem;
 
 volatile sig_atomic_t g_child = 0;
+volatile sig_atomic_t g_stopped_by = 0;  // LaunchResult::stopped_by
+bool g_sigchld_ignored = false;          // rprof inherited SIGCHLD = SIG_IGN
 
 void forward_signal(int sig) {
+  g_stopped_by = sig;
   if (g_child > 0) kill(g_child, sig);
 }
 
@@ -38,6 +43,7 @@ void forward_signal(int sig) {
 // without rprof. A process that signals the whole group delivers it twice;
 // the runtime's flush then ends in the shared tables, which keep the regions.
 void forward_signal_from_process(int sig, siginfo_t* info, void* /*context*/) {
+  g_stopped_by = sig;
   if (info != nullptr && (info->si_code == SI_USER || info->si_code == SI_QUEUE ||
                           info->si_code == SI_TKILL)) {
     forward_signal(sig);
@@ -140,8 +146,8 @@ namespace {
 // The child after fork(): redirections, the handshake environment, exec.
 // What fails is sent to the parent through err_fd (errno), exit code 127.
 [[noreturn]] void exec_child(const LaunchSpec& spec, const std::string& program,
-                             const std::vector<std::string>& args, int err_fd,
-                             int gate_fd = -1);
+                             const std::vector<std::string>& args, int err_fd, int gate_fd,
+                             pid_t parent);
 
 // --- sampling (LaunchSpec::sample_functions) ---------------------------------
 // The child waits at a gate (a pipe) before exec until the parent has opened
@@ -201,18 +207,45 @@ void close_gate(const SamplingGate& gate) {
   if (gate.write_fd >= 0) close(gate.write_fd);
 }
 
+// Opens path on fd (flags as open(2)); false with errno set when it fails.
+bool open_on(const std::string& path, int flags, int fd) {
+  const int f = open(path.c_str(), flags | O_CLOEXEC, 0600);
+  if (f < 0) return false;
+  if (f == fd) return fcntl(fd, F_SETFD, 0) == 0;
+  const bool ok = dup2(f, fd) >= 0;
+  close(f);
+  return ok;
+}
+
 [[noreturn]] void exec_child(const LaunchSpec& spec, const std::string& program,
-                             const std::vector<std::string>& args, int err_fd, int gate_fd) {
-  for (const auto& [path, fd] : {std::pair{&spec.stdout_path, 1}, {&spec.stderr_path, 2}}) {
-    if (path->empty()) continue;
-    const int f = open(path->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (f < 0 || dup2(f, fd) < 0) {
+                             const std::vector<std::string>& args, int err_fd, int gate_fd,
+                             pid_t parent) {
+  // The app (and Valgrind, whose exec of its tool keeps this) dies with rprof.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(127);  // rprof died before the line above
+  if (g_sigchld_ignored) signal(SIGCHLD, SIG_IGN);
+  if (spec.stdin_fd >= 0 && spec.stdin_fd != 0 && dup2(spec.stdin_fd, 0) < 0) {
+    const int err = errno;
+    (void)!write(err_fd, &err, sizeof(err));
+    _exit(127);
+  }
+  const struct {
+    const std::string* path;
+    int fd, flags;
+  } redirects[] = {{&spec.stdout_path, 1, O_WRONLY | O_CREAT | O_TRUNC},
+                   {&spec.stderr_path, 2, O_WRONLY | O_CREAT | O_TRUNC}};
+  for (const auto& r : redirects) {
+    // Applied even where rprof found the fd closed (its close-on-exec
+    // /dev/null, tools/rprof/main.cpp): under Valgrind a closed fd 1 would
+    // be taken by Valgrind's own log, and the app's output would land there.
+    if (r.path->empty()) continue;
+    if (!open_on(*r.path, r.flags, r.fd)) {
       const int err = errno;
       (void)!write(err_fd, &err, sizeof(err));
       _exit(127);
     }
-    close(f);
   }
+  if (spec.env.count(RPROF_ENV_PRELOAD_PROGRAM) == 0) unsetenv(RPROF_ENV_PRELOAD_PROGRAM);
   for (const auto& [k, v] : spec.env) setenv(k.c_str(), v.c_str(), 1);
   std::vector<char*> cargv;
   for (const std::string& a : args) cargv.push_back(const_cast<char*>(a.c_str()));
@@ -275,6 +308,14 @@ class BlockForwarded {
 
 }  // namespace
 
+void take_over_sigchld() {
+  struct sigaction old{};
+  if (sigaction(SIGCHLD, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) {
+    g_sigchld_ignored = true;
+    signal(SIGCHLD, SIG_DFL);
+  }
+}
+
 LaunchResult launch(const LaunchSpec& spec) {
   std::vector<std::string> args = spec.wrapper;
   args.insert(args.end(), spec.argv.begin(), spec.argv.end());
@@ -290,6 +331,8 @@ LaunchResult launch(const LaunchSpec& spec) {
   // handlers know the app's pid, so none sent in between is lost (the app
   // may be ready, and signalled, before the parent runs again).
   const BlockForwarded blocked;
+  g_stopped_by = 0;
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) {
     const int err = errno;
@@ -300,7 +343,7 @@ LaunchResult launch(const LaunchSpec& spec) {
     blocked.restore();
     close(pipefd[0]);
     if (gate.write_fd >= 0) close(gate.write_fd);
-    exec_child(spec, program, args, pipefd[1], gate.read_fd);
+    exec_child(spec, program, args, pipefd[1], gate.read_fd, parent);
   }
   close(pipefd[1]);
   std::unique_ptr<CpuClockSampler> sampler = start_sampling(spec, pid, gate);
@@ -334,6 +377,7 @@ LaunchResult launch(const LaunchSpec& spec) {
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
   if (spec.sample_functions) r.functions = finish_sampling(sampler, gate);
   r.pid = static_cast<int>(pid);
+  r.stopped_by = g_stopped_by;
   return r;
 }
 

@@ -18,6 +18,9 @@ struct LaunchSpec {
   std::vector<std::string> wrapper;        // e.g. valgrind and its options
   std::string stdout_path;                 // when set, the app's stdout goes there
   std::string stderr_path;                 // when set, the app's stderr goes there
+  // When >= 0, an fd of rprof the app gets as its stdin (run/run_input.h:
+  // every run of a plan reads the same bytes).
+  int stdin_fd = -1;
   // Sample the app (all its threads and children) with the cpu-clock
   // software event and attribute the samples to functions
   // (LaunchResult::functions).
@@ -34,6 +37,9 @@ struct LaunchResult {
   double user_time_s = 0;
   double system_time_s = 0;
   FunctionTimes functions;  // when spec.sample_functions
+  // SIGINT, SIGTERM, SIGHUP or SIGQUIT that reached rprof while the app ran
+  // (Ctrl-C, a batch system's SIGTERM): the run was stopped from outside.
+  int stopped_by = 0;
   // rprof's own exit code for this outcome: the app's code, or 128 + signal.
   int shell_status() const { return signal != 0 ? 128 + signal : exit_code; }
 };
@@ -47,11 +53,19 @@ std::string resolve_program(const std::string& name);
 // ./rprof-<app>-<random> (mkdtemp, mode 0700). Returns its absolute path.
 std::string make_output_dir(const std::string& requested, const std::string& app);
 
-// Runs the program and waits for it. While waiting, SIGINT and SIGQUIT from
+// Called once at rprof's start: an inherited SIGCHLD = SIG_IGN would make
+// the kernel reap the app before rprof can wait for it, so rprof takes
+// SIG_DFL and gives the app the inherited disposition back before exec.
+void take_over_sigchld();
+
+// Runs the program and waits for it. The app is killed (SIGKILL) when rprof
+// dies (PR_SET_PDEATHSIG, kept through Valgrind's exec of its tool). While waiting, SIGINT and SIGQUIT from
 // the terminal are ignored by rprof (the terminal delivers them to the app
 // too), the same sent by a process to rprof (kill -INT <rprof pid>) are
 // forwarded, and SIGTERM and SIGHUP are forwarded to it, so rprof always
-// lives to write the report.
+// lives to write the report. A launcher-only variable the user's
+// environment still holds from an earlier run (RPROF_PRELOAD_PROGRAM) is
+// cleared unless the spec sets it.
 LaunchResult launch(const LaunchSpec& spec);
 
 }  // namespace rprof

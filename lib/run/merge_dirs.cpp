@@ -1,6 +1,7 @@
 #include "run/merge_dirs.h"
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -12,6 +13,7 @@
 #include "profile/join.h"
 #include "profile/merge_runs.h"
 #include "profile/profile_json.h"
+#include "run/pass.h"
 
 namespace rprof {
 namespace {
@@ -145,11 +147,26 @@ Profile aggregate_pass(const std::vector<Input>& inputs, const std::string& rel,
       if (seen.insert(fs::weakly_canonical(f).string()).second) files.push_back(f);
     }
   }
-  const std::vector<RawProfile> raws = read_raw_profiles(files, nullptr);
-  // Two files from the same host and pid would double count one process.
+  std::vector<RawProfile> raws = read_raw_profiles(files, nullptr);
+  // A process's final raw profile replaces the copy its run saved from the
+  // shared tables while it still ran (a daemon that outlived the program).
+  std::set<std::pair<std::string, int64_t>> finals;
+  for (const RawProfile& r : raws) {
+    if (!is_tables_copy(r.file)) finals.insert({r.host, r.pid});
+  }
+  std::vector<RawProfile> kept;
+  for (RawProfile& r : raws) {
+    const bool running_copy = r.file.size() > std::strlen(kRunningTablesSuffix) &&
+                              r.file.compare(r.file.size() - std::strlen(kRunningTablesSuffix),
+                                             std::string::npos, kRunningTablesSuffix) == 0;
+    if (!(running_copy && finals.count({r.host, r.pid}))) kept.push_back(std::move(r));
+  }
+  raws = std::move(kept);
+  // Two final profiles from the same host and pid would double count one
+  // process (the tables copies are the earlier images of an exec()).
   std::set<std::pair<std::string, int64_t>> processes;
   for (const RawProfile& r : raws) {
-    if (!processes.insert({r.host, r.pid}).second) {
+    if (!is_tables_copy(r.file) && !processes.insert({r.host, r.pid}).second) {
       throw Error(r.file + ": a second profile of process " + std::to_string(r.pid) +
                   " on " + r.host + "; merge each run's profiles once");
     }

@@ -17,6 +17,7 @@
 #include "common/error.h"
 #include "common/fs.h"
 #include "profile/shared_tables_reader.h"
+#include "run/private_dir.h"
 #include "runtime/handshake.h"
 
 namespace rprof {
@@ -36,30 +37,6 @@ RunInfo run_info(const std::vector<std::string>& command, const std::string& bac
   run.signal = r.signal;
   return run;
 }
-
-// The launcher's private directory for the shared region tables
-// (runtime/shared_tables.h): mkdtemp (0700) under $TMPDIR, removed with
-// everything in it when the pass is over. Empty path when it cannot be made
-// (the run goes on; only flushed raw profiles count then).
-class TablesDir {
- public:
-  TablesDir() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string templ = std::string(tmp != nullptr && *tmp == '/' ? tmp : "/tmp") +
-                        "/rprof-tables-XXXXXX";
-    if (mkdtemp(templ.data()) != nullptr) path_ = templ;
-  }
-  ~TablesDir() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
-  }
-  TablesDir(const TablesDir&) = delete;
-  TablesDir& operator=(const TablesDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 // Job launchers whose command line makes the run an MPI job: the rank
 // variables they set count (RPROF_MPI_JOB).
@@ -84,10 +61,26 @@ std::string signal_phrase(int sig) {
   return "signal " + std::to_string(sig) + (name != nullptr ? std::string(" (") + name + ")" : "");
 }
 
+// True while process pid runs (a zombie has ended).
+bool running(long pid) {
+  if (kill(static_cast<pid_t>(pid), 0) != 0 && errno != EPERM) return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  const size_t paren = line.rfind(')');
+  return paren == std::string::npos || paren + 2 >= line.size() || line[paren + 2] != 'Z';
+}
+
 // What the launcher can say of how an image without a final raw profile
 // ended.
 std::string how_it_ended(const TablesImage& img, bool replaced_by_exec, const LaunchResult& r,
-                         bool top) {
+                         bool top, bool still_running) {
+  if (still_running) {
+    // A daemon, or a child the program did not wait for: it writes its own
+    // raw profile when it ends, after this report.
+    return "is still running (it outlived the program; its raw profile, written when it "
+           "ends, replaces these regions in rprof merge)";
+  }
   if (img.raw_state == runtime::RawState::kFailed) {
     return "could not write its raw profile (" + std::string(std::strerror(img.raw_errno)) +
            ")";
@@ -108,7 +101,7 @@ std::string how_it_ended(const TablesImage& img, bool replaced_by_exec, const La
 
 // The note for one image read from the shared tables: what was kept and what
 // was still open.
-std::string tables_note(const TablesImage& img, const std::string& how) {
+std::string tables_note(const TablesImage& img, const std::string& how, const char* kept) {
   uint64_t regions = 0, calls = 0;
   for (const RawThread& t : img.raw.threads) {
     for (const RawNode& n : t.nodes) {
@@ -119,7 +112,7 @@ std::string tables_note(const TablesImage& img, const std::string& how) {
   std::string note = "process " + std::to_string(img.raw.pid) + " " + how + ": " +
                      std::to_string(regions) + " region" + (regions == 1 ? "" : "s") + " (" +
                      std::to_string(calls) + " call" + (calls == 1 ? "" : "s") +
-                     ") kept from the shared tables";
+                     ") " + kept + " from the shared tables";
   if (!img.open.empty()) {
     note += "; " + std::to_string(img.open.size()) + " still open:";
     for (size_t i = 0; i < img.open.size(); ++i) {
@@ -184,10 +177,15 @@ void add_shared_tables(const std::string& dir, const std::string& raw_dir,
     if (img.raw_state == runtime::RawState::kFinal) continue;
     const bool replaced = nth + 1 < images_per_pid[img.raw.pid];
     const bool top = img.raw.pid == launch.pid;
-    notes.push_back(tables_note(img, how_it_ended(img, replaced, launch, top)));
+    const bool still_running = !replaced && !top && running(img.raw.pid);
+    const std::string how = how_it_ended(img, replaced, launch, top, still_running);
+    notes.push_back(still_running ? tables_note(img, how, "so far kept")
+                                  : tables_note(img, how, "kept"));
+    // A still-running image's copy is marked: its own final raw profile,
+    // when it comes, is the one rprof merge reads (run/merge_dirs.cpp).
     const std::string saved = raw_dir + "/rprof-raw." + img.raw.host + "." +
                               std::to_string(img.raw.pid) + ".tables" + std::to_string(nth) +
-                              ".json";
+                              (still_running ? kRunningTablesSuffix : ".json");
     try {
       write_file_atomic(saved, raw_profile_to_json(img.raw));
     } catch (const std::exception& e) {
@@ -196,16 +194,6 @@ void add_shared_tables(const std::string& dir, const std::string& raw_dir,
     }
     raws.push_back(std::move(img.raw));
   }
-}
-
-// True while process pid runs (a zombie has ended).
-bool running(long pid) {
-  if (kill(static_cast<pid_t>(pid), 0) != 0 && errno != EPERM) return false;
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  std::getline(stat, line);
-  const size_t paren = line.rfind(')');
-  return paren == std::string::npos || paren + 2 >= line.size() || line[paren + 2] != 'Z';
 }
 
 // Processes of the app that outlive it (a child still flushing after a
@@ -233,7 +221,10 @@ PassResult run_pass(const LaunchSpec& spec_in, const std::string& raw_dir,
                     const std::string& run_backend, const std::string& runtime_backend) {
   PassResult pass;
   LaunchSpec spec = spec_in;
-  const TablesDir tables;
+  // The shared region tables (runtime/shared_tables.h), in a private
+  // directory removed when the pass is over; without it (cannot be made)
+  // only flushed raw profiles count.
+  const PrivateDir tables("tables");
   if (!tables.path().empty()) spec.env[RPROF_ENV_TABLES_DIR] = tables.path();
   spec.env[RPROF_ENV_MPI_JOB] = is_mpi_launcher(spec.argv) ? "1" : "0";
   pass.launch = launch(spec);
@@ -276,6 +267,18 @@ PassResult run_pass(const LaunchSpec& spec_in, const std::string& raw_dir,
         "only the whole program was measured");
   }
   return pass;
+}
+
+bool is_tables_copy(const std::string& file) {
+  const std::string name = fs::path(file).filename().string();
+  const size_t at = name.rfind(".tables");
+  if (at == std::string::npos) return false;
+  size_t i = at + 7;
+  const size_t digits = i;
+  while (i < name.size() && name[i] >= '0' && name[i] <= '9') ++i;
+  if (i == digits) return false;
+  const std::string rest = name.substr(i);
+  return rest == ".json" || rest == kRunningTablesSuffix;
 }
 
 void add_signal_note(Profile& p, const LaunchResult& r) {

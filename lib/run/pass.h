@@ -12,6 +12,15 @@
 
 namespace rprof {
 
+// The raw/ copy of a process image read from the shared tables while that
+// process still ran (a daemon): rprof-raw.<host>.<pid>.tables<n>.running.json.
+// Its own final raw profile, written later in the same folder, replaces it.
+inline constexpr char kRunningTablesSuffix[] = ".running.json";
+
+// True for a raw/ file the launcher saved from the shared tables
+// (rprof-raw.<host>.<pid>.tables<n>.json, or the running form above).
+bool is_tables_copy(const std::string& file);
+
 struct PassResult {
   Profile profile;
   LaunchResult launch;

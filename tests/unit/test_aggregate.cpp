@@ -179,6 +179,23 @@ TEST_CASE("CSV fields are quoted when needed") {
   CHECK(csv_field("two\nlines") == "\"two\nlines\"");
 }
 
+TEST_CASE("CSV fields: control characters shown, formula cells neutralised") {
+  CHECK(csv_field("\x1b[31mred\x07") == "\\x1b[31mred\\x07");
+  CHECK(csv_field("cr\rhere") == "cr\\x0dhere");
+  CHECK(csv_field(std::string("nul\0x", 5)) == "nul\\x00x");
+  CHECK(csv_field("del\x7f") == "del\\x7f");
+  CHECK(csv_field("csi\xc2\x9b" "2J") == "csi\\u009b2J");
+  CHECK(csv_field("caf\xc3\xa9") == "caf\xc3\xa9");  // UTF-8 text stays
+  CHECK(csv_field("=1+2") == "'=1+2");
+  CHECK(csv_field("+1") == "'+1");
+  CHECK(csv_field("-1") == "'-1");
+  CHECK(csv_field("@sum") == "'@sum");
+  CHECK(csv_field("\tx") == "'\\x09x");
+  CHECK(csv_field("=HYPERLINK(\"a,b\")") == "\"'=HYPERLINK(\"\"a,b\"\")\"");
+  CHECK(csv_field("a=b") == "a=b");
+  CHECK(csv_field("") == "");
+}
+
 TEST_CASE("spread over threads and processes: min, mean, max, imbalance") {
   Region r;
   auto row = [](const char* host, int64_t pid, double t) {

@@ -198,16 +198,67 @@ TEST_CASE("sim run: totals, AVX-512 and Valgrind failures") {
       "==1== valgrind: Unrecognised instruction at address 0x109139.\n"
       "vex amd64->IR: unhandled instruction bytes: 0x62 0xF1 0xFD 0x48 0x58\n";
   CHECK(log_shows_avx512(log));
-  const std::string why = diagnose_sim_run(sigill, log, "./app", "sim/valgrind.7.log");
+  const std::string why = diagnose_sim_run(sigill, log, "", "./app", "sim/valgrind.7.log");
   CHECK(why.find("AVX-512") != std::string::npos);
   CHECK(why.find("-mno-avx512f") != std::string::npos);
-  CHECK(diagnose_sim_run(LaunchResult{}, "==1== all fine\n", "./app", "sim/valgrind.7.log").empty());
-  CHECK(diagnose_sim_run(LaunchResult{}, "valgrind: Bad option: --rp-l1=x\n", "./app",
+  CHECK(diagnose_sim_run(LaunchResult{}, "==1== all fine\n", "", "./app", "sim/valgrind.7.log").empty());
+  CHECK(diagnose_sim_run(LaunchResult{}, "valgrind: Bad option: --rp-l1=x\n", "", "./app",
                          "sim/valgrind.7.log")
             .find("option") != std::string::npos);
   // The message names the real log, never a placeholder.
-  CHECK(diagnose_sim_run(sigill, "", "./app", "sim/valgrind.7.log") ==
+  CHECK(diagnose_sim_run(sigill, "", "", "./app", "sim/valgrind.7.log") ==
         "./app was killed by signal 4 under the simulator (see sim/valgrind.7.log)");
+}
+
+TEST_CASE("diagnose_sim_run: the real cause, with its reason") {
+  LaunchResult failed;
+  failed.exit_code = 1;
+  // Valgrind's thread limit: the reason is on the line after the colon.
+  const std::string threads =
+      "Use --max-threads=INT to specify a larger number of threads\n"
+      "and rerun valgrind\n\n"
+      "valgrind: the 'impossible' happened:\n"
+      "   Max number of threads is too low\n\n"
+      "host stacktrace:\n==16863==    at 0x5802561A: ???\n";
+  const std::string why = diagnose_sim_run(failed, threads, "", "./app", "sim/valgrind.7.log");
+  CHECK(why.rfind("Valgrind failed: the 'impossible' happened: Max number of threads is too "
+                  "low (the program ran more threads at once than Valgrind's limit, 500",
+                  0) == 0);
+  // Before the log is open, Valgrind's messages are on the run's stderr.
+  LaunchResult denied;
+  denied.exit_code = 126;
+  const std::string suid =
+      "==16646== \n==16646== Warning: Can't execute setuid/setgid/setcap executable: ./suid\n"
+      "==16646== Possible workaround: remove --trace-children=yes, if in effect\n"
+      "valgrind: ./suid: Permission denied\n";
+  CHECK(diagnose_sim_run(denied, "", suid, "./suid", "no Valgrind log in sim/")
+            .rfind("./suid is set-user-ID, set-group-ID or has file capabilities", 0) == 0);
+  CHECK(diagnose_sim_run(failed, "",
+                         "==1== Bad option: --log-file=/o/a%zb/valgrind.%p.log\n"
+                         "==1== Expected 'p' or 'q' or '%' after '%'\n",
+                         "./app", "x") ==
+        "Valgrind rejected an option: Bad option: --log-file=/o/a%zb/valgrind.%p.log "
+        "(Expected 'p' or 'q' or '%' after '%')");
+  LaunchResult unresolved;
+  unresolved.exit_code = 127;
+  CHECK(diagnose_sim_run(unresolved, "",
+                         "./app: symbol lookup error: ./app: undefined symbol: never_called\n",
+                         "./app", "x")
+            .find("LD_BIND_NOW=1") != std::string::npos);
+  // The program's own exit 127 with no loader message is no failure of the run.
+  CHECK(diagnose_sim_run(unresolved, "", "app: input missing\n", "./app", "x").empty());
+}
+
+TEST_CASE("sim_run_files: a '%' of the output directory reaches Valgrind as %%") {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "rprof 100%p_%q";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const SimRunFiles f = sim_run_files(dir.string(), true);
+  CHECK(f.dir == dir.string() + "/sim");
+  CHECK(f.log == (std::filesystem::temp_directory_path() / "rprof 100%%p_%%q").string() +
+                     "/sim/valgrind.%p.log");
+  CHECK(f.totals.find("100%%p_%%q/sim/totals.%p.txt") != std::string::npos);
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("join: times from the timed run, counters from the counted run") {

@@ -96,8 +96,10 @@ void add_run_options(CLI::App& app, RunOptions& o) {
   app.footer(
       "Subcommands: rprof report|help (rprof help for the list).\n"
       "Exit status: the app's, or 128+N when signal N killed it; 126/127 when it\n"
-      "cannot be run; 1 or 2 for rprof's own errors (1 also when the simulated\n"
-      "run of --backend=sim failed, e.g. on AVX-512 code).");
+      "cannot be run; 1 or 2 for rprof's own errors (1 also when the counted run\n"
+      "of --backend=sim failed, e.g. on AVX-512 code: the note says why, the\n"
+      "app's own status is in profile.json); 128+N when SIGINT, SIGTERM, ... (N)\n"
+      "stopped a run of --backend=sim (the profile holds what ran before).");
   app.prefix_command();
 }
 
@@ -181,8 +183,9 @@ RunRequest run_request(const RunOptions& o, const std::string& program) {
 // exit status.
 int write_reports(RunOptions& o, const std::string& out_dir, const Profile& p,
                   const std::function<void()>& load_machine,
-                  std::optional<MachineChoice>& machine_choice, const std::string& sim_problem,
-                  bool native, const LaunchResult& result) {
+                  std::optional<MachineChoice>& machine_choice, const RunOutcome& run) {
+  const std::string& sim_problem = run.problem;
+  const LaunchResult& result = run.result;
   // Ceilings only when some region has FLOP or byte counts (the roofline, the
   // memory view); a broken machine file costs them, never the profile of the run.
   if (profile_needs_machine(p)) load_machine();
@@ -196,9 +199,14 @@ int write_reports(RunOptions& o, const std::string& out_dir, const Profile& p,
   }
   std::cerr << "rprof: profile written to " << out_dir << " (" << files << "; open "
             << out_dir << "/report.html)\n";
+  if (run.stopped != 0) {
+    std::cerr << "rprof: stopped by signal " << run.stopped
+              << ": the profile holds what ran before the stop\n";
+    return 128 + run.stopped;
+  }
   if (!sim_problem.empty()) {
     std::cerr << "rprof: " << sim_problem << "\n";
-    return native && result.shell_status() != 0 ? result.shell_status() : 1;
+    return run.native && result.shell_status() != 0 ? result.shell_status() : 1;
   }
   return result.shell_status();
 }
@@ -263,8 +271,7 @@ int cmd_run(const Args& args) {
     run.profile.notes.push_back("the program has no markers: its functions are shown as "
                                 "regions (the function view; --functions=N for more)");
   }
-  return write_reports(o, out_dir, run.profile, load_machine, machine_choice, run.problem,
-                       run.native, run.result);
+  return write_reports(o, out_dir, run.profile, load_machine, machine_choice, run);
 }
 
 }  // namespace rprof

@@ -1,5 +1,10 @@
 // rprof: a roofline profiler. `rprof ./app` runs and reports; subcommands
 // handle saved profiles and the machine.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <filesystem>
@@ -7,6 +12,7 @@
 #include <string>
 
 #include "common/error.h"
+#include "run/launcher.h"
 #include "tools/rprof/cli.h"
 #include "tools/rprof/commands.h"
 
@@ -52,9 +58,40 @@ int cmd_help(const Args& args) {
 
 const std::vector<Command>& commands() { return kCommands; }
 
+// A closed fd 0, 1 or 2 gets /dev/null, close-on-exec: no file rprof opens
+// (a pipe, a log, a report) lands there and is then written by the program as
+// its stdout, and the program still starts with that fd closed, as it would
+// without rprof (run/launcher.cpp keeps its redirections off such an fd).
+void hold_closed_std_fds() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF) continue;
+    const int got = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (got >= 0 && got != fd) close(got);  // a lower fd was closed too: loop fills it
+  }
+}
+
+// What rprof wrote on stdout must have reached it: a full disk or /dev/full
+// gives a one-line error and exit 1, never a silent short report.
+int finish_stdout(int status) {
+  // A write that failed earlier left the stream's error flags and its errno
+  // (the report's writer makes no system call after it); else the flush says.
+  int err = errno;
+  if (std::ferror(stdout) == 0 && std::cout) {
+    errno = 0;
+    std::cout.flush();
+    if (std::fflush(stdout) == 0 && std::ferror(stdout) == 0 && std::cout) return status;
+    err = errno;
+  }
+  std::cerr << "rprof: cannot write to stdout: "
+            << (err != 0 ? std::strerror(err) : "a write failed") << " (the output is incomplete)\n";
+  return status != 0 ? status : 1;
+}
+
 }  // namespace rprof
 
-int main(int argc, char** argv) {
+namespace {
+
+int run_command(int argc, char** argv) {
   using rprof::Args;
   try {
     if (argc < 2) {
@@ -86,4 +123,14 @@ int main(int argc, char** argv) {
     std::cerr << "rprof: internal error: " << e.what() << "\n";
     return 1;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  rprof::hold_closed_std_fds();
+  // rprof waits for the program: an inherited SIGCHLD = SIG_IGN would make
+  // the kernel reap it unseen (the program gets the inherited one back).
+  rprof::take_over_sigchld();
+  return rprof::finish_stdout(run_command(argc, argv));
 }

@@ -4,6 +4,7 @@
 // native run. The launcher's pieces are sim_config.h (cache geometry) and
 // sim_run.h (finding the tool, the command line, reading its files).
 #include <csignal>
+#include <fstream>
 
 #include "backends/sim/sim_config.h"
 #include "backends/sim/sim_run.h"
@@ -26,11 +27,38 @@ constexpr bool kSanitizedBuild = true;
 constexpr bool kSanitizedBuild = false;
 #endif
 
-// A timed run stopped from outside (Ctrl-C, a batch system's SIGTERM) means
-// stop: no second, far slower run.
+// A timed run stopped from outside (Ctrl-C, a batch system's SIGTERM, sent
+// to rprof or to the program) means stop: no second, far slower run.
 bool interrupted(const LaunchResult& r) {
-  return r.signal == SIGINT || r.signal == SIGTERM || r.signal == SIGHUP ||
-         r.signal == SIGQUIT || r.signal == SIGKILL;
+  return r.stopped_by != 0 || r.signal == SIGINT || r.signal == SIGTERM ||
+         r.signal == SIGHUP || r.signal == SIGQUIT || r.signal == SIGKILL;
+}
+
+// The signal that stopped a run from outside, 0 when none did.
+int stop_signal(const LaunchResult& r) {
+  if (r.stopped_by != 0) return r.stopped_by;
+  return interrupted(r) ? r.signal : 0;
+}
+
+std::string signal_name(int sig) {
+  const char* name = sig == SIGINT    ? "SIGINT"
+                     : sig == SIGTERM ? "SIGTERM"
+                     : sig == SIGHUP  ? "SIGHUP"
+                     : sig == SIGQUIT ? "SIGQUIT"
+                     : sig == SIGKILL ? "SIGKILL"
+                                      : nullptr;
+  return std::to_string(sig) + (name != nullptr ? std::string(" (") + name + ")" : "");
+}
+
+// The join's note on runs that differ is about a program that behaves
+// differently from run to run; a counted run that failed or was stopped did
+// not complete, so it says nothing of that.
+void drop_determinism_notes(Profile& p) {
+  std::vector<std::string> kept;
+  for (std::string& n : p.notes) {
+    if (n.rfind("the program is not deterministic", 0) != 0) kept.push_back(std::move(n));
+  }
+  p.notes = std::move(kept);
 }
 
 class SimDriver final : public BackendDriver {
@@ -159,18 +187,37 @@ RunOutcome SimDriver::finish(const RunPlan&, std::vector<PassResult> passes) {
     out.result = passes.front().launch;
     add_signal_note(out.profile, out.result);
     if (passes.size() == 1) {
-      out.profile.notes.push_back("the timed run was stopped by signal " +
-                                  std::to_string(out.result.signal) +
+      const int sig = stop_signal(out.result);
+      out.profile.notes.push_back("the timed run was stopped by signal " + signal_name(sig) +
                                   ", so the counted (simulated) run was skipped: no counts");
+      out.stopped = sig;
       return out;
     }
   }
   PassResult& counted = passes.back();
-  add_signal_note(counted.profile, counted.launch);
-  out.problem = diagnose_sim_run(counted.launch, read_sim_logs(files_.dir), request_.app.front(),
-                                 sim_log_names(files_.dir));
+  const int stopped = stop_signal(counted.launch);
+  // Valgrind's messages before its log is open, and the loader's, come first
+  // on the run's stderr (the program's own output follows).
+  std::string stderr_text(1u << 20, '\0');
+  std::ifstream err_file(files_.app_stderr, std::ios::binary);
+  err_file.read(stderr_text.data(), static_cast<std::streamsize>(stderr_text.size()));
+  stderr_text.resize(static_cast<size_t>(err_file.gcount()));
+  if (stopped == 0) {
+    out.problem = diagnose_sim_run(counted.launch, read_sim_logs(files_.dir), stderr_text,
+                                   request_.app.front(), sim_log_names(files_.dir));
+  }
+  // A failed counted run is named once, by its cause (counted_profile).
+  if (stopped == 0 && out.problem.empty()) add_signal_note(counted.profile, counted.launch);
   out.profile = counted_profile(counted, out.problem, std::move(out.profile), out.result);
+  if (stopped != 0) {
+    drop_determinism_notes(out.profile);
+    out.profile.notes.push_back(
+        "the counted (simulated) run was stopped by signal " + signal_name(stopped) +
+        ": its counts cover what ran before the stop; regions it completed are kept, open "
+        "ones are marked incomplete");
+  }
   if (!native_) out.result = counted.launch;
+  out.stopped = stopped;
   if (request_.functions > 0) {
     FunctionTimes times;
     if (native_) times = passes.front().launch.functions;
@@ -211,7 +258,11 @@ Profile SimDriver::counted_profile(PassResult& counted, const std::string& probl
   if (native_) {
     p = join_timed_and_counted(std::move(timed), counted.profile);
     const LaunchResult& sr = counted.launch;
-    if (sr.exit_code != timed_result.exit_code || sr.signal != timed_result.signal) {
+    // Runs that both completed and differ: the program's doing. A counted
+    // run that failed or was stopped is named by its own note instead.
+    const bool completed = problem.empty() && stop_signal(sr) == 0;
+    if (!completed) drop_determinism_notes(p);
+    if (completed && (sr.exit_code != timed_result.exit_code || sr.signal != timed_result.signal)) {
       p.notes.push_back("the program " + outcome_phrase(timed_result) +
                         " when timed but " + outcome_phrase(sr) +
                         " when counted (see " + sim_log_names(files_.dir) + ")");

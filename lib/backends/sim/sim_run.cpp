@@ -107,13 +107,30 @@ std::optional<SimTool> find_sim_tool(std::string* why, std::string* fix) {
 #endif
 }
 
+namespace {
+
+// Valgrind expands %p, %q{VAR} and %% in the file names of --log-file and of
+// the tool's --rp-out / --rp-fn-out: a '%' of the output directory's own name
+// is written %% so the path stays the one the user chose.
+std::string valgrind_literal(const std::string& path) {
+  std::string out;
+  for (const char c : path) {
+    out += c;
+    if (c == '%') out += '%';
+  }
+  return out;
+}
+
+}  // namespace
+
 SimRunFiles sim_run_files(const std::string& out_dir, bool capture_app_output) {
   SimRunFiles f;
   f.dir = out_dir + "/sim";
   f.raw_dir = out_dir + "/raw-sim";
-  f.log = f.dir + "/valgrind.%p.log";
-  f.totals = f.dir + "/totals.%p.txt";
-  f.functions = f.dir + "/functions.%p.txt";
+  const std::string vg_dir = valgrind_literal(f.dir);
+  f.log = vg_dir + "/valgrind.%p.log";
+  f.totals = vg_dir + "/totals.%p.txt";
+  f.functions = vg_dir + "/functions.%p.txt";
   if (capture_app_output) {
     f.app_stdout = f.dir + "/stdout.txt";
     f.app_stderr = f.dir + "/stderr.txt";
@@ -367,25 +384,86 @@ bool log_shows_avx512(const std::string& log_text) {
   return log_text.find("unhandled instruction bytes: 0x62") != std::string::npos;
 }
 
+namespace {
+
+// A Valgrind message line without its "==<pid>== " prefix.
+std::string unprefixed(const std::string& line) {
+  if (line.rfind("==", 0) != 0) return line;
+  const size_t end = line.find("== ", 2);
+  if (end == std::string::npos) return line;
+  return line.substr(end + 3);
+}
+
+std::vector<std::string> message_lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) out.push_back(unprefixed(line));
+  return out;
+}
+
+// "valgrind: <what>:" followed by its reason on the next indented lines
+// ("the 'impossible' happened:\n   Max number of threads is too low"): the
+// message with its reason, never cut at the colon.
+std::string with_reason(const std::vector<std::string>& lines, size_t i, const std::string& head) {
+  std::string msg = head;
+  for (size_t j = i + 1; j < lines.size() && j <= i + 4; ++j) {
+    const std::string& l = lines[j];
+    const size_t text = l.find_first_not_of(" \t");
+    if (text == std::string::npos || text == 0) break;
+    msg += " " + l.substr(text);
+  }
+  return msg;
+}
+
+}  // namespace
+
 std::string diagnose_sim_run(const LaunchResult& result, const std::string& log_text,
-                             const std::string& program, const std::string& log_names) {
-  if (log_shows_avx512(log_text)) {
+                             const std::string& stderr_text, const std::string& program,
+                             const std::string& log_names) {
+  if (log_shows_avx512(log_text) || log_shows_avx512(stderr_text)) {
     return program +
            " uses AVX-512 (EVEX-encoded) instructions, which Valgrind 3.19 cannot "
            "run, so --backend=sim cannot count it: rebuild without AVX-512 (e.g. "
            "-march=native -mno-avx512f, or -mavx2 -mfma) or use --backend=time "
            "(timing only)";
   }
-  // Valgrind's own fatal errors start with "valgrind:" in its log.
-  std::istringstream lines(log_text);
-  std::string line;
-  while (std::getline(lines, line)) {
-    const size_t at = line.find("valgrind: ");
-    if (at != std::string::npos && line.find("Bad option") == std::string::npos) {
-      return "Valgrind failed: " + line.substr(at + 10);
-    }
+  // Valgrind's own messages: in its log once that is open, on stderr before.
+  std::vector<std::string> lines = message_lines(log_text);
+  for (std::string& l : message_lines(stderr_text)) lines.push_back(std::move(l));
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string& line = lines[i];
     if (line.find("Bad option") != std::string::npos) {
-      return "Valgrind rejected an option: " + line;
+      const bool why = i + 1 < lines.size() && !lines[i + 1].empty() &&
+                       lines[i + 1].rfind("Use --help", 0) != 0;
+      return "Valgrind rejected an option: " + line + (why ? " (" + lines[i + 1] + ")" : "");
+    }
+    if (line.find("Can't execute setuid/setgid/setcap executable") != std::string::npos) {
+      return program +
+             " is set-user-ID, set-group-ID or has file capabilities: Valgrind cannot run "
+             "such a program, so --backend=sim cannot count it; count a copy without them "
+             "(cp " + program + " /tmp/copy) or use --backend=time (timing only)";
+    }
+    const size_t at = line.find("valgrind: ");
+    if (at != std::string::npos) {
+      std::string msg = with_reason(lines, i, "Valgrind failed: " + line.substr(at + 10));
+      if (msg.find("Max number of threads is too low") != std::string::npos) {
+        msg += " (the program ran more threads at once than Valgrind's limit, 500 unless "
+               "--max-threads raises it; the simulator cannot count it: use --backend=time "
+               "or fewer threads)";
+      }
+      return msg;
+    }
+  }
+  if (result.signal == 0 && result.exit_code == 127) {
+    for (const std::string& line : lines) {
+      if (line.find("symbol lookup error") != std::string::npos ||
+          line.find("error while loading shared libraries") != std::string::npos) {
+        return "the dynamic loader stopped " + program + " under the simulator (" + line +
+               "): the counted run binds every symbol at start (LD_BIND_NOW=1, so calls "
+               "into the rprof runtime are not counted), and a symbol the program never "
+               "calls, so natively never binds, is defined by no library";
+      }
     }
   }
   if (result.signal != 0) {

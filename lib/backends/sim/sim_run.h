@@ -37,9 +37,10 @@ std::optional<SimTool> find_sim_tool(std::string* why, std::string* fix = nullpt
 struct SimRunFiles {
   std::string dir;
   std::string raw_dir;
-  std::string log;     // pattern with %p, as Valgrind expands it
-  std::string totals;  // pattern with %p
-  std::string functions;  // pattern with %p: the tool's per-function table
+  // Patterns with %p, as Valgrind expands them (a '%' of dir written %%).
+  std::string log;
+  std::string totals;
+  std::string functions;  // the tool's per-function table
   std::string app_stdout;  // set when the app's output is kept out of the terminal
   std::string app_stderr;
 };
@@ -75,11 +76,15 @@ std::string sanitizer_of(const std::string& program_path);
 // instruction ("unhandled instruction bytes: 0x62 ...").
 bool log_shows_avx512(const std::string& log_text);
 
-// What went wrong in a sim run, for people (one line), or "" when the run
-// ended as the program wanted. `log_text` is Valgrind's log, `log_names`
-// where it is (sim_log_names).
+// What went wrong in a sim run, for people (one line, the cause with its
+// reason: Valgrind's own failure, an option it rejected, a program it cannot
+// run, a load failure under LD_BIND_NOW, a signal), or "" when the run ended
+// as the program wanted. `log_text` is Valgrind's log, `stderr_text` the
+// run's stderr (Valgrind's messages before its log is open, the loader's),
+// `log_names` where the log is (sim_log_names).
 std::string diagnose_sim_run(const LaunchResult& result, const std::string& log_text,
-                             const std::string& program, const std::string& log_names);
+                             const std::string& stderr_text, const std::string& program,
+                             const std::string& log_names);
 
 }  // namespace rprof
 
