@@ -124,7 +124,9 @@ TEST_CASE("sigwait, signalfd, interval and POSIX timers") {
 
 TEST_CASE("a 72 KiB SA_ONSTACK handler, with and without the program's alternate stack") {
   const Runs r = compare("altstack72");
+#ifndef RPROF_TEST_SANITIZED  // ASan's own alternate stack is smaller than 72 KiB
   CHECK(r.native.status == 0);
+#endif
 }
 
 TEST_CASE("a crash reporter chaining to the previous SIGSEGV action dies once") {
