@@ -64,7 +64,7 @@ void* churn(void* arg) {
   char outer[64], inner[64];
   for (unsigned i = 0; !g_stop.load(); ++i) {
     snprintf(outer, sizeof(outer), "churn%d_%u", id, (i / 64) % 16);
-    snprintf(inner, sizeof(inner), "churn%d_%u", id, i % 64);
+    snprintf(inner, sizeof(inner), "churn%d_%u", id, i % 4096);  // new names: interning
     BEGIN(outer);
     BEGIN(inner);
     END(inner);
