@@ -83,7 +83,8 @@ RPROF_API int rprof_region_read(const char* name, uint64_t* calls, double* secon
  * the markers are inactive. */
 RPROF_API const char* rprof_counter_name(int k);
 
-/* Writes the raw profile now (it is also written at exit and on fatal signals).
+/* Writes the raw profile now (it is also written at exit; under `rprof`, a process
+ * killed by a signal keeps its completed regions in the shared tables).
  * Regions still open are reported as incomplete. */
 RPROF_API int rprof_flush(void);
 

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <new>
 
 #include "runtime/shared_tables.h"
 
@@ -83,6 +84,8 @@ uint32_t find_region(const char* name) {
 const char* region_name(uint32_t id) {
   return (id >= 1 && id <= kMaxRegions) ? g_entries[id].name : "";
 }
+
+void region_table_after_fork() { new (&g_insert_mutex) std::mutex; }
 
 uint32_t region_count() { return g_count.load(std::memory_order_acquire); }
 

@@ -23,6 +23,9 @@ uint32_t find_region(const char* name);
 const char* region_name(uint32_t id);
 // Number of ids handed out so far (ids are 1..count).
 uint32_t region_count();
+// In the child after fork(): the insert lock, which another thread of the
+// parent may have held, is free again (the child has one thread).
+void region_table_after_fork();
 
 }  // namespace rprof::runtime
 

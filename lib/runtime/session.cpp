@@ -21,6 +21,7 @@
 #include "backends/sim/sim_quiet.h"
 #include "runtime/clock.h"
 #include "runtime/raw_writer.h"
+#include "runtime/region_table.h"
 #include "runtime/handshake.h"
 #include "runtime/shared_tables.h"
 #include "runtime/signals.h"
@@ -121,53 +122,33 @@ bool in_mpi_job(const Session& s, bool in_signal) {
   return s.mpi_initialized(&flag) == 0 && flag != 0;
 }
 
-const int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
-                             SIGINT,  SIGTERM, SIGQUIT, SIGHUP};
-
-void on_fatal_signal(int sig) {
-  flush_profile("signal", sig);
-  // SA_RESETHAND restored the default action: re-raise so the process dies of
-  // the same signal (the launcher reports it).
-  raise(sig);
-}
-
-void install_signal_handlers() {
-  static char alt_stack[64 * 1024];  // so a stack overflow can still flush
-  stack_t ss{};
-  ss.ss_sp = alt_stack;
-  ss.ss_size = sizeof(alt_stack);
-  sigaltstack(&ss, nullptr);
-  for (int sig : kFatalSignals) {
-    // libc's sigaction: these handlers are the runtime's, not wrapped, and a
-    // handler the program installed before (wrapped) is left alone.
-    struct sigaction old{};
-    if (real_sigaction(sig, nullptr, &old) != 0) continue;
-    // Leave alone what the program (or its parent) chose before us.
-    if (old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO)) continue;
-    struct sigaction sa{};
-    sa.sa_handler = on_fatal_signal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESETHAND | SA_ONSTACK | SA_NODEFER;
-    real_sigaction(sig, &sa, nullptr);
-  }
-}
-
 void at_exit() { flush_profile("exit", 0); }
+
+// fork(): the child keeps the forking thread's tables only (the other
+// threads do not exist there; their states may be mid-update), read from
+// a copy taken before the fork, so nothing the parent does meanwhile shows.
+// Runtime locks another thread may hold are free again in the child.
+void before_fork() { tables_before_fork(); }
+
+void after_fork_in_parent() { tables_after_fork_parent(); }
 
 void after_fork_in_child() {
   const SimQuiet quiet;
+  region_table_after_fork();
   Session& s = *g_session;
   s.parent_pid = s.pid;
   s.pid = static_cast<int>(getpid());
+  ThreadState* self = t_state;
   // Before the reset below: the mapping is still the parent's file.
-  tables_after_fork(s.parent_pid);
+  tables_after_fork(s.parent_pid, self != nullptr ? self->index() : UINT32_MAX);
   const uint64_t now = now_ticks();
   s.start_ticks = now;
   s.flushing.store(false);
-  for (ThreadState* t = s.threads.load(); t != nullptr; t = t->next) {
-    t->reset_after_fork(now);
-    if (t != t_state) t->mark_exited();  // only the forking thread survives
+  if (self != nullptr) {
+    self->next = nullptr;
+    self->reset_after_fork(now);
   }
+  s.threads.store(self, std::memory_order_release);
 }
 
 // RPROF_PRELOAD_PROGRAM: the launcher preloaded a drop-in (librprof-likwid,
@@ -268,8 +249,10 @@ void init() {
   open_tables(*s);
   g_session = s;
   std::atexit(at_exit);
-  install_signal_handlers();
-  pthread_atfork(nullptr, nullptr, after_fork_in_child);
+  // No signal handler and no alternate stack: the program sees its signals
+  // as without rprof. A process that dies of a signal (or _exit, exec) keeps
+  // what it completed in the shared tables, which the launcher reads.
+  pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
   g_active.store(true, std::memory_order_release);
   // The main thread's state now: a marker refused in a signal handler before
   // the thread's first marker is then still counted (a handler cannot

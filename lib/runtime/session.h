@@ -1,6 +1,7 @@
 // The process-wide session: the launcher handshake (environment), the backend,
-// the registry of thread states, and flushing the raw profile at exit, on
-// fatal signals and on request.
+// the registry of thread states, and flushing the raw profile at exit and on
+// request (no signal handler: a process killed by a signal keeps its
+// completed regions in the shared tables).
 //
 // Handshake (set by the `rprof` launcher; the names are in runtime/handshake.h,
 // documented in docs/profile-schema.md):

@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -150,19 +151,123 @@ TablesHeader* tables_header() {
   return g_arena.base != nullptr ? reinterpret_cast<TablesHeader*>(g_arena.base) : nullptr;
 }
 
-void tables_after_fork(int parent_pid) {
+namespace {
+
+// The parent's tables as they were when fork() was called (tables_before_fork),
+// for the child: an unnamed file in the tables' directory, and its size.
+// Thread-local: the thread that forks is the child's only thread.
+__thread int t_fork_fd = -1;
+__thread uint64_t t_fork_used = 0;
+
+bool copy_out(int fd, const char* from, uint64_t bytes, uint64_t mapped) {
+  if (ftruncate(fd, static_cast<off_t>(mapped)) != 0) return false;
+  for (uint64_t off = 0; off < bytes;) {
+    const ssize_t n = pwrite(fd, from + off, bytes - off, static_cast<off_t>(off));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    off += static_cast<uint64_t>(n);
+  }
+  return true;
+}
+
+// Gives the snapshot its name, <dir>/rprof-tables.<pid>.<seq>: linked from
+// /proc; where that fails, copied into a new file. The file's descriptor, or -1.
+int name_snapshot(int snap, const char* dir, uint64_t used, uint64_t mapped) {
+  char proc[64];
+  std::snprintf(proc, sizeof(proc), "/proc/self/fd/%d", snap);
+  char path[4096 + 64];
+  for (int seq = 0; seq < 64; ++seq) {
+    std::snprintf(path, sizeof(path), "%s/rprof-tables.%d.%d", dir, static_cast<int>(getpid()),
+                  seq);
+    if (linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0) return snap;
+    if (errno != EEXIST) break;
+  }
+  const int fd = create_file(dir, static_cast<int>(getpid()));
+  bool ok = fd >= 0 && ftruncate(fd, static_cast<off_t>(mapped)) == 0;
+  char buf[1 << 16];
+  for (uint64_t off = 0; ok && off < used;) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(sizeof(buf), used - off));
+    const ssize_t n = pread(snap, buf, want, static_cast<off_t>(off));
+    if (n < 0 && errno == EINTR) continue;
+    ok = n > 0 && pwrite(fd, buf, static_cast<size_t>(n), static_cast<off_t>(off)) == n;
+    off += n > 0 ? static_cast<uint64_t>(n) : 0;
+  }
+  close(snap);
+  if (!ok && fd >= 0) close(fd);
+  return ok ? fd : -1;
+}
+
+// Only the forking thread lives on in the child: the other threads' records
+// in its copy are emptied (no nodes, no open frames, no errors), so nothing
+// of the parent's is counted twice and no half-updated table is read.
+void forget_other_threads(const Arena& a, uint64_t used, uint32_t keep) {
+  for (uint64_t off = round_up(sizeof(TablesHeader), kRecordAlign);
+       off + sizeof(RecordHeader) <= used;) {
+    auto* rec = reinterpret_cast<RecordHeader*>(a.base + off);
+    if (rec->magic != kRecordMagic || rec->size > used - off - sizeof(RecordHeader)) break;
+    if (rec->type == static_cast<uint32_t>(RecordType::kThread) && rec->a != keep &&
+        rec->size == sizeof(ThreadShared)) {
+      auto* t = reinterpret_cast<ThreadShared*>(rec + 1);
+      t->nodes.store(0, std::memory_order_relaxed);
+      t->depth.store(0, std::memory_order_relaxed);
+      t->errors.store(0, std::memory_order_relaxed);
+      t->in_marker.store(0, std::memory_order_relaxed);
+      t->exited.store(1, std::memory_order_relaxed);
+    }
+    off += record_span(rec->size);
+  }
+}
+
+}  // namespace
+
+void tables_before_fork() {
+  t_fork_fd = -1;
+  Arena& a = g_arena;
+  if (a.base == nullptr || a.fd < 0) return;
+  // Records below `used` are complete (published with release); the forking
+  // thread's own are not changing while it forks. Other threads may be
+  // adding records: their tables are emptied in the child.
+  const uint64_t used = reinterpret_cast<TablesHeader*>(a.base)->used.load(std::memory_order_acquire);
+  const uint64_t mapped = round_up(used, kGrowBytes);
+  const int fd = ::open(a.dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  if (!copy_out(fd, a.base, used, mapped)) {
+    close(fd);
+    return;
+  }
+  t_fork_fd = fd;
+  t_fork_used = used;
+}
+
+void tables_after_fork_parent() {
+  if (t_fork_fd >= 0) close(t_fork_fd);  // the child holds its own descriptor
+  t_fork_fd = -1;
+}
+
+void tables_after_fork(int parent_pid, uint32_t keep_thread) {
   // The forking thread is the only one: no lock needed (and the mutex may
   // have been held by another thread of the parent at fork time).
   new (&g_mutex) std::mutex;
   Arena& a = g_arena;
-  if (a.base == nullptr) return;
-  const int fd = create_file(a.dir, static_cast<int>(getpid()));
-  bool ok = fd >= 0 && ftruncate(fd, static_cast<off_t>(a.mapped)) == 0;
-  for (size_t off = 0; ok && off < a.used;) {
-    const ssize_t n = pwrite(fd, a.base + off, a.used - off, static_cast<off_t>(off));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) ok = false;
-    else off += static_cast<size_t>(n);
+  const int snap = t_fork_fd;
+  t_fork_fd = -1;
+  if (a.base == nullptr) {
+    if (snap >= 0) close(snap);
+    return;
+  }
+  int fd = -1;
+  uint64_t used = 0;
+  bool ok = false;
+  if (snap >= 0) {
+    used = t_fork_used;
+    fd = name_snapshot(snap, a.dir, used, a.mapped);
+    ok = fd >= 0 && ftruncate(fd, static_cast<off_t>(a.mapped)) == 0;
+  } else if (a.fd >= 0) {
+    // No snapshot (no O_TMPFILE here): a copy of the parent's file as it is
+    // now; the parent may have moved on, its other threads are emptied below.
+    used = a.used;
+    fd = create_file(a.dir, static_cast<int>(getpid()));
+    ok = fd >= 0 && copy_out(fd, a.base, used, a.mapped);
   }
   if (ok) {
     ok = mmap(a.base, a.mapped, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) !=
@@ -172,8 +277,10 @@ void tables_after_fork(int parent_pid) {
     // No file of our own: keep a private copy so the parent's tables are
     // never written, and stop adding to the tables.
     if (fd >= 0) close(fd);
-    mmap(a.base, a.mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, a.fd, 0);
-    close(a.fd);
+    if (a.fd >= 0) {
+      mmap(a.base, a.mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, a.fd, 0);
+      close(a.fd);
+    }
     a.fd = -1;
     // Keep base (pointers into it stay valid) but refuse new records.
     a.mapped = a.used;
@@ -182,7 +289,10 @@ void tables_after_fork(int parent_pid) {
   }
   close(a.fd);
   a.fd = fd;
+  a.used = used;
   auto* h = reinterpret_cast<TablesHeader*>(a.base);
+  h->used.store(used, std::memory_order_relaxed);
+  forget_other_threads(a, used, keep_thread);
   h->pid = static_cast<int32_t>(getpid());
   h->parent_pid = parent_pid;
   h->start_ticks = now_ticks();

@@ -109,10 +109,15 @@ void* tables_alloc(RecordType type, uint32_t a, uint32_t b, size_t size);
 bool tables_owns(const void* p);
 // The header, or null.
 TablesHeader* tables_header();
-// In the child after fork(): the mapping is the parent's file; copy it into a
-// new file of its own and map that at the same addresses, so pointers stay
-// valid and the parent's tables are never written by the child.
-void tables_after_fork(int parent_pid);
+// Around fork() (pthread_atfork, session.cpp). Before: the calling thread
+// copies the tables, as they are while it forks, into an unnamed file. In the
+// parent after: that copy is closed. In the child: the copy is named as the
+// child's own file and mapped at the same addresses (pointers stay valid, the
+// parent's tables are never written by the child), and every thread's
+// tables but keep_thread's (the forking thread's index, or none) are emptied.
+void tables_before_fork();
+void tables_after_fork_parent();
+void tables_after_fork(int parent_pid, uint32_t keep_thread);
 // Records the outcome of a raw profile write.
 void tables_note_raw(RawState state, int err);
 

@@ -1,8 +1,9 @@
 // The interposed signal functions and the handler wrapper (signals.h).
 //
 // librprof defines sigaction, signal, bsd_signal, ssignal, sysv_signal,
-// __sysv_signal and sigset, and the jumps out of a handler: siglongjmp,
-// longjmp, _longjmp and __longjmp_chk; a program linked with it reaches
+// __sysv_signal, sigset and siginterrupt, and the ways out of a handler:
+// siglongjmp, longjmp, _longjmp, __longjmp_chk, setcontext and swapcontext
+// (a C++ exception unwinds through the wrapper); a program linked with it reaches
 // these before libc's (the dynamic linker's search order). A drop-in's
 // dependency on it comes after libc: the launcher preloads librprof beside a
 // drop-in it preloads (tools/rprof/marker_apis.cpp); a program linked with a
@@ -18,6 +19,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
@@ -50,6 +52,14 @@ struct AppAction {
 AppAction g_app[kNumSignals];
 
 std::atomic<SigactionFn> g_real{nullptr};
+// The process the table belongs to. A vfork child (or a child of a raw
+// clone) shares the table's memory: its sigaction calls go to the kernel
+// unwrapped and never touch the table (the parent's handlers stay as they
+// are). 0: not known yet (before the runtime's constructor).
+std::atomic<int> g_owner_pid{0};
+// Signals siginterrupt() made interrupting: signal() sets no SA_RESTART for
+// them (glibc's BSD signal keeps the same set, hidden in libc).
+std::atomic<uint64_t> g_interrupt{0};
 std::atomic_flag g_lock = ATOMIC_FLAG_INIT;  // writers of g_app, signals blocked
 
 extern "C" int __sigaction(int, const struct sigaction*, struct sigaction*);
@@ -133,17 +143,24 @@ void wrapper(int sig, siginfo_t* info, void* uc) {
     }
   }
   ++now.depth;
-  AppAction& a = g_app[sig];
+  const AppAction& a = g_app[sig];
   const uintptr_t h = a.handler.load(std::memory_order_acquire);
   const int flags = a.flags.load(std::memory_order_relaxed);
-  // SA_RESETHAND: the kernel restored SIG_DFL on delivery; so does the table
-  // (unless another thread has installed a handler since).
-  if (flags & SA_RESETHAND) {
-    uintptr_t expected = h;
-    a.handler.compare_exchange_strong(expected, 0, std::memory_order_acq_rel);
-  }
+  // SA_RESETHAND: the kernel restored SIG_DFL on delivery; the table keeps
+  // the handler (read only when the kernel holds the wrapper), so a vfork
+  // child's handler never writes its parent's table.
   t_handler = now;
   std::atomic_signal_fence(std::memory_order_seq_cst);
+  // Restores the mark when the handler returns, and when a C++ exception
+  // leaves it (thrown in the handler, or through its frame with
+  // -fnon-call-exceptions): the unwinder runs this destructor.
+  struct Restore {
+    HandlerMark prev;
+    ~Restore() {
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      t_handler = prev;
+    }
+  } restore{prev};
   errno = saved_errno;
   if (is_handler(h)) {
     if (flags & SA_SIGINFO) {
@@ -159,8 +176,6 @@ void wrapper(int sig, siginfo_t* info, void* uc) {
     sigemptyset(&dfl.sa_mask);
     if (real_fn()(sig, &dfl, nullptr) == 0) raise(sig);
   }
-  std::atomic_signal_fence(std::memory_order_seq_cst);
-  t_handler = prev;
 }
 
 // The table and the kernel change together: other threads and this thread's
@@ -185,12 +200,34 @@ class Locked {
   sigset_t old_;
 };
 
+bool owns_table() {
+  const int pid = static_cast<int>(getpid());
+  int owner = g_owner_pid.load(std::memory_order_relaxed);
+  if (owner == 0 && g_owner_pid.compare_exchange_strong(owner, pid)) return true;
+  return owner == pid;
+}
+
+// What the program set, in place of the wrapper the kernel holds.
+void program_view(int sig, struct sigaction* old) {
+  const uintptr_t h = g_app[sig].handler.load(std::memory_order_acquire);
+  const int flags = g_app[sig].flags.load(std::memory_order_relaxed);
+  old->sa_handler = h != 0 ? reinterpret_cast<PlainHandler>(h) : SIG_DFL;
+  old->sa_flags = (old->sa_flags & ~SA_SIGINFO) | (flags & SA_SIGINFO);
+}
+
 int do_sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
   const SigactionFn real = real_fn();
   if (sig <= 0 || sig >= kNumSignals || sig == SIGKILL || sig == SIGSTOP) {
     return real(sig, act, old);  // libc's error (EINVAL)
   }
   const int saved_errno = errno;
+  if (!owns_table()) {
+    // A vfork child: the kernel only; read back the program's handler.
+    const int rc = real(sig, act, old);
+    if (rc == 0 && old != nullptr && old->sa_sigaction == wrapper) program_view(sig, old);
+    errno = rc == 0 ? saved_errno : errno;
+    return rc;
+  }
   const Locked lock;
   AppAction& a = g_app[sig];
   const uintptr_t prev_handler = a.handler.load(std::memory_order_relaxed);
@@ -224,6 +261,10 @@ int do_sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
       // The program's own handler and flags, never the wrapper.
       old->sa_handler = prev_handler != 0 ? reinterpret_cast<PlainHandler>(prev_handler) : SIG_DFL;
       old->sa_flags = (kold.sa_flags & ~SA_SIGINFO) | (prev_flags & SA_SIGINFO);
+    } else if (prev_handler != 0 && (prev_flags & SA_RESETHAND)) {
+      // The kernel reset the wrapper to SIG_DFL on delivery and kept its
+      // flags: the program's flags are those without the wrapper's SA_SIGINFO.
+      old->sa_flags = (kold.sa_flags & ~SA_SIGINFO) | (prev_flags & SA_SIGINFO);
     }
   }
   errno = saved_errno;
@@ -242,7 +283,8 @@ __sighandler_t set_handler(int sig, __sighandler_t handler, bool bsd) {
   sigemptyset(&act.sa_mask);
   if (bsd) {
     sigaddset(&act.sa_mask, sig);
-    act.sa_flags = SA_RESTART;
+    const bool interrupts = (g_interrupt.load(std::memory_order_relaxed) >> (sig - 1)) & 1;
+    act.sa_flags = interrupts ? 0 : SA_RESTART;
   } else {
     act.sa_flags = SA_RESETHAND | SA_NODEFER;
   }
@@ -283,6 +325,90 @@ void before_jump(const void* env) {
   __builtin_unreachable();
 }
 
+// setcontext and swapcontext: libc's, looked up like the jumps.
+using SetcontextFn = int (*)(const ucontext_t*);
+using SwapcontextFn = int (*)(ucontext_t*, const ucontext_t*);
+std::atomic<SetcontextFn> g_setcontext{nullptr};
+std::atomic<SwapcontextFn> g_swapcontext{nullptr};
+
+template <typename Fn>
+Fn context_fn(std::atomic<Fn>& slot, const char* name) {
+  Fn f = slot.load(std::memory_order_acquire);
+  if (f == nullptr) {
+    f = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
+    if (f != nullptr) slot.store(f, std::memory_order_release);
+  }
+  return f;
+}
+
+// Before a switch to context `to`: its stack pointer is plain (not mangled).
+// A target among the handler's live frames (between here and the wrapper's
+// frame, or on the alternate stack it runs on) stays in the handler; any
+// other leaves every handler.
+void before_switch(const ucontext_t* to) {
+  HandlerMark& m = t_handler;
+  if (m.depth == 0 || to == nullptr) return;
+  const auto target = static_cast<uintptr_t>(to->uc_mcontext.gregs[REG_RSP]);
+  if (m.alt_hi != 0 ? inside(m, target) : (target >= frame_sp() && target < m.entry_sp)) return;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  m = HandlerMark{0, 0, 0, 0};
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+}
+
+int do_setcontext(const ucontext_t* ucp) {
+  const SetcontextFn real = context_fn(g_setcontext, "setcontext");
+  if (real == nullptr) {
+    errno = ENOSYS;
+    return -1;
+  }
+  const HandlerMark saved = t_handler;
+  before_switch(ucp);
+#if defined(__SANITIZE_ADDRESS__)
+  __asan_handle_no_return();
+#endif
+  const int rc = real(ucp);
+  t_handler = saved;  // it failed: still where it was
+  return rc;
+}
+
+int do_swapcontext(ucontext_t* oucp, const ucontext_t* ucp) {
+  const SwapcontextFn real = context_fn(g_swapcontext, "swapcontext");
+  if (real == nullptr) {
+    errno = ENOSYS;
+    return -1;
+  }
+  const HandlerMark saved = t_handler;
+  before_switch(ucp);
+  const int rc = real(oucp, ucp);
+  // Back in this frame (switched back to, or failed): the mark it left with.
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  t_handler = saved;
+  return rc;
+}
+
+int do_siginterrupt(int sig, int interrupt) {
+  if (sig <= 0 || sig >= kNumSignals) {
+    errno = EINVAL;
+    return -1;
+  }
+  struct sigaction act{};
+  if (do_sigaction(sig, nullptr, &act) < 0) return -1;
+  const uint64_t bit = uint64_t{1} << (sig - 1);
+  if (interrupt) {
+    if (owns_table()) g_interrupt.fetch_or(bit, std::memory_order_relaxed);
+    act.sa_flags &= ~SA_RESTART;
+  } else {
+    if (owns_table()) g_interrupt.fetch_and(~bit, std::memory_order_relaxed);
+    act.sa_flags |= SA_RESTART;
+  }
+  return do_sigaction(sig, &act, nullptr) < 0 ? -1 : 0;
+}
+
+[[gnu::noinline]] void throw_once(int v) {
+  asm volatile("" : "+r"(v));  // a real throw, never folded into the catch
+  throw v;
+}
+
 }  // namespace
 
 bool still_in_handler() {
@@ -292,20 +418,34 @@ bool still_in_handler() {
 }
 
 void resolve_signal_functions() {
+  // The wrapper's cleanup (a program's exception leaving a handler) runs
+  // through librprof's own copy of the C++ runtime (linked in, hidden), whose
+  // unwinder fills its register table the first time it unwinds: once here,
+  // so its personality routine never meets the program's unwinder unprepared.
+  try {
+    throw_once(0);
+  } catch (int) {
+  }
   (void)real_fn();
   for (int j = 0; j < kNumJumps; ++j) (void)jump_fn(static_cast<Jump>(j));
+  (void)context_fn(g_setcontext, "setcontext");
+  (void)context_fn(g_swapcontext, "swapcontext");
+  g_owner_pid.store(static_cast<int>(getpid()), std::memory_order_relaxed);
   // A fork while another thread held the table's lock: the child's copy of
-  // it would be held for good (its first sigaction would spin forever).
-  pthread_atfork(nullptr, nullptr, [] { g_lock.clear(std::memory_order_release); });
-}
-
-int real_sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
-  return real_fn()(sig, act, old);
+  // it would be held for good (its first sigaction would spin forever). The
+  // child owns its copy of the table.
+  pthread_atfork(nullptr, nullptr, [] {
+    g_lock.clear(std::memory_order_release);
+    g_owner_pid.store(static_cast<int>(getpid()), std::memory_order_relaxed);
+  });
 }
 
 }  // namespace rprof::runtime
 
 using rprof::runtime::do_jump;
+using rprof::runtime::do_setcontext;
+using rprof::runtime::do_siginterrupt;
+using rprof::runtime::do_swapcontext;
 using rprof::runtime::do_sigaction;
 using rprof::runtime::set_handler;
 
@@ -328,6 +468,18 @@ RPROF_API __sighandler_t sysv_signal(int sig, __sighandler_t handler) noexcept {
 }
 RPROF_API __sighandler_t __sysv_signal(int sig, __sighandler_t handler) noexcept {
   return set_handler(sig, handler, false);
+}
+
+// siginterrupt: SA_RESTART off (1) or on (0) for the handler installed now
+// and for those signal() installs later, as glibc's.
+RPROF_API int siginterrupt(int sig, int interrupt) noexcept {
+  return do_siginterrupt(sig, interrupt);
+}
+
+// Switches out of a handler clear its mark (signals.h).
+RPROF_API int setcontext(const ucontext_t* ucp) noexcept { return do_setcontext(ucp); }
+RPROF_API int swapcontext(ucontext_t* oucp, const ucontext_t* ucp) noexcept {
+  return do_swapcontext(oucp, ucp);
 }
 
 // System V's sigset: SIG_HOLD blocks the signal, any other disposition is

@@ -6,7 +6,13 @@
 // handler for the handler's length, and every marker call checks that mark
 // with one thread-local load: a marker in a handler is refused and counted
 // (ErrorKind::kInSignalHandler), so the interrupted thread's region stack
-// never changes. The program always reads back its own handler and flags.
+// never changes. The program always reads back its own handler and flags;
+// the runtime installs no handler of its own. A vfork child's calls go to the
+// kernel unwrapped (the table is its parent's memory).
+//
+// A C++ exception leaving a handler unwinds through the wrapper, whose
+// cleanup clears the mark; setcontext and swapcontext are interposed and
+// clear it when their target lies outside the handler's frames.
 //
 // A handler left by siglongjmp/longjmp never returns through the wrapper:
 // librprof interposes siglongjmp, longjmp, _longjmp and __longjmp_chk too,
@@ -51,10 +57,6 @@ inline bool in_signal_handler() {
 // constructor, where the simulator counts nothing), so a first sigaction or
 // jump from a handler does not call dlsym there.
 void resolve_signal_functions();
-
-// libc's own sigaction, for the runtime's fatal-signal handlers (session.cpp):
-// they are the runtime's, not the program's, and are not wrapped.
-int real_sigaction(int sig, const struct sigaction* act, struct sigaction* old);
 
 }  // namespace rprof::runtime
 

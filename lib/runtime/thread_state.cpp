@@ -356,6 +356,7 @@ void ThreadState::record_error(ErrorKind kind, uint32_t expected,
 void ThreadState::reset_after_fork(uint64_t now) {
   const int32_t count = sh_->nodes.load(std::memory_order_relaxed);
   for (int32_t i = 0; i < count; ++i) {
+    if (chunks_[i / kNodesPerChunk] == nullptr) break;  // never trust a count read from the file
     Node& n = node(i);
     for (Counter* c : {&n.calls, &n.incl_ticks, &n.excl_ticks, &n.work_calls}) {
       c->store(0, std::memory_order_relaxed);

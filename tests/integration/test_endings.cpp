@@ -303,11 +303,16 @@ TEST_CASE("SA_ONSTACK handlers on an alternate stack, returning or jumping out")
   CHECK(error_count(p, "mismatched_end") == 0);
 }
 
-TEST_CASE("an app handler chained to the runtime's fatal-signal handler: flushed, killed") {
+TEST_CASE("an app handler chained to the previous action (SIG_DFL): killed, regions kept") {
   auto r = run_rprof({"--backend=time", "-q", app("signal_between"), "chain"});
   INFO(r.out << r.err);
   REQUIRE(r.status == 128 + SIGTERM);
-  CHECK(r.out == "runtime handler yes\n");
+  // The runtime installs no handler: the program replaced SIG_DFL.
+  CHECK(r.out == "previous handler no\n");
+  // No raw profile was written; the shared tables kept every region, the
+  // open one and the refused marker.
+  CHECK(notes_of(load_json(r.dir + "/profile.json")).find("kept from the shared tables") !=
+        std::string::npos);
   const auto p = load_json(r.dir + "/profile.json");
   CHECK(p["run"]["signal"] == SIGTERM);
   CHECK(find_region(p, "done")["calls"] == 1);

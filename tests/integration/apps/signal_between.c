@@ -14,9 +14,10 @@
  *            check that fails, or "oldact ok"), then a restored handler runs
  *   altstack SA_ONSTACK handlers on an alternate stack inside main's frame,
  *            one returning, one siglongjmping out (plain, then SS_AUTODISARM)
- *   chain    a SIGTERM handler installed over the runtime's, which refuses a
- *            marker, puts the runtime's back and re-raises: the runtime
- *            flushes, the process dies of SIGTERM
+ *   chain    a SIGTERM handler that refuses a marker, puts back what it
+ *            replaced (SIG_DFL: the runtime installs no handler) and
+ *            re-raises: the process dies of SIGTERM, its regions kept in
+ *            the shared tables
  *   none     no marker call
  * Prints "runs R refused F" (handler runs, refused marker calls) and the
  * mode's own figures. */
@@ -274,13 +275,13 @@ static int altstack(void) {
 }
 
 static void h_chain(int sig);
-static struct sigaction g_runtime_action;
+static struct sigaction g_prev_action;
 
 static void h_chain(int sig) {
   ++g_runs;
   if (rprof_begin("h") != RPROF_OK) ++g_refused;
   /* Put back the handler we replaced and deliver the signal to it. */
-  sigaction(sig, &g_runtime_action, NULL);
+  sigaction(sig, &g_prev_action, NULL);
   raise(sig);  /* blocked until this handler returns */
 }
 
@@ -322,8 +323,8 @@ int main(int argc, char** argv) {
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = h_chain;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGTERM, &sa, &g_runtime_action);
-    printf("runtime handler %s\n", g_runtime_action.sa_handler != SIG_DFL ? "yes" : "no");
+    sigaction(SIGTERM, &sa, &g_prev_action);
+    printf("previous handler %s\n", g_prev_action.sa_handler != SIG_DFL ? "yes" : "no");
     fflush(stdout);
     rprof_begin("open");
     raise(SIGTERM);
