@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -14,16 +15,28 @@
 namespace rprof::runtime {
 namespace {
 
-// Address space reserved once (PROT_NONE, no memory); the file is mapped into
-// it from the start as it grows, so records never move.
-constexpr size_t kReserveBytes = size_t{16} << 30;
-constexpr size_t kGrowBytes = size_t{1} << 20;
+// The file is mapped in segments, each a range of the file at its own
+// address, so records never move and no address space is reserved ahead:
+// the mapping takes what the tables hold (RLIMIT_AS sees only that). A
+// segment grows the mapped total by half (at least 1 MiB, at most 64 MiB);
+// a record never spans two segments (the old segment's tail becomes a pad
+// record).
+constexpr size_t kFirstSegment = size_t{1} << 20;
+constexpr size_t kMaxSegment = size_t{64} << 20;
+constexpr int kMaxSegments = 64;
+
+struct Segment {
+  char* base = nullptr;
+  size_t off = 0;   // file offset of base
+  size_t size = 0;  // bytes mapped
+};
 
 struct Arena {
   int fd = -1;
-  char* base = nullptr;
-  size_t mapped = 0;  // bytes of the file mapped at base
-  size_t used = 0;    // bytes of records (and the header)
+  Segment seg[kMaxSegments];
+  int segments = 0;
+  size_t file_size = 0;  // bytes of the file, all mapped
+  size_t used = 0;       // file offset of the next record
   char dir[4096] = {};
 };
 
@@ -32,18 +45,42 @@ std::mutex g_mutex;
 
 size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
-// Maps more of the file (mapped..want) at its place in the reservation.
-bool grow(size_t want) {
+TablesHeader* header() { return reinterpret_cast<TablesHeader*>(g_arena.seg[0].base); }
+
+// Why the tables stopped growing, kept in the header for the launcher.
+void note_full(int err) {
+  TablesHeader* h = header();
+  if (h == nullptr) return;
+  if (h->incomplete.load(std::memory_order_relaxed) == 0) {
+    h->grow_errno.store(err, std::memory_order_relaxed);
+  }
+  h->incomplete.store(1, std::memory_order_release);
+}
+
+// Maps `size` more bytes of the file as a new segment. errno-style result.
+int add_segment(size_t size) {
   Arena& a = g_arena;
-  if (want <= a.mapped) return true;
-  const size_t size = round_up(want, kGrowBytes);
-  if (size > kReserveBytes) return false;
-  if (ftruncate(a.fd, static_cast<off_t>(size)) != 0) return false;
-  void* p = mmap(a.base + a.mapped, size - a.mapped, PROT_READ | PROT_WRITE,
-                 MAP_SHARED | MAP_FIXED, a.fd, static_cast<off_t>(a.mapped));
-  if (p == MAP_FAILED) return false;
-  a.mapped = size;
-  return true;
+  if (a.segments == kMaxSegments) return ENOMEM;
+  if (a.file_size + size > kMaxTablesBytes) return EFBIG;
+  if (ftruncate(a.fd, static_cast<off_t>(a.file_size + size)) != 0) return errno;
+  void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, a.fd,
+                 static_cast<off_t>(a.file_size));
+  if (p == MAP_FAILED) {
+    const int err = errno;
+    if (ftruncate(a.fd, static_cast<off_t>(a.file_size)) != 0) {
+      // The file keeps the unmapped tail: zeroes past `used`, never read.
+    }
+    return err;
+  }
+  a.seg[a.segments++] = Segment{static_cast<char*>(p), a.file_size, size};
+  a.file_size += size;
+  return 0;
+}
+
+// The address of file offset off (in the last segment).
+char* at(size_t off) {
+  const Segment& s = g_arena.seg[g_arena.segments - 1];
+  return s.base + (off - s.off);
 }
 
 void copy_name(char* dst, size_t cap, const char* src) {
@@ -65,31 +102,29 @@ int create_file(const char* dir, int pid) {
   return -1;
 }
 
+void unmap_all() {
+  Arena& a = g_arena;
+  for (int i = 0; i < a.segments; ++i) munmap(a.seg[i].base, a.seg[i].size);
+  if (a.fd >= 0) close(a.fd);
+  a = Arena{};
+}
+
 }  // namespace
 
 bool tables_open(const char* dir, const TablesInfo& info) {
   const std::lock_guard<std::mutex> lock(g_mutex);
   Arena& a = g_arena;
-  if (a.base != nullptr || dir == nullptr || *dir == '\0' || std::strlen(dir) >= sizeof(a.dir)) {
+  if (a.segments != 0 || dir == nullptr || *dir == '\0' || std::strlen(dir) >= sizeof(a.dir)) {
     return false;
   }
-  void* res = mmap(nullptr, kReserveBytes, PROT_NONE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (res == MAP_FAILED) return false;
   a.fd = create_file(dir, static_cast<int>(getpid()));
-  if (a.fd < 0) {
-    munmap(res, kReserveBytes);
-    return false;
-  }
-  a.base = static_cast<char*>(res);
+  if (a.fd < 0) return false;
   copy_name(a.dir, sizeof(a.dir), dir);
-  if (!grow(sizeof(TablesHeader))) {
-    close(a.fd);
-    munmap(res, kReserveBytes);
-    a = Arena{};
+  if (add_segment(kFirstSegment) != 0) {
+    unmap_all();
     return false;
   }
-  auto* h = new (a.base) TablesHeader;
+  auto* h = new (a.seg[0].base) TablesHeader;
   h->version = kTablesVersion;
   h->header_size = sizeof(TablesHeader);
   h->node_size = sizeof(Node);
@@ -123,14 +158,30 @@ bool tables_open(const char* dir, const TablesInfo& info) {
 void* tables_alloc(RecordType type, uint32_t a_, uint32_t b, size_t size) {
   const std::lock_guard<std::mutex> lock(g_mutex);
   Arena& a = g_arena;
-  if (a.base == nullptr) return nullptr;
-  auto* h = reinterpret_cast<TablesHeader*>(a.base);
+  if (a.segments == 0 || a.fd < 0) return nullptr;
+  TablesHeader* h = header();
   const size_t span = record_span(size);
-  if (!grow(a.used + span)) {
-    h->incomplete.store(1, std::memory_order_relaxed);
-    return nullptr;
+  if (a.used + span > a.file_size) {
+    const size_t grow = std::min(kMaxSegment, std::max(kFirstSegment, a.file_size / 2));
+    const int err = add_segment(round_up(std::max(span, grow), kFirstSegment));
+    if (err != 0) {
+      note_full(err);
+      return nullptr;
+    }
+    // The previous segment's tail (a multiple of kRecordAlign, so 0 or at
+    // least one record header) becomes a pad record the reader skips.
+    const Segment& prev = a.seg[a.segments - 2];
+    const size_t tail = prev.off + prev.size - a.used;
+    if (tail > 0) {
+      auto* pad = reinterpret_cast<RecordHeader*>(prev.base + (a.used - prev.off));
+      pad->magic = kRecordMagic;
+      pad->type = static_cast<uint32_t>(RecordType::kPad);
+      pad->a = pad->b = 0;
+      pad->size = tail - sizeof(RecordHeader);
+      a.used += tail;
+    }
   }
-  auto* rec = reinterpret_cast<RecordHeader*>(a.base + a.used);
+  auto* rec = reinterpret_cast<RecordHeader*>(at(a.used));
   rec->magic = kRecordMagic;
   rec->type = static_cast<uint32_t>(type);
   rec->a = a_;
@@ -143,46 +194,59 @@ void* tables_alloc(RecordType type, uint32_t a_, uint32_t b, size_t size) {
 
 bool tables_owns(const void* p) {
   const char* c = static_cast<const char*>(p);
-  return g_arena.base != nullptr && c >= g_arena.base && c < g_arena.base + kReserveBytes;
+  const Arena& a = g_arena;
+  for (int i = 0; i < a.segments; ++i) {
+    if (c >= a.seg[i].base && c < a.seg[i].base + a.seg[i].size) return true;
+  }
+  return false;
 }
 
-TablesHeader* tables_header() {
-  return g_arena.base != nullptr ? reinterpret_cast<TablesHeader*>(g_arena.base) : nullptr;
-}
+TablesHeader* tables_header() { return g_arena.segments != 0 ? header() : nullptr; }
+
+size_t tables_file_bytes() { return g_arena.file_size; }
 
 void tables_after_fork(int parent_pid) {
   // The forking thread is the only one: no lock needed (and the mutex may
   // have been held by another thread of the parent at fork time).
   new (&g_mutex) std::mutex;
   Arena& a = g_arena;
-  if (a.base == nullptr) return;
-  const int fd = create_file(a.dir, static_cast<int>(getpid()));
-  bool ok = fd >= 0 && ftruncate(fd, static_cast<off_t>(a.mapped)) == 0;
-  for (size_t off = 0; ok && off < a.used;) {
-    const ssize_t n = pwrite(fd, a.base + off, a.used - off, static_cast<off_t>(off));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) ok = false;
-    else off += static_cast<size_t>(n);
+  if (a.segments == 0) return;
+  const int fd = a.fd >= 0 ? create_file(a.dir, static_cast<int>(getpid())) : -1;
+  bool ok = fd >= 0 && ftruncate(fd, static_cast<off_t>(a.file_size)) == 0;
+  for (int i = 0; ok && i < a.segments; ++i) {
+    const Segment& s = a.seg[i];
+    const size_t len = a.used > s.off ? std::min(s.size, a.used - s.off) : 0;
+    for (size_t off = 0; ok && off < len;) {
+      const ssize_t n = pwrite(fd, s.base + off, len - off, static_cast<off_t>(s.off + off));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) ok = false;
+      else off += static_cast<size_t>(n);
+    }
   }
-  if (ok) {
-    ok = mmap(a.base, a.mapped, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) !=
-         MAP_FAILED;
+  for (int i = 0; ok && i < a.segments; ++i) {
+    const Segment& s = a.seg[i];
+    ok = mmap(s.base, s.size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
+              static_cast<off_t>(s.off)) != MAP_FAILED;
   }
   if (!ok) {
     // No file of our own: keep a private copy so the parent's tables are
-    // never written, and stop adding to the tables.
+    // never written, and stop adding to the tables (pointers into the
+    // segments stay valid).
+    const int err = errno != 0 ? errno : EIO;
     if (fd >= 0) close(fd);
-    mmap(a.base, a.mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, a.fd, 0);
-    close(a.fd);
+    for (int i = 0; i < a.segments && a.fd >= 0; ++i) {
+      const Segment& s = a.seg[i];
+      mmap(s.base, s.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, a.fd,
+           static_cast<off_t>(s.off));
+    }
+    if (a.fd >= 0) close(a.fd);
     a.fd = -1;
-    // Keep base (pointers into it stay valid) but refuse new records.
-    a.mapped = a.used;
-    reinterpret_cast<TablesHeader*>(a.base)->incomplete.store(1);
+    note_full(err);
     return;
   }
   close(a.fd);
   a.fd = fd;
-  auto* h = reinterpret_cast<TablesHeader*>(a.base);
+  TablesHeader* h = header();
   h->pid = static_cast<int32_t>(getpid());
   h->parent_pid = parent_pid;
   h->start_ticks = now_ticks();
