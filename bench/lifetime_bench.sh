@@ -40,7 +40,7 @@ for i in 1 2 3; do
   echo "runtime active: $(active "$app" threads 2000 forks 20 | grep forks_ms)"
 done
 
-echo "== ulimit -v (KiB) for rprof and the app; the app completes 20,002 regions, then _exit"
+echo "== ulimit -v (KiB) for rprof and the app; the app completes 20,202 region paths, then _exit"
 for gib in 4 8 16; do
   out=$tmp/ulimit$gib
   if (ulimit -v $((gib * 1024 * 1024)) && "$rprof" -q --backend=time -o "$out" -- "$app" limit 1048576 >/dev/null 2>&1); then

@@ -38,16 +38,32 @@ RunInfo run_info(const std::vector<std::string>& command, const std::string& bac
 }
 
 // The launcher's private directory for the shared region tables
-// (runtime/shared_tables.h): mkdtemp (0700) under $TMPDIR, removed with
-// everything in it when the pass is over. Empty path when it cannot be made
-// (the run goes on; only flushed raw profiles count then).
+// (runtime/shared_tables.h): mkdtemp (0700) under $TMPDIR, else /tmp, else
+// the output's raw directory; removed with everything in it when the pass is
+// over. warning() says when $TMPDIR could not be used, and an empty path
+// means none could be made (the run goes on; only raw profiles written at
+// exit count then).
 class TablesDir {
  public:
-  TablesDir() {
+  explicit TablesDir(const std::string& fallback) {
     const char* tmp = std::getenv("TMPDIR");
-    std::string templ = std::string(tmp != nullptr && *tmp == '/' ? tmp : "/tmp") +
-                        "/rprof-tables-XXXXXX";
-    if (mkdtemp(templ.data()) != nullptr) path_ = templ;
+    const std::string wanted = tmp != nullptr && *tmp == '/' ? tmp : "/tmp";
+    int err = 0;
+    for (const std::string& base : {wanted, std::string("/tmp"), fallback}) {
+      std::string templ = base + "/rprof-tables-XXXXXX";
+      if (mkdtemp(templ.data()) != nullptr) {
+        path_ = templ;
+        break;
+      }
+      if (err == 0) err = errno;
+    }
+    if (err != 0) {
+      warning_ = "the shared region tables could not be made in " + wanted + " (" +
+                 std::strerror(err) + ")" +
+                 (path_.empty() ? ": regions are kept only by a raw profile written at exit, "
+                                  "not when the program ends by _exit(), exec() or a signal"
+                                : "; they were made in " + fs::path(path_).parent_path().string());
+    }
   }
   ~TablesDir() {
     std::error_code ec;
@@ -56,9 +72,11 @@ class TablesDir {
   TablesDir(const TablesDir&) = delete;
   TablesDir& operator=(const TablesDir&) = delete;
   const std::string& path() const { return path_; }
+  const std::string& warning() const { return warning_; }
 
  private:
   std::string path_;
+  std::string warning_;
 };
 
 // Job launchers whose command line makes the run an MPI job: the rank
@@ -128,7 +146,15 @@ std::string tables_note(const TablesImage& img, const std::string& how) {
       note += std::string(i ? "," : "") + " " + img.open[i].name + " (open " + secs + " s)";
     }
   }
-  if (img.incomplete) note += " (some tables did not fit in the mapping and are missing)";
+  if (img.incomplete) {
+    note += std::string("; the tables stopped growing (") +
+            (img.grow_errno == EFBIG ? "their limit of " + std::to_string(kMaxTablesBytes >> 20) +
+                                           " MiB"
+             : img.grow_errno != 0   ? std::strerror(img.grow_errno)
+                                     : "no memory") +
+            (img.grow_errno == ENOMEM ? ", the address-space limit (ulimit -v)?" : "") +
+            "): regions recorded after that are missing";
+  }
   return note;
 }
 
@@ -233,7 +259,7 @@ PassResult run_pass(const LaunchSpec& spec_in, const std::string& raw_dir,
                     const std::string& run_backend, const std::string& runtime_backend) {
   PassResult pass;
   LaunchSpec spec = spec_in;
-  const TablesDir tables;
+  const TablesDir tables(raw_dir);
   if (!tables.path().empty()) spec.env[RPROF_ENV_TABLES_DIR] = tables.path();
   spec.env[RPROF_ENV_MPI_JOB] = is_mpi_launcher(spec.argv) ? "1" : "0";
   pass.launch = launch(spec);
@@ -242,6 +268,7 @@ PassResult run_pass(const LaunchSpec& spec_in, const std::string& raw_dir,
   // A missing or unreadable raw file becomes a note, never a lost report.
   std::vector<std::string> errors;
   std::vector<std::string> notes;
+  if (!tables.warning().empty()) notes.push_back(tables.warning());
   std::vector<std::string> raw_files;
   try {
     raw_files = list_raw_profiles(raw_dir);

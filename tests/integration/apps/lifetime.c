@@ -11,8 +11,8 @@
  *   names: a 4097-byte name, two 1100-byte names that differ at byte 1050,
  *     and "[program]", each begun and ended once.
  *   limit KB: sets RLIMIT_AS to what the process maps now plus KB, mallocs
- *     half of that margin, completes "kept" once and 20,000 paths "p/<i>",
- *     then _exit(0). */
+ *     half of that margin, completes "kept" once and 20,201 paths under "p"
+ *     ("p/a<i>/b<j>", 200 x 100), then _exit(0). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <rprof/rprof.h>
@@ -123,12 +123,17 @@ int main(int argc, char** argv) {
     if (p == NULL) return 6;
     rprof_begin("kept");
     rprof_end("kept");
-    char name[32];
+    char a[32], b[32];
     rprof_begin("p");
-    for (int i = 0; i < 20000; ++i) {
-      snprintf(name, sizeof(name), "%d", i);
-      rprof_begin(name);
-      rprof_end(name);
+    for (int i = 0; i < 200; ++i) {
+      snprintf(a, sizeof(a), "a%d", i);
+      rprof_begin(a);
+      for (int j = 0; j < 100; ++j) {
+        snprintf(b, sizeof(b), "b%d", j);
+        rprof_begin(b);
+        rprof_end(b);
+      }
+      rprof_end(a);
     }
     rprof_end("p");
     free(p);
