@@ -60,12 +60,12 @@ ThreadList thread_list(Session& s) {
 }
 
 // At thread end: its state is kept whole or folded and released
-// (runtime/thread_registry.h).
+// (runtime/thread_registry.h); none of it is the program's work.
 struct ThreadExit {
   ~ThreadExit() {
-    if (t_state != nullptr && release_thread(thread_list(*g_session), t_state)) {
-      t_state = nullptr;
-    }
+    if (t_state == nullptr) return;
+    const SimQuiet quiet;
+    if (release_thread(thread_list(*g_session), t_state)) t_state = nullptr;
   }
 };
 thread_local ThreadExit t_exit;
