@@ -68,7 +68,10 @@ std::optional<MarkerErrorKind> parse_marker_error_kind(const std::string& s) {
       {"too_many_regions", MarkerErrorKind::kTooManyRegions},
       {"work_outside_region", MarkerErrorKind::kWorkOutsideRegion},
       {"bad_work", MarkerErrorKind::kBadWork},
-      {"in_signal_handler", MarkerErrorKind::kInSignalHandler}};
+      {"in_signal_handler", MarkerErrorKind::kInSignalHandler},
+      {"too_many_paths", MarkerErrorKind::kTooManyPaths},
+      {"name_too_long", MarkerErrorKind::kNameTooLong},
+      {"reserved_name", MarkerErrorKind::kReservedName}};
   for (const auto& [key, kind] : kinds) {
     if (s == key) return kind;
   }

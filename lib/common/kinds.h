@@ -61,6 +61,9 @@ enum class MarkerErrorKind {
   kWorkOutsideRegion,
   kBadWork,
   kInSignalHandler,
+  kTooManyPaths,
+  kNameTooLong,
+  kReservedName,
 };
 std::optional<MarkerErrorKind> parse_marker_error_kind(const std::string& s);
 

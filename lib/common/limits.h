@@ -13,22 +13,30 @@
 
 namespace rprof::limits {
 
-// Whole files: a profile.json of 100,000 region paths is 103 MB, a raw
-// profile of 100,000 paths with 32 counters (the runtime's most) about 50 MB.
-// Both are read from the file as they are parsed (common/json_reader.h,
-// JsonText: 1 MiB at a time), so their size does not bound the reader's
-// memory (kJsonKeptBytes does); the machine file is read whole.
-inline constexpr uint64_t kProfileFileBytes = 256ull << 20;  // 256 MiB
-inline constexpr uint64_t kRawFileBytes = 256ull << 20;      // 256 MiB
+// Whole files. profile.json and raw profiles are read from the file as they
+// are parsed (common/json_reader.h, JsonText: 1 MiB at a time), so their size
+// does not bound the reader's memory (kJsonKeptBytes does) and the writers'
+// output has no cap of its own: a profile.json of 100,000 region paths is
+// 103 MB with the time backend and about 300 MB with the sim backend's
+// counters; a raw profile of one thread at the runtime's node limit (262,144
+// paths) with 32 counters about 160 MB, and a process may have many threads.
+// These caps only stop a file no run writes (a sparse 1 TB file), so that no
+// input reads for hours. Several raw profiles are read at once within
+// kRawInFlightBytes of files in all (memory: what each holds is its nodes).
+inline constexpr uint64_t kProfileFileBytes = 64ull << 30;  // 64 GiB
+inline constexpr uint64_t kRawFileBytes = 64ull << 30;      // 64 GiB
+inline constexpr uint64_t kRawInFlightBytes = 256ull << 20; // 256 MiB
 inline constexpr uint64_t kMachineFileBytes = 16ull << 20;  // 16 MiB
 
 // Any JSON the tool reads: nesting of arrays and objects (the formats need
 // 6), one string (a command-line argument is at most 128 KiB on Linux), and
-// the number of values in one file (memory: 16 to 32 bytes each; a profile
-// of 100,000 region paths of 2 threads holds about 12 million).
+// the number of values in one file. A file read piece by piece holds few of
+// them at once (kJsonKeptBytes bounds that), so its count only follows the
+// file caps (a value takes 2 bytes at least); a file read whole (the machine
+// file) has its own, smaller count.
 inline constexpr size_t kJsonDepth = 64;
 inline constexpr size_t kJsonStringBytes = 1u << 20;       // 1 MiB
-inline constexpr uint64_t kJsonValues = 32ull << 20;       // 33,554,432
+inline constexpr uint64_t kJsonValues = 32ull << 30;       // 34,359,738,368
 inline constexpr uint64_t kMachineJsonValues = 1u << 20;   // 1,048,576
 // What a file read piece by piece (profile.json region by region, a raw
 // profile node by node) holds as JSON at once, counted as it is allocated:
@@ -42,7 +50,7 @@ inline constexpr uint64_t kMachineJsonValues = 1u << 20;   // 1,048,576
 inline constexpr uint64_t kJsonKeptBytes = 64ull << 20;     // 64 MiB
 
 // The profile model.
-inline constexpr size_t kNameBytes = 4096;          // a region name (the runtime keeps 1024)
+inline constexpr size_t kNameBytes = 4096;  // a region name (the runtime refuses longer ones)
 // Region paths in a profile, region names in a raw profile.
 inline constexpr size_t kRegions = 1u << 20;
 // Region instances (nodes) of one thread in a raw profile.

@@ -32,8 +32,8 @@ std::vector<RawProfile> read_raw_profiles(const std::vector<std::string>& files,
   std::vector<std::optional<RawProfile>> parsed(files.size());
   std::vector<std::string> failures(files.size());
   std::atomic<size_t> next{0};
-  // The files being read at once stay within one file's cap in all (a file
-  // waits until what it needs is free, or runs alone). Their texts are not
+  // The files being read at once stay within kRawInFlightBytes in all (a
+  // file waits until what it needs is free, or runs alone). Their texts are not
   // held (JsonText), but what each holds as JSON grows with its size up to
   // limits::kJsonKeptBytes, so many large hostile files on all cores do
   // not take that much per core.
@@ -44,11 +44,11 @@ std::vector<RawProfile> read_raw_profiles(const std::vector<std::string>& files,
     for (size_t i = next++; i < files.size(); i = next++) {
       std::error_code ec;
       const uint64_t size = std::filesystem::file_size(files[i], ec);
-      const uint64_t bytes = ec ? 0 : std::min<uint64_t>(size, limits::kRawFileBytes);
+      const uint64_t bytes = ec ? 0 : std::min<uint64_t>(size, limits::kRawInFlightBytes);
       {
         std::unique_lock<std::mutex> lock(mutex);
         freed.wait(lock, [&] {
-          return in_flight == 0 || in_flight + bytes <= limits::kRawFileBytes;
+          return in_flight == 0 || in_flight + bytes <= limits::kRawInFlightBytes;
         });
         in_flight += bytes;
       }

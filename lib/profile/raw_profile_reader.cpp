@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "common/error.h"
 #include "common/json_reader.h"
@@ -295,10 +296,17 @@ class RawStream {
     node.calls = rni.get<uint64_t>(n, "calls");
     node.incl_ns = rni.get<uint64_t>(n, "incl_ns");
     node.excl_ns = rni.get<uint64_t>(n, "excl_ns");
+    // A region's exclusive time is part of its inclusive time (recursion
+    // included: the outermost call's inclusive time holds every instance's).
+    if (node.excl_ns > node.incl_ns) {
+      rni.fail_at("excl_ns", fmt::format("exclusive time {} ns above the inclusive time {} ns",
+                                         node.excl_ns, node.incl_ns));
+    }
     if (n.contains("work_calls")) {
       node.work_calls = rni.get<uint64_t>(n, "work_calls");
-      node.work_flops = static_cast<double>(rni.get<uint64_t>(n, "work_flops"));
-      node.work_bytes = static_cast<double>(rni.get<uint64_t>(n, "work_bytes"));
+      // Integers; above 2^64 written as <digits>e<exponent>.
+      node.work_flops = std::round(rni.nonneg(n, "work_flops"));
+      node.work_bytes = std::round(rni.nonneg(n, "work_bytes"));
     }
     // Before the counters, any number of counts (checked at the end).
     const auto counts = [&](const char* key) {

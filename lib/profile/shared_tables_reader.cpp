@@ -145,6 +145,7 @@ TablesImage read_shared_tables(const std::string& file, uint64_t now_mono_ns) {
   img.raw_state = static_cast<runtime::RawState>(raw_state);
   img.raw_errno = t.at<int32_t>(offsetof(TablesHeader, raw_errno));
   img.incomplete = t.at<uint32_t>(offsetof(TablesHeader, incomplete)) != 0;
+  img.grow_errno = t.at<int32_t>(offsetof(TablesHeader, grow_errno));
   for (int k = 0; k < nc; ++k) {
     p.counters.push_back(t.str(offsetof(TablesHeader, counter_names) +
                                    static_cast<size_t>(k) * runtime::kTablesNameBytes,
@@ -166,8 +167,8 @@ TablesImage read_shared_tables(const std::string& file, uint64_t now_mono_ns) {
     switch (static_cast<RecordType>(rec.type)) {
       case RecordType::kThread:
         if (rec.size != sizeof(ThreadShared)) t.fail("thread record of the wrong size");
-        if (rec.a > (1u << 20) || !threads.emplace(rec.a, payload).second) {
-          t.fail("thread index " + std::to_string(rec.a) + " out of range or repeated");
+        if (!threads.emplace(rec.a, payload).second) {
+          t.fail("thread index " + std::to_string(rec.a) + " repeated");
         }
         break;
       case RecordType::kChunk:
@@ -176,6 +177,8 @@ TablesImage read_shared_tables(const std::string& file, uint64_t now_mono_ns) {
             !chunks.emplace(std::pair{rec.a, rec.b}, payload).second) {
           t.fail("node chunk " + std::to_string(rec.b) + " out of range or repeated");
         }
+        break;
+      case RecordType::kPad:
         break;
       case RecordType::kName:
         if (rec.a == 0 || rec.a > runtime::kMaxRegions || rec.size > runtime::kMaxNameBytes) {
@@ -190,6 +193,11 @@ TablesImage read_shared_tables(const std::string& file, uint64_t now_mono_ns) {
   }
 
   for (const auto& [index, base] : threads) {
+    const uint32_t role = t.at<uint32_t>(base + offsetof(ThreadShared, role));
+    if (role > static_cast<uint32_t>(runtime::ThreadRole::kFolded)) t.fail("thread role out of range");
+    // A released state: its thread ended and was folded into the exited
+    // threads' state; what it holds belongs to no thread.
+    if (role == static_cast<uint32_t>(runtime::ThreadRole::kVacant)) continue;
     RawThread th;
     th.index = index;
     th.tid = t.at<int32_t>(base + offsetof(ThreadShared, tid));
@@ -256,7 +264,7 @@ TablesImage read_shared_tables(const std::string& file, uint64_t now_mono_ns) {
       const size_t e = base + offsetof(ThreadShared, error_records) +
                        static_cast<size_t>(i) * sizeof(ErrorRecord);
       const auto kind = t.at<uint8_t>(e + offsetof(ErrorRecord, kind));
-      if (kind > static_cast<uint8_t>(runtime::ErrorKind::kInSignalHandler)) {
+      if (kind > static_cast<uint8_t>(runtime::ErrorKind::kReservedName)) {
         t.fail("error kind out of range");
       }
       RawError err;

@@ -18,8 +18,9 @@
 
 namespace rprof {
 
-// Largest tables file read (256 MiB: 450,000 nodes), and most files per run.
-inline constexpr uint64_t kMaxTablesBytes = uint64_t{256} << 20;
+// Largest tables file read: the runtime's own limit, so every file it writes
+// is read (runtime/shared_tables.h); and most files per run.
+using runtime::kMaxTablesBytes;
 inline constexpr size_t kMaxTablesFiles = 4096;
 
 struct TablesImage {
@@ -30,6 +31,7 @@ struct TablesImage {
   runtime::RawState raw_state = runtime::RawState::kNone;
   int raw_errno = 0;
   bool incomplete = false;  // some table could not be mapped (on the heap)
+  int grow_errno = 0;       // why the file stopped growing (EFBIG: at kMaxTablesBytes)
   struct Open {
     std::string name;
     double open_s = 0;

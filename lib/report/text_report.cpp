@@ -42,7 +42,18 @@ std::string error_line(const MarkerError& e) {
         what = "begin " + got + " nested deeper than 256 regions (ignored, its end too)";
         break;
       case MarkerErrorKind::kTooManyRegions:
-        what = "more distinct regions than the runtime holds (ignored)";
+        what = "more distinct region names than the runtime holds (16,384; ignored)";
+        break;
+      case MarkerErrorKind::kTooManyPaths:
+        what = "calls of region paths beyond the runtime's limit of 262,144 paths per "
+               "thread, not recorded (their time is in the enclosing region's exclusive "
+               "time)";
+        break;
+      case MarkerErrorKind::kNameTooLong:
+        what = "a marker with a region name longer than 4096 bytes (ignored)";
+        break;
+      case MarkerErrorKind::kReservedName:
+        what = "a marker named \"[program]\", the whole-program row's name (ignored)";
         break;
       case MarkerErrorKind::kWorkOutsideRegion:
         what = "rprof_work() with no region open (ignored)";

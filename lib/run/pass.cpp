@@ -121,7 +121,15 @@ std::string tables_note(const TablesImage& img, const std::string& how, const ch
       note += std::string(i ? "," : "") + " " + img.open[i].name + " (open " + secs + " s)";
     }
   }
-  if (img.incomplete) note += " (some tables did not fit in the mapping and are missing)";
+  if (img.incomplete) {
+    note += std::string("; the tables stopped growing (") +
+            (img.grow_errno == EFBIG ? "their limit of " + std::to_string(kMaxTablesBytes >> 20) +
+                                           " MiB"
+             : img.grow_errno != 0   ? std::strerror(img.grow_errno)
+                                     : "no memory") +
+            (img.grow_errno == ENOMEM ? ", the address-space limit (ulimit -v)?" : "") +
+            "): regions recorded after that are missing";
+  }
   return note;
 }
 
@@ -224,7 +232,7 @@ PassResult run_pass(const LaunchSpec& spec_in, const std::string& raw_dir,
   // The shared region tables (runtime/shared_tables.h), in a private
   // directory removed when the pass is over; without it (cannot be made)
   // only flushed raw profiles count.
-  const PrivateDir tables("tables");
+  const PrivateDir tables("tables", raw_dir);
   if (!tables.path().empty()) spec.env[RPROF_ENV_TABLES_DIR] = tables.path();
   spec.env[RPROF_ENV_MPI_JOB] = is_mpi_launcher(spec.argv) ? "1" : "0";
   pass.launch = launch(spec);
@@ -233,6 +241,7 @@ PassResult run_pass(const LaunchSpec& spec_in, const std::string& raw_dir,
   // A missing or unreadable raw file becomes a note, never a lost report.
   std::vector<std::string> errors;
   std::vector<std::string> notes;
+  if (!tables.warning().empty()) notes.push_back(tables.warning());
   std::vector<std::string> raw_files;
   try {
     raw_files = list_raw_profiles(raw_dir);

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 namespace rprof {
@@ -32,10 +33,31 @@ unsigned long pid_namespace() {
 
 }  // namespace
 
-PrivateDir::PrivateDir(const std::string& kind) {
-  std::string templ = tmp_root() + "/rprof-" + kind + "." + std::to_string(pid_namespace()) +
-                      "." + std::to_string(getpid()) + ".XXXXXX";
-  if (mkdtemp(templ.data()) != nullptr) path_ = templ;
+PrivateDir::PrivateDir(const std::string& kind, const std::string& fallback) {
+  const std::string wanted = tmp_root();
+  const std::string name = "/rprof-" + kind + "." + std::to_string(pid_namespace()) + "." +
+                           std::to_string(getpid()) + ".XXXXXX";
+  int err = 0;
+  for (const std::string& base : {wanted, std::string("/tmp"), fallback}) {
+    if (base.empty()) continue;
+    std::string templ = base + name;
+    if (mkdtemp(templ.data()) != nullptr) {
+      path_ = templ;
+      break;
+    }
+    if (err == 0) err = errno;
+  }
+  if (err != 0 && kind == "tables") {
+    warning_ = "the shared region tables could not be made in " + wanted + " (" +
+               std::strerror(err) + ")" +
+               (path_.empty() ? ": regions are kept only by a raw profile written at exit, "
+                                "not when the program ends by _exit(), exec() or a signal"
+                              : "; they were made in " + fs::path(path_).parent_path().string());
+  } else if (err != 0) {
+    warning_ = "rprof's " + kind + " directory could not be made in " + wanted + " (" +
+               std::strerror(err) + ")" +
+               (path_.empty() ? "" : "; it was made in " + fs::path(path_).parent_path().string());
+  }
 }
 
 PrivateDir::~PrivateDir() {

@@ -18,15 +18,19 @@ namespace rprof {
 
 class PrivateDir {
  public:
-  // kind: "tables", "stdin". path() is empty when it cannot be made.
-  explicit PrivateDir(const std::string& kind);
+  // kind: "tables", "stdin". Made under $TMPDIR, else /tmp, else fallback
+  // (when given); warning() then says where $TMPDIR failed and where it was
+  // made instead. path() is empty when it cannot be made anywhere.
+  explicit PrivateDir(const std::string& kind, const std::string& fallback = {});
   ~PrivateDir();
   PrivateDir(const PrivateDir&) = delete;
   PrivateDir& operator=(const PrivateDir&) = delete;
   const std::string& path() const { return path_; }
+  const std::string& warning() const { return warning_; }
 
  private:
   std::string path_;
+  std::string warning_;
 };
 
 // Removes the private directories of dead rprof processes (the rule above);

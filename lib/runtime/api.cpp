@@ -42,9 +42,13 @@ uint32_t region_of(ThreadState* t, const char* name) {
   if (slot.name == name && std::strcmp(rprof::runtime::region_name(slot.id), name) == 0) {
     return slot.id;
   }
-  const uint32_t id = intern_region(name);
+  rprof::runtime::InternResult why;
+  const uint32_t id = intern_region(name, &why);
   if (id == 0) {
-    t->record_error(ErrorKind::kTooManyRegions, 0, 0);
+    t->record_error(why == rprof::runtime::InternResult::kTooLong    ? ErrorKind::kNameTooLong
+                    : why == rprof::runtime::InternResult::kReserved ? ErrorKind::kReservedName
+                                                                     : ErrorKind::kTooManyRegions,
+                    0, 0);
   } else {
     slot.name = name;
     slot.id = id;

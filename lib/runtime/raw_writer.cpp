@@ -7,9 +7,12 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
+#include <mutex>
 
 #include "runtime/clock.h"
 #include "runtime/region_table.h"
+#include "runtime/thread_registry.h"
 #include "runtime/thread_state.h"
 
 namespace rprof::runtime {
@@ -45,9 +48,23 @@ class Out {
       u64(static_cast<uint64_t>(v));
     }
   }
-  void num(double v) {  // declared work: integral, non-negative, finite
-    if (!(v >= 0) || v > 1.8e19) v = 0;
+  // Declared work: non-negative and finite (thread_state refuses the rest),
+  // rounded to an integer. Above 2^64 it is written as <digits>e<exponent>
+  // (17 significant digits, the double's precision).
+  void num(double v) {
+    if (!(v >= 0) || !(v <= std::numeric_limits<double>::max())) v = 0;
+    if (v < 1.8e19) {
+      u64(static_cast<uint64_t>(std::llround(v)));
+      return;
+    }
+    int exp10 = 0;
+    while (v >= 1e17) {
+      v /= 10;
+      ++exp10;
+    }
     u64(static_cast<uint64_t>(std::llround(v)));
+    put('e');
+    u64(static_cast<uint64_t>(exp10));
   }
   // A JSON string. Control characters are \u-escaped; bytes that are not
   // valid UTF-8 become U+FFFD so the file is always valid JSON.
@@ -142,9 +159,12 @@ void write_thread(Out& o, const ThreadState& t, int nc, uint64_t now) {
   // Open frames: their nodes are incomplete; partial time up to the flush.
   const int depth = t.depth();
   o.put(",\"open\":[");
+  bool first = true;
   for (int d = 0; d < depth; ++d) {
     const Frame& f = t.frame(d);
-    if (d) o.put(',');
+    if (f.node.load(std::memory_order_relaxed) < 0) continue;  // refused: no node
+    if (!first) o.put(',');
+    first = false;
     o.put("{\"node\":");
     o.i64(f.node.load(std::memory_order_relaxed));
     o.put(",\"elapsed_ns\":");
@@ -232,6 +252,10 @@ bool append_int(char* buf, size_t cap, size_t* len, int64_t v) {
 }  // namespace
 
 int write_raw_profile(const RawRunInfo& info, const ThreadState* threads) {
+  // Outside a signal handler, no thread is folded while the states are read
+  // (a handler cannot wait for the lock: it reads them as they are).
+  std::unique_lock<std::mutex> folds(fold_mutex(), std::defer_lock);
+  if (info.signal == 0) folds.lock();
   // <dir>/rprof-raw.<host>.<pid>[.r<rank>].json, via <name>.tmp
   char path[4096];
   size_t len = 0;
@@ -309,6 +333,7 @@ int write_raw_profile(const RawRunInfo& info, const ThreadState* threads) {
     o.put("],\"threads\":[");
     bool first = true;
     for (const ThreadState* t = threads; t != nullptr; t = t->next) {
+      if (t->vacant()) continue;  // released: its counts are in the folded state
       if (!first) o.put(',');
       first = false;
       o.put('\n');

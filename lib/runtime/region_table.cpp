@@ -39,8 +39,19 @@ bool same(const Entry& e, uint64_t hash, const char* name, size_t len) {
 
 }  // namespace
 
-uint32_t intern_region(const char* name) {
-  const size_t len = strnlen(name, kMaxNameBytes);
+uint32_t intern_region(const char* name, InternResult* why) {
+  InternResult ignored;
+  if (why == nullptr) why = &ignored;
+  *why = InternResult::kOk;
+  const size_t len = strnlen(name, kMaxNameBytes + 1);
+  if (len > kMaxNameBytes) {
+    *why = InternResult::kTooLong;
+    return 0;
+  }
+  if (std::strcmp(name, kReservedRegionName) == 0) {
+    *why = InternResult::kReserved;
+    return 0;
+  }
   const uint64_t hash = hash_name(name, len);
   uint32_t slot = static_cast<uint32_t>(hash % kSlots);
   for (;;) {  // lock-free probe: ids are published with release
@@ -57,9 +68,11 @@ uint32_t intern_region(const char* name) {
     slot = (slot + 1) % kSlots;
   }
   const uint32_t id = g_count.load(std::memory_order_relaxed) + 1;
-  if (id > kMaxRegions) return 0;
-  char* copy = static_cast<char*>(std::malloc(len + 1));
-  if (copy == nullptr) return 0;
+  char* copy = id > kMaxRegions ? nullptr : static_cast<char*>(std::malloc(len + 1));
+  if (copy == nullptr) {
+    *why = InternResult::kFull;
+    return 0;
+  }
   std::memcpy(copy, name, len);
   copy[len] = '\0';
   g_entries[id] = Entry{copy, hash};
@@ -72,7 +85,8 @@ uint32_t intern_region(const char* name) {
 }
 
 uint32_t find_region(const char* name) {
-  const size_t len = strnlen(name, kMaxNameBytes);
+  const size_t len = strnlen(name, kMaxNameBytes + 1);
+  if (len > kMaxNameBytes) return 0;
   const uint64_t hash = hash_name(name, len);
   for (uint32_t slot = static_cast<uint32_t>(hash % kSlots);; slot = (slot + 1) % kSlots) {
     const uint32_t id = g_slots[slot].load(std::memory_order_acquire);

@@ -11,11 +11,17 @@
 namespace rprof::runtime {
 
 inline constexpr uint32_t kMaxRegions = 16384;
-// Longer names are truncated to this many bytes (and compared truncated).
-inline constexpr size_t kMaxNameBytes = 1024;
+// Longest name kept (the tool's readers accept as much, common/limits.h);
+// a longer name is refused, never cut (two cut names would merge).
+inline constexpr size_t kMaxNameBytes = 4096;
+// The whole-program row's name (profile/profile.h kProgramRegion): refused.
+inline constexpr char kReservedRegionName[] = "[program]";
 
-// Returns the id of `name` (interning it if new), or 0 when the table is full.
-uint32_t intern_region(const char* name);
+enum class InternResult { kOk, kFull, kTooLong, kReserved };
+
+// Returns the id of `name` (interning it if new), or 0 when the table is
+// full, the name is longer than kMaxNameBytes or reserved (*why says which).
+uint32_t intern_region(const char* name, InternResult* why = nullptr);
 // The id of `name` when it was interned before, else 0 (never inserts, never
 // locks).
 uint32_t find_region(const char* name);

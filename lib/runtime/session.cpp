@@ -25,6 +25,7 @@
 #include "runtime/handshake.h"
 #include "runtime/shared_tables.h"
 #include "runtime/signals.h"
+#include "runtime/thread_registry.h"
 
 namespace rprof::runtime {
 
@@ -55,9 +56,17 @@ Session* g_session = nullptr;  // set once in init(), never freed
 
 __attribute__((tls_model("initial-exec"))) thread_local ThreadState* t_state = nullptr;
 
+ThreadList thread_list(Session& s) {
+  return ThreadList{s.threads, s.thread_count, s.backend.get(), s.num_counters};
+}
+
+// At thread end: its state is kept whole or folded and released
+// (runtime/thread_registry.h); none of it is the program's work.
 struct ThreadExit {
   ~ThreadExit() {
-    if (t_state != nullptr) t_state->mark_exited();
+    if (t_state == nullptr) return;
+    const SimQuiet quiet;
+    if (release_thread(thread_list(*g_session), t_state)) t_state = nullptr;
   }
 };
 thread_local ThreadExit t_exit;
@@ -275,17 +284,9 @@ ThreadState* current_thread() {
   if (t != nullptr) return t;
   const SimQuiet quiet;  // once per thread: allocation, exit-hook registration
   Session& s = *g_session;
-  const uint32_t index = s.thread_count.fetch_add(1);
-  auto* shared = static_cast<ThreadShared*>(
-      tables_alloc(RecordType::kThread, index, 0, sizeof(ThreadShared)));
-  t = new (std::nothrow) ThreadState(s.backend.get(), s.backend->num_counters(), index,
-                                     static_cast<int>(syscall(SYS_gettid)), shared);
+  t = acquire_thread(thread_list(s), static_cast<int>(syscall(SYS_gettid)));
   if (t == nullptr) return nullptr;
   (void)&t_exit;  // touch: registers the exit hook of this thread
-  t->next = s.threads.load(std::memory_order_relaxed);
-  while (!s.threads.compare_exchange_weak(t->next, t, std::memory_order_release,
-                                          std::memory_order_relaxed)) {
-  }
   t_state = t;
   return t;
 }

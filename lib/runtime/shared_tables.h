@@ -7,10 +7,19 @@
 // One file per process image, <RPROF_TABLES_DIR>/rprof-tables.<pid>.<seq>
 // (seq: 0, or the next free number after exec() kept the pid), created with
 // O_CREAT|O_EXCL|O_NOFOLLOW in the launcher's private directory (0700). The
-// file is a header followed by records appended by a bump allocator; the
-// mapping grows by mapping more of the file (ftruncate + mmap, on the slow
-// path only: a new thread, a new chunk of 64 nodes, a new region name). The
-// begin/end hot path writes the mapped nodes and frames, no system call.
+// file is a header followed by records appended by a bump allocator. The
+// file grows in segments (ftruncate, then mmap of the new range at an address
+// of its own; on the slow path only: a new thread, a new chunk of 64 nodes, a
+// new region name), so the address space taken is what the tables hold and a
+// process under RLIMIT_AS pays only that. The file stops growing at
+// kMaxTablesBytes (what the reader accepts) or when a segment cannot be
+// mapped: the header says so (incomplete, grow_errno) and later nodes stay on
+// the heap, kept by the raw profile at exit. The begin/end hot path writes
+// the mapped nodes and frames, no system call.
+//
+// A thread's record and chunks are reused by a later thread once it ends
+// (runtime/thread_state.h: what is folded, what is kept), so the file grows
+// with the threads alive at once, not with every thread ever created.
 //
 // The reader trusts nothing: magic, version and every size are checked
 // against this header's values, every record against the file's end.
@@ -28,7 +37,11 @@ namespace rprof::runtime {
 
 inline constexpr char kTablesMagic[8] = {'R', 'P', 'R', 'O', 'F', 'T', 'B', '1'};
 // Bump when the header, a record or Node/ThreadShared change.
-inline constexpr uint32_t kTablesVersion = 1;
+inline constexpr uint32_t kTablesVersion = 2;
+// Largest tables file: the runtime stops growing it here and the reader
+// (lib/profile/shared_tables_reader) refuses anything larger (256 MiB:
+// about 450,000 nodes).
+inline constexpr uint64_t kMaxTablesBytes = uint64_t{256} << 20;
 inline constexpr uint32_t kRecordMagic = 0x52454331u;  // "REC1"
 inline constexpr size_t kTablesNameBytes = 64;
 
@@ -63,7 +76,7 @@ struct TablesHeader {
   std::atomic<uint32_t> raw_state;  // RawState
   std::atomic<int32_t> raw_errno;   // errno of a failed raw write
   std::atomic<uint32_t> incomplete; // 1: a table could not be mapped (heap)
-  uint32_t pad1;
+  std::atomic<int32_t> grow_errno;  // why: EFBIG at kMaxTablesBytes, ENOMEM (RLIMIT_AS)...
   char backend[kTablesNameBytes];
   char host[256];
   char counter_names[kMaxCounters][kTablesNameBytes];
@@ -73,6 +86,7 @@ enum class RecordType : uint32_t {
   kThread = 1,  // a = thread index; payload ThreadShared
   kChunk = 2,   // a = thread index, b = chunk number; payload Node[64]
   kName = 3,    // a = region id; payload the name's bytes (no terminator)
+  kPad = 4,     // the unused tail of a segment; skipped
 };
 
 struct RecordHeader {
@@ -80,10 +94,12 @@ struct RecordHeader {
   uint32_t type;   // RecordType
   uint32_t a;
   uint32_t b;
-  uint64_t size;  // payload bytes; the next record starts at the next multiple of 16
+  uint64_t size;  // payload bytes; the next record starts at the next multiple of kRecordAlign
 };
 
-inline constexpr size_t kRecordAlign = 16;
+// Records start at multiples of 32, so a segment's unused tail is 0 or
+// holds at least a record header (the pad).
+inline constexpr size_t kRecordAlign = 32;
 inline constexpr size_t record_span(uint64_t payload) {
   return (sizeof(RecordHeader) + payload + kRecordAlign - 1) / kRecordAlign * kRecordAlign;
 }
@@ -109,12 +125,15 @@ void* tables_alloc(RecordType type, uint32_t a, uint32_t b, size_t size);
 bool tables_owns(const void* p);
 // The header, or null.
 TablesHeader* tables_header();
+// Bytes of the file (all of it mapped).
+size_t tables_file_bytes();
 // Around fork() (pthread_atfork, session.cpp). Before: the calling thread
-// copies the tables, as they are while it forks, into an unnamed file. In the
-// parent after: that copy is closed. In the child: the copy is named as the
-// child's own file and mapped at the same addresses (pointers stay valid, the
-// parent's tables are never written by the child), and every thread's
-// tables but keep_thread's (the forking thread's index, or none) are emptied.
+// takes the tables' lock and copies the tables, as they are while it forks,
+// into an unnamed file. In the parent after: that copy is closed, the lock
+// released. In the child: the copy is named as the child's own file and
+// mapped at the same addresses (pointers stay valid, the parent's tables are
+// never written by the child), and every thread's tables but keep_thread's
+// (the forking thread's index, or none) are emptied.
 void tables_before_fork();
 void tables_after_fork_parent();
 void tables_after_fork(int parent_pid, uint32_t keep_thread);

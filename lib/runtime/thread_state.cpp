@@ -17,6 +17,8 @@ ThreadState::ThreadState(Backend* backend, int num_counters, uint32_t index,
       nc_(counters_with_cpu_time(num_counters)),
       backend_nc_(num_counters),
       cpu_slot_(num_counters < kMaxCounters ? num_counters : -1),
+      nc_config_(nc_),
+      backend_nc_config_(num_counters),
       sh_(shared != nullptr ? shared : new ThreadShared),
       own_shared_(shared == nullptr),
       frames_(sh_->frames) {
@@ -62,7 +64,8 @@ void ThreadState::read_counters(uint64_t* out, uint64_t now) {
 }
 
 // The runtime keeps thread states for the life of the process (the flush at
-// exit reads them); this runs only for states owned by tests.
+// exit reads them; an ended thread's state is reused, never freed); this runs
+// only for states owned by tests.
 ThreadState::~ThreadState() {
   for (Node* chunk : chunks_) {
     if (!tables_owns(chunk)) delete[] chunk;
@@ -140,20 +143,33 @@ int ThreadState::begin(uint32_t region) {
   }
   int32_t n = -1;
   bool recursive = false;
-  for (int i = d - 1; i >= 0; --i) {
+  // Below a begin refused at the node limit, every path is refused too.
+  const bool refused =
+      d > 0 && frames_[d - 1].node.load(std::memory_order_relaxed) < 0;
+  for (int i = d - 1; i >= 0 && !refused; --i) {
     if (frames_[i].region == region) {
       n = frames_[i].node.load(std::memory_order_relaxed);
       recursive = true;
       break;
     }
   }
-  if (!recursive) {
+  if (!recursive && !refused) {
     n = child_of(d > 0 ? frames_[d - 1].node.load(std::memory_order_relaxed) : -1,
                  region);
-    if (n < 0) {
-      record_error(ErrorKind::kTooManyRegions, 0, region);
-      return RPROF_ERR_CAPACITY;
-    }
+  }
+  if (n < 0) {
+    // A frame without a node: its end (and what nests in it) match it, its
+    // time stays in the enclosing region's exclusive time.
+    record_error(ErrorKind::kTooManyPaths, 0, 0);
+    Frame& f = frames_[d];
+    f.node.store(-1, std::memory_order_relaxed);
+    f.region = region;
+    f.recursive = false;
+    f.borrowed = false;
+    f.child_ticks = 0;
+    f.t0.store(now_ticks(), std::memory_order_relaxed);
+    sh_->depth.store(d + 1, std::memory_order_release);
+    return RPROF_ERR_CAPACITY;
   }
   Frame& f = frames_[d];
   f.node.store(n, std::memory_order_relaxed);
@@ -179,7 +195,7 @@ void ThreadState::close_frame(int d, uint64_t t1, const uint64_t* c1) {
   const uint64_t elapsed = t1 - f.t0.load(std::memory_order_relaxed);
   if (!f.borrowed) add_relaxed(n.calls, 1);
   if (!f.recursive) add_relaxed(n.incl_ticks, elapsed);
-  add_relaxed(n.excl_ticks, elapsed - f.child_ticks);
+  add_relaxed(n.excl_ticks, elapsed > f.child_ticks ? elapsed - f.child_ticks : 0);
   if (d >= 2) frames_[d - 2].child_ticks += elapsed;
   if (nc_ > 0) {
     const uint64_t* c0 = start_counters(d - 1);
@@ -220,6 +236,9 @@ int ThreadState::end(uint32_t region) {
       record_error(ErrorKind::kMismatchedEnd, frames_[d - 1].region, region);
     }
     status = RPROF_ERR_NESTING;
+  } else if (frames_[d - 1].node.load(std::memory_order_relaxed) < 0) {
+    sh_->depth.store(d - 1, std::memory_order_release);  // refused at the node limit
+    status = RPROF_ERR_CAPACITY;
   } else {
     close_frame(d, t1, c1);
   }
@@ -309,7 +328,9 @@ int ThreadState::work(double flops, double bytes) {
     record_error(ErrorKind::kBadWork, 0, frames_[d - 1].region);
     return RPROF_ERR_VALUE;
   }
-  Node& n = node(frames_[d - 1].node.load(std::memory_order_relaxed));
+  const int32_t at = frames_[d - 1].node.load(std::memory_order_relaxed);
+  if (at < 0) return RPROF_ERR_CAPACITY;  // its region was refused (counted there)
+  Node& n = node(at);
   add_relaxed(n.work_calls, 1);
   n.work_flops.store(n.work_flops.load(std::memory_order_relaxed) + flops,
                      std::memory_order_relaxed);
@@ -332,24 +353,26 @@ RegionTotals ThreadState::totals(uint32_t region) const {
 }
 
 void ThreadState::record_error(ErrorKind kind, uint32_t expected,
-                               uint32_t got) {
+                               uint32_t got, uint64_t n) {
   const int count = sh_->errors.load(std::memory_order_relaxed);
   for (int i = 0; i < count; ++i) {
     ErrorRecord& e = sh_->error_records[i];
     if (e.kind == kind && e.expected == expected && e.got == got) {
-      add_relaxed(e.count, 1);
+      add_relaxed(e.count, n);
       return;
     }
   }
-  if (count == kMaxErrors) {
-    ++errors_dropped_;
+  // The last slot is kept for too_many_paths, whose count the report gives
+  // as the exact number of calls lost.
+  if (count == kMaxErrors || (count == kMaxErrors - 1 && kind != ErrorKind::kTooManyPaths)) {
+    errors_dropped_ += n;
     return;
   }
   ErrorRecord& e = sh_->error_records[count];
   e.kind = kind;
   e.expected = expected;
   e.got = got;
-  e.count.store(1, std::memory_order_relaxed);
+  e.count.store(n, std::memory_order_relaxed);
   sh_->errors.store(count + 1, std::memory_order_release);
 }
 
@@ -379,6 +402,97 @@ void ThreadState::reset_after_fork(uint64_t now) {
     }
   }
   sh_->errors.store(0, std::memory_order_relaxed);
+}
+
+void ThreadState::fold_into(ThreadState& into) const {
+  const int32_t count = node_count();
+  // This thread's node -> the node of the same path in `into` (-1: lost).
+  auto* map = static_cast<int32_t*>(std::malloc(sizeof(int32_t) * (count > 0 ? count : 1)));
+  if (map == nullptr) return;
+  uint64_t lost_calls = 0;
+  for (int32_t i = 0; i < count; ++i) {
+    const Node& n = node(i);
+    const int32_t parent = n.parent < 0 ? -1 : map[n.parent];
+    map[i] = n.parent >= 0 && parent < 0 ? -1 : into.child_of(parent, n.region);
+    if (map[i] < 0) {
+      lost_calls += get(n.calls);
+      continue;
+    }
+    Node& a = into.node(map[i]);
+    add_relaxed(a.calls, get(n.calls));
+    add_relaxed(a.work_calls, get(n.work_calls));
+    a.work_flops.store(a.work_flops.load(std::memory_order_relaxed) +
+                           n.work_flops.load(std::memory_order_relaxed),
+                       std::memory_order_relaxed);
+    a.work_bytes.store(a.work_bytes.load(std::memory_order_relaxed) +
+                           n.work_bytes.load(std::memory_order_relaxed),
+                       std::memory_order_relaxed);
+    // Times: the longest thread's (a region's time is its longest thread's).
+    if (get(n.incl_ticks) > get(a.incl_ticks)) a.incl_ticks.store(get(n.incl_ticks));
+    if (get(n.excl_ticks) > get(a.excl_ticks)) a.excl_ticks.store(get(n.excl_ticks));
+    for (int k = 0; k < nc_; ++k) {
+      add_relaxed(a.incl[k], get(n.incl[k]));
+      add_relaxed(a.excl[k], get(n.excl[k]));
+    }
+  }
+  std::free(map);
+  if (lost_calls > 0) into.record_error(ErrorKind::kTooManyPaths, 0, 0, lost_calls);
+  const int errors = error_count();
+  for (int i = 0; i < errors; ++i) {
+    const ErrorRecord& e = error(i);
+    into.record_error(e.kind, e.expected, e.got, get(e.count));
+  }
+  if (errors_dropped_ > 0) into.errors_dropped_ += errors_dropped_;
+}
+
+void ThreadState::reset_nodes() {
+  const int32_t count = sh_->nodes.load(std::memory_order_relaxed);
+  sh_->nodes.store(0, std::memory_order_release);
+  for (int32_t i = 0; i < count; ++i) new (&node(i)) Node;
+  root_first_child_.store(-1, std::memory_order_release);
+  root_last_child_ = -1;
+}
+
+void ThreadState::release() {
+  sh_->role.store(static_cast<uint32_t>(ThreadRole::kVacant), std::memory_order_release);
+  reset_nodes();
+  sh_->depth.store(0, std::memory_order_relaxed);
+  sh_->errors.store(0, std::memory_order_relaxed);
+  sh_->in_marker.store(0, std::memory_order_relaxed);
+  errors_dropped_ = 0;
+  refused_deep_ = 0;
+  for (NameCacheEntry& e : name_cache) e = NameCacheEntry{};
+  free_.store(true, std::memory_order_release);
+}
+
+void ThreadState::revive(int tid, ThreadRole role) {
+  sh_->tid = tid;
+  sh_->exited.store(role == ThreadRole::kFolded ? 1 : 0, std::memory_order_relaxed);
+  nc_ = nc_config_;
+  backend_nc_ = backend_nc_config_;
+  cpu_slot_ = backend_nc_ < kMaxCounters ? backend_nc_ : -1;
+  // A new thread's CPU clock starts again from zero.
+  cpu_read_ticks_ = cpu_read_ns_ = cpu_last_ns_ = 0;
+  if (role == ThreadRole::kLive) {
+    counting_ = backend_nc_ > 0 && backend_ != nullptr && backend_->open_thread();
+    if (!counting_) backend_nc_ = 0;
+    if (frame_counters_ == nullptr && nc_ > 0) {
+      frame_counters_ = static_cast<uint64_t*>(
+          std::calloc(static_cast<size_t>(2 * kMaxDepth * nc_), sizeof(uint64_t)));
+    }
+    if (frame_counters_ == nullptr) {
+      counting_ = false;
+      nc_ = backend_nc_ = 0;
+      cpu_slot_ = -1;
+    }
+  } else {
+    // The exited threads' state opens no frame; it keeps the session's
+    // counter count so that fold_into() sums every counter.
+    std::free(frame_counters_);
+    frame_counters_ = nullptr;
+    counting_ = false;
+  }
+  sh_->role.store(static_cast<uint32_t>(role), std::memory_order_release);
 }
 
 }  // namespace rprof::runtime

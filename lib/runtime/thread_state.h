@@ -9,6 +9,22 @@
 // same node (calls increase, inclusive sums are taken by the outermost
 // instance only, exclusive sums by every instance), so recursion depth does
 // not grow the tree and time is never counted twice.
+//
+// Node limit: a thread holds at most kMaxChunks * kNodesPerChunk nodes (region
+// paths). A begin whose path has no node left is refused but still pushed as
+// a frame without a node (so its end, and every begin nested in it, match
+// without a nesting error); each refused call is counted once in one
+// too_many_paths error, so the report says exactly how many calls were lost.
+//
+// Lifetime (runtime/thread_registry.h): a thread's state outlives the thread.
+// The first kKeptExitedThreads threads to end, the main thread and any thread
+// that ends with regions open keep their own state and row. Any other thread
+// is folded when it ends into the process's one "exited threads" state (same
+// region paths merged: calls, counters and declared work summed, inclusive
+// and exclusive times the longest of the folded threads, so a region's time,
+// the longest thread's, is unchanged; errors summed) and its state, record
+// and node chunks are reused by the next thread, so memory and the tables
+// file follow the threads alive at once.
 #ifndef RPROF_RUNTIME_THREAD_STATE_H_
 #define RPROF_RUNTIME_THREAD_STATE_H_
 
@@ -24,6 +40,8 @@ inline constexpr int kMaxDepth = 256;
 inline constexpr int kNodesPerChunk = 64;
 inline constexpr int kMaxChunks = 4096;  // 262144 nodes per thread
 inline constexpr int kMaxErrors = 64;    // distinct errors kept per thread
+// Threads that end and keep their own row (see Lifetime above).
+inline constexpr uint32_t kKeptExitedThreads = 64;
 // Largest FLOP or byte count one rprof_work() call may declare (1e18: an
 // exa-FLOP); beyond it the value is refused as absurd.
 inline constexpr double kMaxWorkPerCall = 1e18;
@@ -79,6 +97,9 @@ enum class ErrorKind : uint8_t {
   kWorkOutsideRegion,
   kBadWork,          // rprof_work() with NaN, a negative or an absurd value
   kInSignalHandler,  // a marker interrupted another on its thread (signal handler)
+  kTooManyPaths,     // a begin beyond the thread's node limit (count: calls refused)
+  kNameTooLong,      // a name longer than kMaxNameBytes (runtime/region_table.h)
+  kReservedName,     // the name of the whole-program row, "[program]"
 };
 // The kind's spelling in the raw profile (common/kinds.h reads it back).
 inline const char* error_kind_name(ErrorKind k) {
@@ -91,6 +112,9 @@ inline const char* error_kind_name(ErrorKind k) {
     case ErrorKind::kWorkOutsideRegion: return "work_outside_region";
     case ErrorKind::kBadWork: return "bad_work";
     case ErrorKind::kInSignalHandler: return "in_signal_handler";
+    case ErrorKind::kTooManyPaths: return "too_many_paths";
+    case ErrorKind::kNameTooLong: return "name_too_long";
+    case ErrorKind::kReservedName: return "reserved_name";
   }
   return "unknown";
 }
@@ -103,7 +127,7 @@ struct ErrorRecord {
 };
 
 struct Frame {
-  std::atomic<int32_t> node{-1};
+  std::atomic<int32_t> node{-1};  // -1: a begin refused at the node limit
   std::atomic<uint64_t> t0{0};  // ticks
   uint32_t region = 0;
   bool recursive = false;
@@ -112,6 +136,12 @@ struct Frame {
   // counts time and counters but no call: the call is the starting thread's.
   bool borrowed = false;
   uint64_t child_ticks = 0;
+};
+
+enum class ThreadRole : uint32_t {
+  kLive = 0,    // a thread's own state (running, or ended and kept)
+  kVacant = 1,  // released: its thread ended and was folded; nothing to read
+  kFolded = 2,  // the process's "exited threads" state (tid 0)
 };
 
 // What a reader needs of a thread besides its nodes: its open frames, node
@@ -127,7 +157,7 @@ struct ThreadShared {
   // Marker calls that interrupted another on this thread (a signal handler):
   // refused, counted here (ErrorKind::kInSignalHandler).
   std::atomic<uint32_t> in_marker{0};
-  uint32_t pad = 0;
+  std::atomic<uint32_t> role{0};  // ThreadRole
   Frame frames[kMaxDepth];
   ErrorRecord error_records[kMaxErrors];
 };
@@ -186,7 +216,7 @@ class ThreadState {
     std::atomic_signal_fence(std::memory_order_seq_cst);
     sh_->in_marker.store(0, std::memory_order_relaxed);
   }
-  void record_error(ErrorKind kind, uint32_t expected, uint32_t got);
+  void record_error(ErrorKind kind, uint32_t expected, uint32_t got, uint64_t count = 1);
   // After fork() in the child: forget counts, restart open regions now.
   void reset_after_fork(uint64_t now);
 
@@ -206,6 +236,24 @@ class ThreadState {
   bool exited() const { return sh_->exited.load(std::memory_order_acquire) != 0; }
   void mark_exited() { sh_->exited.store(1, std::memory_order_release); }
   int num_counters() const { return nc_; }
+  ThreadRole role() const {
+    return static_cast<ThreadRole>(sh_->role.load(std::memory_order_acquire));
+  }
+  bool vacant() const { return role() == ThreadRole::kVacant; }
+
+  // Lifetime (runtime/thread_registry.cpp). Adds this ended thread's nodes
+  // and errors into `into` (the "exited threads" state), path by path.
+  void fold_into(ThreadState& into) const;
+  // Forgets everything and marks the state vacant; its node chunks stay
+  // allocated for the next owner.
+  void release();
+  // Takes a vacant state for a new thread (false when another took it).
+  bool claim() {
+    bool expected = true;
+    return free_.compare_exchange_strong(expected, false, std::memory_order_acq_rel);
+  }
+  // Makes a claimed state the calling thread's (tid) or the exited threads'.
+  void revive(int tid, ThreadRole role);
 
   ThreadState* next = nullptr;  // registry link, set once before publication
 
@@ -231,10 +279,17 @@ class ThreadState {
   // Closes the innermost frame (depth d) at t1 with counters c1.
   void close_frame(int d, uint64_t t1, const uint64_t* c1);
 
+  void reset_nodes();
+
   Backend* backend_;
   int nc_;          // counters recorded: the backend's, then the CPU time
   int backend_nc_;  // the backend's, read through backend_ (0 when it is off)
   int cpu_slot_;    // index of the CPU time, or -1
+  // The session's (nc_ and backend_nc_ are smaller on a thread without them;
+  // revive() starts from these).
+  int nc_config_;
+  int backend_nc_config_;
+  std::atomic<bool> free_{false};
   bool counting_;   // the backend counts on this thread
   ThreadShared* sh_;
   bool own_shared_;

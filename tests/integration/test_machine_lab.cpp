@@ -96,6 +96,11 @@ TEST_CASE("lab: nonsense values give one line and a non-zero exit") {
       {"--intensity", "4", "--bandwidth", "80", "--threads", "-3"},
       {"--intensity", "4"},
       {"--bandwidth", "80"},
+      // Finite inputs whose figures are not: 2 * P, B * I or 1 / fraction
+      // beyond a double (never printed as "inf").
+      {"--intensity", "4", "--bandwidth", "80", "--peak", "1e308"},
+      {"--intensity", "1e300", "--bandwidth", "1e300"},
+      {"--intensity", "1e-300", "--bandwidth", "1e-300", "--peak", "1e300"},
   };
   for (const auto& args : bad) {
     std::vector<std::string> a = {"lab"};
@@ -106,6 +111,7 @@ TEST_CASE("lab: nonsense values give one line and a non-zero exit") {
     CHECK(r.out.empty());
     CHECK(r.err.rfind("rprof: ", 0) == 0);
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(r.err.find("inf") == std::string::npos);
   }
 }
 

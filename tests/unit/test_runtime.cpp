@@ -216,15 +216,6 @@ TEST_CASE_METHOD(Fixture, "names are escaped into valid JSON and come back") {
   CHECK(node(p, "bad\xEF\xBF\xBD\xEF\xBF\xBD(end").calls == 1);
 }
 
-TEST_CASE("long names are truncated to kMaxNameBytes and compared truncated") {
-  const std::string a(kMaxNameBytes + 10, 'y');
-  std::string b = a;
-  b.back() = 'z';
-  const uint32_t ia = intern_region(a.c_str());
-  CHECK(ia == intern_region(b.c_str()));
-  CHECK(std::string(region_name(ia)).size() == kMaxNameBytes);
-}
-
 TEST_CASE_METHOD(Fixture, "a link planted at the temporary name is never written through") {
   const std::string dir = std::string(RPROF_TEST_BIN_DIR) + "/rt-link-" + std::to_string(getpid());
   fs::remove_all(dir);

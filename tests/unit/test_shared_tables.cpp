@@ -139,7 +139,7 @@ TEST_CASE("shared tables: damaged or hostile files are refused with the file and
   CHECK(error_of(bad) == name + "bad magic (not written completely, or a foreign file)");
   bad = good;
   put<uint32_t>(bad, offsetof(TablesHeader, version), 99);
-  CHECK(error_of(bad) == name + "version 99 is not supported (this rprof reads 1)");
+  CHECK(error_of(bad) == name + "version 99 is not supported (this rprof reads " + std::to_string(kTablesVersion) + ")");
   bad = good;
   put<uint32_t>(bad, offsetof(TablesHeader, node_size), 1);
   CHECK(error_of(bad) == name + "layout sizes differ from this rprof's (a runtime from another build)");
@@ -173,5 +173,59 @@ TEST_CASE("shared tables: damaged or hostile files are refused with the file and
   bad = good;
   put<uint32_t>(bad, rec + offsetof(RecordHeader, type), 9);
   CHECK(error_of(bad) == name + "unknown record type 9");
+  bad = good;
+  put<uint32_t>(bad, thread + offsetof(ThreadShared, role), 7);
+  CHECK(error_of(bad) == name + "thread role out of range");
   CHECK(error_of(good) == "(no error)");
+}
+
+TEST_CASE("shared tables: the file grows in segments as needed; a released thread is skipped") {
+  const std::string& file = tables_file();
+  static rprof::FakeBackend backend{1};
+  // A thread of 20,000 paths: 313 node chunks, several segments.
+  auto* shared = static_cast<ThreadShared*>(
+      tables_alloc(RecordType::kThread, 1, 0, sizeof(ThreadShared)));
+  REQUIRE(shared != nullptr);
+  static ThreadState big{&backend, 2, 1, 78, shared};
+  const uint32_t top = intern_region("st_top");
+  REQUIRE(big.begin(top) == RPROF_OK);
+  for (int i = 0; i < 20000; ++i) {
+    const uint32_t id = intern_region(("st_p" + std::to_string(i % 5000)).c_str());
+    REQUIRE(big.begin(id) == RPROF_OK);
+    if (i % 5000 == 4999) {
+      REQUIRE(big.end(id) == RPROF_OK);
+      continue;
+    }
+    REQUIRE(big.end(id) == RPROF_OK);
+    REQUIRE(big.begin(id) == RPROF_OK);  // a second call of the same path
+    REQUIRE(big.end(id) == RPROF_OK);
+  }
+  REQUIRE(big.end(top) == RPROF_OK);
+  // A third thread, released: what it held belongs to no thread.
+  auto* gone_shared = static_cast<ThreadShared*>(
+      tables_alloc(RecordType::kThread, 2, 0, sizeof(ThreadShared)));
+  REQUIRE(gone_shared != nullptr);
+  static ThreadState gone{&backend, 2, 2, 79, gone_shared};
+  REQUIRE(gone.begin(top) == RPROF_OK);
+  REQUIRE(gone.end(top) == RPROF_OK);
+  gone.release();
+  CHECK(tables_file_bytes() > (size_t{2} << 20));
+  CHECK(tables_header()->incomplete.load() == 0);
+  const rprof::TablesImage img = rprof::read_shared_tables(file, monotonic_ns());
+  CHECK_FALSE(img.incomplete);
+  const rprof::RawThread* t = nullptr;
+  for (const auto& th : img.raw.threads) {
+    CHECK(th.tid != 79);
+    if (th.tid == 78) t = &th;
+  }
+  REQUIRE(t != nullptr);
+  // st_top + 5,000 distinct paths under it, each called 4 times but the
+  // last of every 5,000 (called once per round, 4 rounds).
+  REQUIRE(t->nodes.size() == 5001);
+  uint64_t calls = 0;
+  for (const auto& n : t->nodes) calls += n.calls;
+  CHECK(calls == 1 + 4 * (4999 * 2 + 1));
+  // The file holds pad records where a segment ended.
+  const std::string bytes = read_all(file);
+  CHECK(find_record(bytes, RecordType::kPad) > 0);
 }

@@ -145,6 +145,19 @@ int cmd_lab(const Args& args) {
     throw Error("--bandwidth is required (or --machine to use this machine's)", 2);
   }
   const LabPoint r = lab_point(c.peak, c.bandwidth, i);
+  // Every figure printed must be a number: inputs near the ends of a double's
+  // range give an infinite or zero ridge, roof or ratio, refused as such.
+  for (double v : {r.bandwidth_roof, r.ridge, r.bound, r.fraction_of_peak, 1 / r.fraction_of_peak,
+                   attainable_gflops(2 * c.peak, c.bandwidth, i),
+                   attainable_gflops(c.peak, 2 * c.bandwidth, i)}) {
+    if (!std::isfinite(v) || v <= 0) {
+      throw Error(fmt::format("these values are beyond what the lab computes: peak {:g} GFLOP/s, "
+                              "bandwidth {:g} GB/s and intensity {:g} FLOP/byte give a figure "
+                              "that is not a finite positive number",
+                              c.peak, c.bandwidth, i),
+                  2);
+    }
+  }
   if (json) {
     print_lab_json(r, c);
   } else {
