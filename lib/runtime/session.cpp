@@ -57,7 +57,8 @@ Session* g_session = nullptr;  // set once in init(), never freed
 __attribute__((tls_model("initial-exec"))) thread_local ThreadState* t_state = nullptr;
 
 ThreadList thread_list(Session& s) {
-  return ThreadList{s.threads, s.thread_count, s.backend.get(), s.num_counters};
+  // The backend's counters: each thread state adds the CPU time itself.
+  return ThreadList{s.threads, s.thread_count, s.backend.get(), s.backend->num_counters()};
 }
 
 // At thread end: its state is kept whole or folded and released

@@ -21,7 +21,7 @@ struct ThreadList {
   std::atomic<ThreadState*>& head;
   std::atomic<uint32_t>& count;  // indices handed out
   Backend* backend;
-  int num_counters;
+  int num_counters;  // the backend's (a state adds the CPU time, thread_state.h)
 };
 
 // A state for the calling thread (tid): a vacant one reused, else a new one

@@ -263,18 +263,14 @@ TEST_CASE("labelled: 12 independent 256-bit FMA chains are compute-bound at the 
   CHECK(r.region["roofline"]["compute_roof"]["mix"] == "fma");
 }
 
-// The cases below need work of other changes: the CPU time per region (the
-// "waiting" verdict reads Metrics::cpu_time_s), the attribution of an
-// OpenMP team's work to the region open on the thread that started it, and
-// the sample count of a function's time. Each skips, with its reason, until
-// the profile carries what it needs.
+// The cases below read the CPU time per region (the "waiting" verdict), the
+// attribution of an OpenMP team's work to the region open on the thread that
+// started it (lib/runtime/openmp.cpp), and the sample count of a function's
+// time (time_samples).
 
 TEST_CASE("labelled: a region that sleeps is waiting") {
   const Run r = run_kernel(kHigh, {"sleep", "300"}, "sleep");
-  if (!r.region.contains("cpu_time_s")) {
-    skip_test("the profile has no per-region CPU time (cpu_time_s) yet: the waiting "
-              "verdict cannot be earned");
-  }
+  REQUIRE(r.region.contains("cpu_time_s"));
   INFO(r.verdict.dump(2));
   CHECK(r.verdict["bound"] == "waiting");
   CHECK_FALSE(has_flag(r.verdict, "latency-bound"));
@@ -283,10 +279,7 @@ TEST_CASE("labelled: a region that sleeps is waiting") {
 
 TEST_CASE("labelled: a thread blocked on a lock is waiting") {
   const Run r = run_kernel(kHigh, {"lock", "300"}, "lock");
-  if (!r.region.contains("cpu_time_s")) {
-    skip_test("the profile has no per-region CPU time (cpu_time_s) yet: the waiting "
-              "verdict cannot be earned");
-  }
+  REQUIRE(r.region.contains("cpu_time_s"));
   INFO(r.verdict.dump(2));
   CHECK(r.verdict["bound"] == "waiting");
   CHECK(r.region["time_s"].get<double>() >= 0.25);
@@ -307,14 +300,12 @@ TEST_CASE("labelled: an OpenMP triad with the marker outside the parallel region
   REQUIRE(run.status == 0);
   const json region = find_region(load_json(run.dir + "/profile.json"), "omp_triad");
   REQUIRE(region.is_object());
-  // Without attribution of the team's work the region holds exactly the
-  // master thread's half of the FLOPs (the worker's lands in [program]).
-  if (flops(region) == 2.0 * static_cast<double>(n)) {
-    skip_test("the OpenMP team's work is not attributed to the region open on the thread "
-              "that started it yet (the region holds exactly half of the FLOPs)");
-  }
+  // The worker's half of the FLOPs counts in the region too (without the
+  // team's attribution it would land in [program]), and the region has both
+  // threads.
   INFO(region["verdict"].dump(2));
   CHECK(flops(region) == 2.0 * 2 * static_cast<double>(n));
+  CHECK(region["threads"]["rows"] == 2);
   CHECK(region["verdict"]["bound"] == "memory");
   CHECK(region["verdict"]["boundary"] == "dram");
 }
@@ -332,9 +323,9 @@ TEST_CASE("labelled: the function view marks a tiny function uncertain") {
     if (r["name"].get<std::string>().find("tiny_fn") != std::string::npos) tiny = r;
   }
   REQUIRE(tiny.is_object());
-  if (!tiny.contains("uncertain")) {
-    skip_test("function regions carry no sample-count uncertainty yet");
-  }
-  CHECK(tiny["uncertain"] == true);
+  INFO(tiny.dump(2));
+  REQUIRE(tiny.contains("time_samples"));
+  CHECK(tiny["time_samples"]["uncertain"] == true);
+  CHECK(tiny["time_samples"]["samples"].get<double>() < 100);
   CHECK(tiny["verdict"]["bound"] != "compute");
 }
