@@ -27,6 +27,11 @@ class Backend {
   // Called on a thread before its first read(); false disables counters on
   // that thread (its regions still get time).
   virtual bool open_thread() { return true; }
+  // Whether the runtime reads each thread's CPU clock beside the counters
+  // (the region's cpu_time_s). False for a run whose times are not used: the
+  // simulator's counted run takes its times from the native run, and reading
+  // the clock there would only add to the program's counts.
+  virtual bool thread_cpu_time() const { return true; }
   // Reads the calling thread's counters into out[0..num_counters()).
   virtual void read(uint64_t* out) = 0;
   // Bracket the marker's own bookkeeping so that counting backends (sim) can

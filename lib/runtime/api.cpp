@@ -161,7 +161,7 @@ RPROF_API int rprof_region_read(const char* name, uint64_t* calls, double* secon
   if (seconds != nullptr) {
     *seconds = static_cast<double>(rprof::runtime::ticks_to_ns(r.incl_ticks)) * 1e-9;
   }
-  const int n = capacity < t->num_counters() ? capacity : t->num_counters();
+  const int n = capacity < t->backend_counters() ? capacity : t->backend_counters();
   for (int k = 0; k < n; ++k) counters[k] = r.incl[k];
   if (num_counters != nullptr) *num_counters = n > 0 ? n : 0;
   return RPROF_OK;

@@ -58,7 +58,8 @@ __attribute__((tls_model("initial-exec"))) thread_local ThreadState* t_state = n
 
 ThreadList thread_list(Session& s) {
   // The backend's counters: each thread state adds the CPU time itself.
-  return ThreadList{s.threads, s.thread_count, s.backend.get(), s.backend->num_counters()};
+  return ThreadList{s.threads, s.thread_count, s.backend.get(), s.backend->num_counters(),
+                    s.num_counters > s.backend->num_counters()};
 }
 
 // At thread end: its state is kept whole or folded and released
@@ -138,12 +139,22 @@ void at_exit() { flush_profile("exit", 0); }
 // threads do not exist there; their states may be mid-update), read from
 // a copy taken before the fork, so nothing the parent does meanwhile shows.
 // Runtime locks another thread may hold are free again in the child.
-void before_fork() { tables_before_fork(); }
+// One registration for the runtime's parts: the registry's fold lock, then
+// the tables' lock (the order a fold takes them in).
+void before_fork() {
+  thread_registry_before_fork();
+  tables_before_fork();
+}
 
-void after_fork_in_parent() { tables_after_fork_parent(); }
+void after_fork_in_parent() {
+  tables_after_fork_parent();
+  thread_registry_after_fork_parent();
+}
 
 void after_fork_in_child() {
   const SimQuiet quiet;
+  signals_after_fork_child();
+  thread_registry_after_fork_child();
   region_table_after_fork();
   Session& s = *g_session;
   s.parent_pid = s.pid;
@@ -239,7 +250,8 @@ void init() {
   for (int k = 0; k < backend_counters; ++k) {
     s->counter_names[k] = s->backend->counter_name(k);
   }
-  s->num_counters = counters_with_cpu_time(backend_counters);
+  s->num_counters = s->backend->thread_cpu_time() ? counters_with_cpu_time(backend_counters)
+                                                  : backend_counters;
   if (s->num_counters > backend_counters) s->counter_names[backend_counters] = kCpuTimeCounter;
   std::strcpy(s->dir, dir);
   if (gethostname(s->host, sizeof(s->host) - 1) != 0) std::strcpy(s->host, "host");
@@ -295,7 +307,9 @@ ThreadState* current_thread() {
 ThreadState* existing_thread() { return t_state; }
 
 const char* session_counter_name(int k) {
-  if (g_session == nullptr || k < 0 || k >= g_session->num_counters) return nullptr;
+  // The backend's counters only: the thread CPU time the runtime adds after
+  // them is not one (it becomes the region's cpu_time_s).
+  if (g_session == nullptr || k < 0 || k >= g_session->backend->num_counters()) return nullptr;
   return g_session->counter_names[k];
 }
 

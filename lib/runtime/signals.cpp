@@ -431,13 +431,14 @@ void resolve_signal_functions() {
   (void)context_fn(g_setcontext, "setcontext");
   (void)context_fn(g_swapcontext, "swapcontext");
   g_owner_pid.store(static_cast<int>(getpid()), std::memory_order_relaxed);
-  // A fork while another thread held the table's lock: the child's copy of
-  // it would be held for good (its first sigaction would spin forever). The
-  // child owns its copy of the table.
-  pthread_atfork(nullptr, nullptr, [] {
-    g_lock.clear(std::memory_order_release);
-    g_owner_pid.store(static_cast<int>(getpid()), std::memory_order_relaxed);
-  });
+}
+
+// A fork while another thread held the table's lock: the child's copy of it
+// would be held for good (its first sigaction would spin forever). The child
+// owns its copy of the table.
+void signals_after_fork_child() {
+  g_lock.clear(std::memory_order_release);
+  g_owner_pid.store(static_cast<int>(getpid()), std::memory_order_relaxed);
 }
 
 }  // namespace rprof::runtime

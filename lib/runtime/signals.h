@@ -57,6 +57,9 @@ inline bool in_signal_handler() {
 // constructor, where the simulator counts nothing), so a first sigaction or
 // jump from a handler does not call dlsym there.
 void resolve_signal_functions();
+// In the child after fork() (session.cpp's fork handlers): the signal
+// table's lock is free and the child owns the table.
+void signals_after_fork_child();
 
 }  // namespace rprof::runtime
 

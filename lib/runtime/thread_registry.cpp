@@ -1,7 +1,5 @@
 #include "runtime/thread_registry.h"
 
-#include <pthread.h>
-
 #include <new>
 
 #include "runtime/shared_tables.h"
@@ -12,26 +10,13 @@ namespace {
 std::mutex g_fold_mutex;
 ThreadState* g_folded = nullptr;       // the "exited threads" state, under g_fold_mutex
 uint32_t g_kept_exited = 0;            // ended threads kept whole, under g_fold_mutex
-std::once_flag g_atfork_once;
-
-// A fork while another thread folds must not leave the child's mutex held or
-// the states half folded: fork waits for the fold.
-void before_fork() { g_fold_mutex.lock(); }
-void after_fork_parent() { g_fold_mutex.unlock(); }
-// In the child only the forking thread's state is left in the list
-// (session.cpp): a later fold starts a new "exited threads" state.
-void after_fork_child() {
-  new (&g_fold_mutex) std::mutex;
-  g_folded = nullptr;
-  g_kept_exited = 0;
-}
 
 ThreadState* make_state(const ThreadList& list, int tid, ThreadRole role) {
   const uint32_t index = list.count.fetch_add(1);
   auto* shared = static_cast<ThreadShared*>(
       tables_alloc(RecordType::kThread, index, 0, sizeof(ThreadShared)));
   auto* t = new (std::nothrow) ThreadState(role == ThreadRole::kLive ? list.backend : nullptr,
-                                           list.num_counters, index, tid, shared);
+                                           list.num_counters, index, tid, shared, list.cpu_time);
   if (t == nullptr) return nullptr;
   if (role != ThreadRole::kLive) t->revive(tid, role);
   t->next = list.head.load(std::memory_order_relaxed);
@@ -45,9 +30,19 @@ ThreadState* make_state(const ThreadList& list, int tid, ThreadRole role) {
 
 std::mutex& fold_mutex() { return g_fold_mutex; }
 
+// A fork while another thread folds must not leave the child's mutex held or
+// the states half folded: fork waits for the fold.
+void thread_registry_before_fork() { g_fold_mutex.lock(); }
+void thread_registry_after_fork_parent() { g_fold_mutex.unlock(); }
+// In the child only the forking thread's state is left in the list
+// (session.cpp): a later fold starts a new "exited threads" state.
+void thread_registry_after_fork_child() {
+  new (&g_fold_mutex) std::mutex;
+  g_folded = nullptr;
+  g_kept_exited = 0;
+}
+
 ThreadState* acquire_thread(const ThreadList& list, int tid) {
-  std::call_once(g_atfork_once,
-                 [] { pthread_atfork(before_fork, after_fork_parent, after_fork_child); });
   for (ThreadState* t = list.head.load(std::memory_order_acquire); t != nullptr; t = t->next) {
     if (t->vacant() && t->claim()) {
       t->revive(tid, ThreadRole::kLive);

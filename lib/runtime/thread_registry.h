@@ -21,7 +21,8 @@ struct ThreadList {
   std::atomic<ThreadState*>& head;
   std::atomic<uint32_t>& count;  // indices handed out
   Backend* backend;
-  int num_counters;  // the backend's (a state adds the CPU time, thread_state.h)
+  int num_counters;  // the backend's
+  bool cpu_time;     // a state adds the thread CPU time after them (thread_state.h)
 };
 
 // A state for the calling thread (tid): a vacant one reused, else a new one
@@ -34,6 +35,10 @@ bool release_thread(const ThreadList& list, ThreadState* t);
 // Held while a state is folded; a flush outside a signal handler holds it so
 // it never sees a thread half folded.
 std::mutex& fold_mutex();
+// Called by the session's fork handlers (one pthread_atfork for the runtime).
+void thread_registry_before_fork();
+void thread_registry_after_fork_parent();
+void thread_registry_after_fork_child();
 
 }  // namespace rprof::runtime
 

@@ -12,11 +12,11 @@
 namespace rprof::runtime {
 
 ThreadState::ThreadState(Backend* backend, int num_counters, uint32_t index,
-                         int tid, ThreadShared* shared)
+                         int tid, ThreadShared* shared, bool cpu_time)
     : backend_(backend),
-      nc_(counters_with_cpu_time(num_counters)),
+      nc_(cpu_time ? counters_with_cpu_time(num_counters) : num_counters),
       backend_nc_(num_counters),
-      cpu_slot_(num_counters < kMaxCounters ? num_counters : -1),
+      cpu_slot_(nc_ > num_counters ? num_counters : -1),
       nc_config_(nc_),
       backend_nc_config_(num_counters),
       sh_(shared != nullptr ? shared : new ThreadShared),
@@ -27,8 +27,9 @@ ThreadState::ThreadState(Backend* backend, int num_counters, uint32_t index,
   sh_->tid = tid;
   counting_ = backend_nc_ > 0 && backend_ != nullptr && backend_->open_thread();
   if (!counting_) backend_nc_ = 0;
-  frame_counters_ = static_cast<uint64_t*>(
-      std::calloc(static_cast<size_t>(2 * kMaxDepth * nc_), sizeof(uint64_t)));
+  frame_counters_ = nc_ > 0 ? static_cast<uint64_t*>(std::calloc(
+                                   static_cast<size_t>(2 * kMaxDepth * nc_), sizeof(uint64_t)))
+                            : nullptr;
   if (frame_counters_ == nullptr) {
     counting_ = false;
     nc_ = backend_nc_ = 0;
@@ -470,7 +471,7 @@ void ThreadState::revive(int tid, ThreadRole role) {
   sh_->exited.store(role == ThreadRole::kFolded ? 1 : 0, std::memory_order_relaxed);
   nc_ = nc_config_;
   backend_nc_ = backend_nc_config_;
-  cpu_slot_ = backend_nc_ < kMaxCounters ? backend_nc_ : -1;
+  cpu_slot_ = nc_ > backend_nc_ ? backend_nc_ : -1;
   // A new thread's CPU clock starts again from zero.
   cpu_read_ticks_ = cpu_read_ns_ = cpu_last_ns_ = 0;
   if (role == ThreadRole::kLive) {

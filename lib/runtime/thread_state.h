@@ -172,9 +172,10 @@ struct RegionTotals {
 class ThreadState {
  public:
   // num_counters: the backend's; the thread records counters_with_cpu_time()
-  // of them. shared: storage in the shared tables, or null for the heap.
+  // of them when cpu_time (the session's choice: Backend::thread_cpu_time).
+  // shared: storage in the shared tables, or null for the heap.
   ThreadState(Backend* backend, int num_counters, uint32_t index, int tid,
-              ThreadShared* shared = nullptr);
+              ThreadShared* shared = nullptr, bool cpu_time = true);
   ~ThreadState();
   ThreadState(const ThreadState&) = delete;
   ThreadState& operator=(const ThreadState&) = delete;
@@ -236,6 +237,9 @@ class ThreadState {
   bool exited() const { return sh_->exited.load(std::memory_order_acquire) != 0; }
   void mark_exited() { sh_->exited.store(1, std::memory_order_release); }
   int num_counters() const { return nc_; }
+  // The backend's counters (the first of num_counters(); 0 when it does not
+  // count on this thread).
+  int backend_counters() const { return backend_nc_; }
   ThreadRole role() const {
     return static_cast<ThreadRole>(sh_->role.load(std::memory_order_acquire));
   }

@@ -76,9 +76,9 @@ TEST_CASE("sim OpenMP: a marker around a parallel loop holds every thread's work
   const json prog = find_region(p, "[program]");
   REQUIRE(prog.is_object());
   CHECK(exclusive_flops(prog) < kN);
-  // CPU time per thread beside the wall time.
-  REQUIRE(t.contains("cpu_time_s"));
-  CHECK(t["threads"]["cpu_time_s"].size() == 2);
+  // No CPU time from a simulated run (--sim-only): under Valgrind it is the
+  // simulator's, threads taking turns; test_openmp checks it natively.
+  CHECK_FALSE(t.contains("cpu_time_s"));
 }
 
 TEST_CASE("sim OpenMP: markers inside the parallel region nest under the inherited one") {

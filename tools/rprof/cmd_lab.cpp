@@ -148,6 +148,7 @@ int cmd_lab(const Args& args) {
   // Every figure printed must be a number: inputs near the ends of a double's
   // range give an infinite or zero ridge, roof or ratio, refused as such.
   for (double v : {r.bandwidth_roof, r.ridge, r.bound, r.fraction_of_peak, 1 / r.fraction_of_peak,
+                   2 * c.peak, 2 * c.bandwidth,
                    attainable_gflops(2 * c.peak, c.bandwidth, i),
                    attainable_gflops(c.peak, 2 * c.bandwidth, i)}) {
     if (!std::isfinite(v) || v <= 0) {

@@ -79,6 +79,8 @@ class SimBackend final : public Backend {
   const char* name() const override { return "sim"; }
   int num_counters() const override { return RPROF_SIM_NCOUNTERS; }
   const char* counter_name(int i) const override { return kCounterNames[i]; }
+  // Its times are the native run's (the simulated run's CPU time is Valgrind's).
+  bool thread_cpu_time() const override { return false; }
   void read(uint64_t* out) override {
     if (request(RPROF_SIM_REQ_READ, out, RPROF_SIM_NCOUNTERS) != RPROF_SIM_NCOUNTERS) {
       std::memset(out, 0, sizeof(uint64_t) * RPROF_SIM_NCOUNTERS);
