@@ -297,6 +297,18 @@ Verdict classify(const VerdictInput& in, const VerdictThresholds& t) {
     std::string rates;
     if (b.min_gflops) rates += fmt::format(", >= {} GFLOP/s", g(*b.min_gflops));
     if (b.min_dram_gbs) rates += fmt::format(", >= {} GB/s at DRAM", g(*b.min_dram_gbs));
+    // Fewer samples than an uncertain time (none): no bound is claimed
+    // either; the roofline keeps what the counts say (limited_by).
+    if (v.bound != Bound::kWaiting) {
+      v.bound = Bound::kUnknown;
+      v.boundary.reset();
+      v.at_roof = false;
+      v.likely_limit.clear();
+      v.summary = fmt::format("uncertain: no cpu-clock sample hit it (time < {:.3g} s{}): no "
+                              "bound claimed; its counts and intensity are exact",
+                              b.max_time_s, rates);
+      v.direction = "run more work in it, or a shorter --sample-period, for a rate to judge";
+    }
     v.flags.push_back(
         {Flag::kTooShort,
          fmt::format("no cpu-clock sample hit it: its time is below one sampling period per "

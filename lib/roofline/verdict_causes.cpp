@@ -97,13 +97,14 @@ bool waiting_verdict(const VerdictInput& in, const VerdictThresholds& t, Verdict
   v.fraction = 0;
   v.summary = fmt::format(
       "waiting: its threads were on a CPU for {} of their time (CPU/wall {:.3g} = {:.3g} s CPU "
-      "/ {:.3g} s wall, {} thread{}; below {}): sleep, I/O, locks or blocking communication "
-      "set its time, not a roof",
+      "/ {:.3g} s wall, {} thread{}; below {}): sleep, I/O, locks, blocking communication "
+      "or more runnable threads than free CPUs set its time, not a roof",
       pct(*share), *share, *in.metrics->cpu_time_s, wall, threads, plural(threads),
       g(t.waiting_max_cpu_share));
   v.direction =
       "shorten or overlap the wait (asynchronous I/O, shorter critical sections, "
-      "non-blocking communication, less sleeping); its rates say nothing about the roofs";
+      "non-blocking communication, less sleeping), or give each thread a CPU of its own "
+      "(no other load, threads <= cores); its rates say nothing about the roofs";
   return true;
 }
 

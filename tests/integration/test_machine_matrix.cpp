@@ -106,8 +106,17 @@ void check_machine(const std::string& machine) {
   const uint64_t n_dram = 3 * g.llc / 24;
   const Run dram = run_on(machine, {sample("triad_avx2"), n_of(n_dram), "2"}, "triad");
   INFO(dram.verdict.dump());
-  CHECK(dram.verdict["bound"] == "memory");
-  CHECK(dram.verdict["boundary"] == "dram");
+  // The rate is this host's, the roof the recorded machine's: under
+  // below_bandwidth_roofs (10%) of it the rule calls it below every roof (a
+  // 2-core VM streams one thread at about 7 GB/s); otherwise memory-bound.
+  if (dram.verdict["fraction_of_roof"].get<double>() < 0.10) {
+    std::printf("note: %s: this host reaches under 10%% of the recorded DRAM roof: "
+                "expecting below-roofs\n", machine.c_str());
+    CHECK(dram.verdict["bound"] == "below-roofs");
+  } else {
+    CHECK(dram.verdict["bound"] == "memory");
+    CHECK(dram.verdict["boundary"] == "dram");
+  }
   CHECK_FALSE(has_flag(dram.verdict, "latency-bound"));
   // Every sweep streams from DRAM: at least the 24n bytes of the arrays read
   // or written per call (write-allocate adds 8n), within 10%.

@@ -114,10 +114,22 @@ TEST_CASE("integer streaming sum: memory-bound at DRAM, not latency-bound") {
   std::string dir;
   const json s = region_of({sample("stream_int"), n_of(n), "2"}, "stream_int", &dir);
   const json& v = s["verdict"];
-  CHECK(v["bound"] == "memory");
-  CHECK(v["boundary"] == "dram");
+  INFO(v.dump());
+  // The rate is this host's, the roof the recorded machine's: under
+  // below_bandwidth_roofs (10%) of it the rule calls the region below every
+  // roof (a 2-core VM streams one thread at about 7 GB/s against the
+  // recorded 70 GB/s); otherwise memory-bound at DRAM.
+  const bool slow_host = boundary(s, "dram")["fraction_of_roof"].get<double>() < 0.10;
+  if (slow_host) {
+    std::printf("note: this host reaches under 10%% of the recorded DRAM roof: "
+                "expecting below-roofs\n");
+    CHECK(v["bound"] == "below-roofs");
+  } else {
+    CHECK(v["bound"] == "memory");
+    CHECK(v["boundary"] == "dram");
+    CHECK_THAT(v["summary"].get<std::string>(), Catch::StartsWith("memory-bound at DRAM"));
+  }
   CHECK_FALSE(has_flag(v, "latency-bound"));
-  CHECK_THAT(v["summary"].get<std::string>(), Catch::StartsWith("memory-bound at DRAM"));
   // 8 bytes per element and pass are loaded, and cross DRAM: the array is
   // 3x the LLC, so with LRU every line of every pass misses.
   CHECK(counter(s, "bytes.l1.read") == 2 * 8 * double(n));
@@ -127,7 +139,8 @@ TEST_CASE("integer streaming sum: memory-bound at DRAM, not latency-bound") {
   // Text, CSV and the bandwidth chart carry the view too.
   const std::string text = read_text(dir + "/report.txt");
   CHECK_THAT(text, Catch::Contains("Memory (GB/s with GB = 1e9 bytes"));
-  CHECK_THAT(text, Catch::Contains("stream_int: memory-bound at DRAM"));
+  CHECK_THAT(text, Catch::Contains(slow_host ? "stream_int: below every roof"
+                                             : "stream_int: memory-bound at DRAM"));
   const RunResult csv = run_command({RPROF_BIN, "report", "--format", "csv", dir});
   REQUIRE(csv.status == 0);
   CHECK_THAT(csv.out, Catch::Contains(",bw_l1_gbs,bw_l1_fraction_of_roof,"));

@@ -24,7 +24,14 @@ nlohmann::json verdict(const std::vector<std::string>& args, const std::string& 
   REQUIRE(reg.is_object());
   REQUIRE(reg.contains("verdict"));
   INFO(reg["verdict"].dump(2));
-  return reg["verdict"];
+  nlohmann::json v = reg["verdict"];
+  // What the roofline says beside it (from counts: limited_by; from the
+  // rate: fraction_of_bound).
+  if (reg.contains("roofline") && reg["roofline"].is_object()) {
+    v["limited_by"] = reg["roofline"].value("limited_by", "");
+    v["fraction_of_bound"] = reg["roofline"].value("fraction_of_bound", 0.0);
+  }
+  return v;
 }
 
 bool has_flag(const nlohmann::json& v, const std::string& name) {
@@ -44,11 +51,28 @@ const nlohmann::json& flag(const nlohmann::json& v, const std::string& name) {
 
 }  // namespace
 
+// The blocked loop's intensity is above every ridge of the recorded machine
+// (limited by compute, from counts alone); whether it is compute-bound also
+// takes its rate, this host's, against the recorded machine's roof: at least
+// below_roofs (50%) of it, else below every roof by rule (a 2-core VM at
+// half a Zen 4's clock reaches some 16% of its scalar roof).
+static void check_compute_or_below(const nlohmann::json& v, const std::string& what) {
+  INFO(what << ": " << v.dump());
+  CHECK(v["limited_by"] == "compute");
+  if (v["fraction_of_bound"].get<double>() >= 0.5) {
+    CHECK(v["bound"] == "compute");
+  } else {
+    std::printf("note: %s: this host reaches %.0f%% of the recorded compute roof: "
+                "expecting below-roofs\n", what.c_str(), 100 * v["fraction_of_bound"].get<double>());
+    CHECK(v["bound"] == "below-roofs");
+  }
+}
+
 TEST_CASE("cache-blocked matrix multiply: compute-bound and without vectors low-vectorization") {
   auto v = verdict({"--backend=sim", sample("matmul"), "256", "32"}, "blocked");
-  CHECK(v["bound"] == "compute");
+  check_compute_or_below(v, "matmul");
   auto novec = verdict({"--backend=sim", sample("matmul_novec"), "256", "32"}, "blocked");
-  CHECK(novec["bound"] == "compute");
+  check_compute_or_below(novec, "matmul_novec");
   REQUIRE(has_flag(novec, "low-vectorization"));
   CHECK_THAT(flag(novec, "low-vectorization")["reason"].get<std::string>(),
              Catch::Contains("0% of FP instructions are packed"));
