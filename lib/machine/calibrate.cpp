@@ -365,6 +365,8 @@ Machine Calibrator::run() {
     m_.sweeps.push_back(std::move(sw));
   }
   for (int c : counts) measure_set(c);
+  const std::string raised = keep_ceilings_monotonic(m_);
+  if (!raised.empty()) m_.notes.push_back(raised);
 
   double worst = 0;
   int disturbed = 0;
@@ -411,6 +413,44 @@ Machine Calibrator::run() {
 }
 
 }  // namespace
+
+std::string keep_ceilings_monotonic(Machine& m) {
+  std::string raised;
+  auto note = [&](const std::string& what, int threads, double measured, int from, double kept,
+                  const char* unit) {
+    raised += fmt::format("{}{} ({} threads) {:.3g} {} below {:.3g} with {} thread{}",
+                          raised.empty() ? "" : "; ", what, threads, measured, unit, kept, from,
+                          from == 1 ? "" : "s");
+  };
+  std::sort(m.ceilings.begin(), m.ceilings.end(),
+            [](const CeilingSet& a, const CeilingSet& b) { return a.threads < b.threads; });
+  for (size_t i = 1; i < m.ceilings.size(); ++i) {
+    const CeilingSet& fewer = m.ceilings[i - 1];
+    CeilingSet& set = m.ceilings[i];
+    if (fewer.threads >= set.threads) continue;
+    for (PeakCeiling& p : set.peaks) {
+      const PeakCeiling* f = fewer.peak(p.precision, p.width, p.mix);
+      if (f == nullptr || !(p.gflops < f->gflops)) continue;
+      note(fmt::format("{} {} {}", precision_name(p.precision), width_name(p.width),
+                       mix_key(p.mix)),
+           set.threads, p.gflops, fewer.threads, f->gflops, "GFLOP/s");
+      p.gflops = f->gflops;
+    }
+    for (BandwidthCeiling& b : set.bandwidth) {
+      for (const BandwidthCeiling& f : fewer.bandwidth) {
+        if (f.boundary != b.boundary || f.mix != b.mix || !(b.gbs < f.gbs)) continue;
+        note(fmt::format("{} {}", boundary_name(b.boundary), stream_key(b.mix)), set.threads,
+             b.gbs, fewer.threads, f.gbs, "GB/s");
+        b.gbs = f.gbs;
+        b.traffic_gbs = std::max(b.traffic_gbs, f.traffic_gbs);
+      }
+    }
+  }
+  if (raised.empty()) return raised;
+  return "disturbed ceilings: " + raised +
+         ": more threads can always do what fewer did, so each takes the fewer threads' "
+         "figure (recalibrate on an idle machine for a measured one)";
+}
 
 std::string thp_policy() {
   // "always [madvise] never": the bracketed word is in force.

@@ -41,6 +41,12 @@ struct CalibrationOptions {
 
 Machine calibrate(const CalibrationOptions& opt);
 
+// More threads can always do what fewer did (the others idle): a peak or a
+// bandwidth measured below the same kernel's with fewer threads was disturbed
+// (a busy machine descheduled the team). Each such ceiling takes the fewer
+// threads' figure; returns the note that says which ("" when none).
+std::string keep_ceilings_monotonic(Machine& m);
+
 // The kernel's transparent huge page policy: "always", "madvise", "never".
 std::string thp_policy();
 

@@ -224,3 +224,33 @@ TEST_CASE("pointer chase: one cycle through every line") {
   CHECK(run_chase(buf.data(), lines * 3) == buf.data());
   CHECK(run_add_chain(10) == 80);
 }
+
+TEST_CASE("ceilings never fall with more threads: a disturbed one takes the fewer threads'") {
+  Machine m;
+  CeilingSet one, two;
+  one.threads = 1;
+  two.threads = 2;
+  one.peaks.push_back({Precision::kDP, Width::kScalar, FlopMix::kAddMul, "x86-64", 4.5, {}});
+  one.peaks.push_back({Precision::kDP, Width::k256, FlopMix::kFma, "avx2", 28.5, {}});
+  // A busy machine descheduled the 2-thread team for one kernel (measured
+  // 0.0101 GFLOP/s against 4.5 with one thread); the other doubled.
+  two.peaks.push_back({Precision::kDP, Width::kScalar, FlopMix::kAddMul, "x86-64", 0.0101, {}});
+  two.peaks.push_back({Precision::kDP, Width::k256, FlopMix::kFma, "avx2", 56.0, {}});
+  one.bandwidth.push_back({Boundary::kDRAM, StreamMix::kCopy, 8.3, 12.45, {}});
+  two.bandwidth.push_back({Boundary::kDRAM, StreamMix::kCopy, 2.0, 3.0, {}});
+  m.ceilings = {two, one};  // any order
+  const std::string note = keep_ceilings_monotonic(m);
+  REQUIRE(m.ceilings.size() == 2);
+  REQUIRE(m.ceilings[1].threads == 2);
+  const CeilingSet& t2 = m.ceilings[1];
+  CHECK(t2.peak(Precision::kDP, Width::kScalar, FlopMix::kAddMul)->gflops == 4.5);
+  CHECK(t2.peak(Precision::kDP, Width::k256, FlopMix::kFma)->gflops == 56.0);  // kept
+  CHECK(t2.bandwidth[0].gbs == 8.3);
+  CHECK(t2.bandwidth[0].traffic_gbs == 12.45);
+  CHECK(m.ceilings[0].peak(Precision::kDP, Width::kScalar, FlopMix::kAddMul)->gflops == 4.5);
+  CHECK_THAT(note, Catch::StartsWith("disturbed ceilings: DP scalar"));
+  CHECK_THAT(note, Catch::Contains("(2 threads) 0.0101 GFLOP/s below 4.5 with 1 thread"));
+  CHECK_THAT(note, Catch::Contains("DRAM copy (2 threads) 2 GB/s below 8.3 with 1 thread"));
+  // Nothing to raise: no note.
+  CHECK(keep_ceilings_monotonic(m).empty());
+}
