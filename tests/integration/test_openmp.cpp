@@ -65,3 +65,52 @@ TEST_CASE("OpenMP: a computing region's CPU time is within its threads' time") {
   CHECK(cpu > 0);
   CHECK(cpu <= t["thread_time_s"].get<double>() * 1.05);
 }
+
+namespace {
+
+// samples/omp_triad.c built by clang against LLVM's libomp (OMPT), linked
+// with librprof; empty when this machine has no clang or no libomp.
+std::string libomp_triad() {
+#if defined(RPROF_TEST_SANITIZED)
+  skip_test("the clang build of omp_triad is not sanitized; the sanitizer pass leaves it out");
+#endif
+  const std::string out = fresh_dir("libomp") + "/omp_triad_libomp";
+  for (const char* cc : {"clang", "clang-16", "clang-15", "clang-14"}) {
+    const RunResult r = run_command(
+        {cc, "-O2", "-fopenmp=libomp", "-DRPROF_ENABLE", "-I" RPROF_SOURCE_DIR "/include",
+         RPROF_SOURCE_DIR "/samples/omp_triad.c", "-o", out, "-L" RPROF_RUNTIME_DIR, "-lrprof",
+         "-Wl,-rpath," RPROF_RUNTIME_DIR});
+    if (r.status == 0) return out;
+  }
+  skip_test("no clang with LLVM's libomp here (clang, libomp-dev): the OMPT path is not run");
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("OpenMP with LLVM's libomp: OMPT puts the team in the region, OMP_TOOL=disabled is named") {
+  const std::string app = libomp_triad();
+  const RunResult r = run_rprof({"--backend=time", app, "200000", "3", "outside"},
+                                {"OMP_NUM_THREADS=2"});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const json p = load_json(r.dir + "/profile.json");
+  const json t = find_region(p, "triad");
+  REQUIRE(t.is_object());
+  CHECK(t["calls"] == 3);
+  CHECK(t["threads"]["rows"] == 2);
+  for (const json& n : p["notes"]) CHECK(n.get<std::string>().rfind("OpenMP:", 0) != 0);
+
+  // Without OMPT the team is not seen: one row, and a note that says why.
+  const RunResult off = run_rprof({"--backend=time", app, "200000", "3", "outside"},
+                                  {"OMP_NUM_THREADS=2", "OMP_TOOL=disabled"});
+  INFO(off.err);
+  REQUIRE(off.status == 0);
+  const json q = load_json(off.dir + "/profile.json");
+  CHECK(find_region(q, "triad")["threads"]["rows"] == 1);
+  bool noted = false;
+  for (const json& n : q["notes"]) {
+    noted |= n.get<std::string>().rfind("OpenMP: OMP_TOOL=disabled", 0) == 0;
+  }
+  CHECK(noted);
+}

@@ -6,6 +6,7 @@
 // run per event group.
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -152,6 +153,28 @@ bool links_librprof(const std::string& path) {
   return false;
 }
 
+// The OpenMP runtime `program` links, when its teams' work cannot be put in
+// the region open on the starting thread (docs/openmp.md, "What is not
+// attributed"): a note says so beside the regions, never silently.
+void note_openmp_attribution(const std::string& program, Profile& p) {
+  if (!is_elf(program) || p.regions.size() <= 1) return;
+  for (const std::string& n : elf_needed(program)) {
+    const bool llvm = n.rfind("libomp.", 0) == 0 || n.rfind("libiomp5", 0) == 0;
+    const char* tool = std::getenv("OMP_TOOL");
+    if (llvm && tool != nullptr && std::strcmp(tool, "disabled") == 0) {
+      p.notes.push_back("OpenMP: OMP_TOOL=disabled turns off the OMPT interface of " + n +
+                        ", through which rprof learns its teams: the work of a parallel "
+                        "region's team threads is not in the region open on the thread that "
+                        "started it (each such region lists its starting thread only)");
+    } else if (n.rfind("libnvomp", 0) == 0 || n.rfind("libpgmp", 0) == 0 ||
+               n.rfind("libxlsmp", 0) == 0 || n.rfind("libcraymp", 0) == 0) {
+      p.notes.push_back("OpenMP: " + n + " is neither GCC's libgomp nor LLVM's libomp (OMPT), "
+                        "the runtimes rprof follows: the work of a parallel region's team "
+                        "threads is not in the region open on the thread that started it");
+    }
+  }
+}
+
 // True when `program` is an ELF file that links no marker library (no
 // librprof: rprof's markers, the Fortran module; no LIKWID/PAPI), nor does
 // any ELF file among its arguments (`mpirun -np 2 ./app`).
@@ -267,6 +290,7 @@ int cmd_run(const Args& args) {
     std::cerr << "rprof: " << m << "\n";
   });
   note_marker_apis(marker_apis, run.profile);
+  note_openmp_attribution(program, run.profile);
   if (functions_by_default) {
     run.profile.notes.push_back("the program has no markers: its functions are shown as "
                                 "regions (the function view; --functions=N for more)");
