@@ -137,6 +137,27 @@ RunResult run_rprof(const std::vector<std::string>& args,
   return r;
 }
 
+RunResult run_rprof_on_cpu(const std::vector<std::string>& args, const std::string& region,
+                           const std::vector<std::string>& env, int tries) {
+  for (int i = 1;; ++i) {
+    RunResult r = run_rprof(args, env);
+    if (i >= tries || r.status != 0) return r;
+    nlohmann::json reg;
+    try {
+      reg = find_region(load_json(r.dir + "/profile.json"), region);
+    } catch (const std::exception&) {
+      return r;  // the caller's checks say what is wrong with it
+    }
+    if (!reg.is_object() || !reg.contains("verdict") ||
+        reg["verdict"].value("bound", "") != "waiting") {
+      return r;
+    }
+    std::cerr << "WARNING: run " << i << " of " << tries << ": region " << region
+              << " was off the CPU for most of its time (a busy host): "
+              << reg["verdict"].value("summary", "") << "; running it again" << std::endl;
+  }
+}
+
 namespace {
 
 // mpirun's --get-stack-traces runs `gstack PID`; Debian's gdb has no gstack.

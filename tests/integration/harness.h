@@ -49,6 +49,15 @@ uint64_t host_largest_cache();
 RunResult run_rprof(const std::vector<std::string>& args,
                     const std::vector<std::string>& env = {});
 
+// run_rprof for a program built never to wait (no sleep, I/O or locks): while
+// the region's verdict is "waiting" (this host gave its threads under half a
+// CPU: a busy or shared host, not the program; the verdict is right about that
+// run), the run is reported on stderr and made again, up to `tries` runs. The
+// last run is returned whatever it says, so a host that stays that busy, or a
+// CPU clock read wrong, still fails the caller's checks.
+RunResult run_rprof_on_cpu(const std::vector<std::string>& args, const std::string& region,
+                           const std::vector<std::string>& env = {}, int tries = 4);
+
 // `mpirun` for 2 ranks of `app` on this host, whatever host it is: as root
 // (--allow-run-as-root), on 2 cores or fewer (--oversubscribe), no binding,
 // the ranks talking through shared memory only (btl self,vader, pml ob1: no

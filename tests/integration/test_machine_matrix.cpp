@@ -61,7 +61,7 @@ Run run_on(const std::string& machine, const std::vector<std::string>& app,
            const std::string& region) {
   std::vector<std::string> args = {"--backend=sim", "-q"};
   args.insert(args.end(), app.begin(), app.end());
-  const RunResult r = run_rprof(args, machine_env(machine));
+  const RunResult r = run_rprof_on_cpu(args, region, machine_env(machine));
   INFO(machine << ": " << r.err);
   REQUIRE(r.status == 0);
   const json p = load_json(r.dir + "/profile.json");

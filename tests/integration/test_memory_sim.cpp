@@ -39,7 +39,7 @@ json region_of(const std::vector<std::string>& app, const std::string& name,
                std::string* dir = nullptr) {
   std::vector<std::string> args = {"--backend=sim", "-q"};
   args.insert(args.end(), app.begin(), app.end());
-  const RunResult r = run_rprof(args);
+  const RunResult r = run_rprof_on_cpu(args, name);
   INFO(r.err);
   REQUIRE(r.status == 0);
   if (dir != nullptr) *dir = r.dir;

@@ -16,7 +16,7 @@ namespace {
 
 nlohmann::json verdict(const std::vector<std::string>& args, const std::string& region,
                        const std::vector<std::string>& env = {}) {
-  auto r = run_rprof(args, env);
+  auto r = run_rprof_on_cpu(args, region, env);
   INFO(r.err);
   REQUIRE(r.status == 0);
   auto p = load_json(r.dir + "/profile.json");
