@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/perf/hw_metrics.h"
+#include "hwcounters/hw_metrics.h"
 #include "profile/metrics.h"
 
 namespace fs = std::filesystem;

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "backends/perf/hw_metrics.h"
+#include "hwcounters/hw_metrics.h"
 #include "machine/latency_ladder.h"
 #include "profile/function_view.h"
 

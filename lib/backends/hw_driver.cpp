@@ -2,8 +2,8 @@
 
 #include <sstream>
 
-#include "backends/perf/hw_metrics.h"
-#include "backends/perf/perf_probe.h"
+#include "hwcounters/hw_metrics.h"
+#include "hwcounters/perf_probe.h"
 #include "common/error.h"
 #include "profile/merge_runs.h"
 #include "run/native_driver.h"

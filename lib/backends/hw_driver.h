@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/perf/event_tables.h"
+#include "hwcounters/event_tables.h"
 #include "run/driver.h"
 
 namespace rprof {
@@ -53,6 +53,7 @@ std::string hex_digits(uint64_t v);
 
 class HwDriver : public BackendDriver {
  public:
+  CountSource source() const override { return CountSource::kHardware; }
   RunPlan plan(const RunRequest& request) override;
   bool keep_going(const RunPlan& plan, const std::vector<PassResult>& done) override;
   RunOutcome finish(const RunPlan& plan, std::vector<PassResult> passes) override;

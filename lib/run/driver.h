@@ -1,5 +1,5 @@
 // A backend driver: the tool side of one counter source (lib/backends/<name>/),
-// the counterpart of the runtime's Backend (backends/backend.h). It says
+// the counterpart of the runtime's Backend (runtime/backend.h). It says
 //   - whether it works here, and if not why and what to do (probe),
 //   - which runs of the program it needs (plan): one native run; a native and
 //     a simulated run; one run per hardware event group,
@@ -98,9 +98,20 @@ struct RunOutcome {
   int stopped = 0;
 };
 
+// Where a backend's counts come from: what --backend=auto's notices and
+// --sim-only ask of a driver, never its name.
+enum class CountSource {
+  kTiming,      // the clock only
+  kSimulation,  // a simulated run (counts without a native run, per function)
+  kHardware,    // hardware counters
+  kScripted,    // tests
+};
+
 struct AutoRefusal {
   std::string backend;
   std::string reason;
+  CountSource source = CountSource::kTiming;
+  bool without_native_run = false;  // it could have counted with --sim-only
 };
 
 class BackendDriver {
@@ -113,6 +124,11 @@ class BackendDriver {
   virtual bool listed() const { return true; }
   // Doctor recommends the working backend with the highest rank.
   virtual int rank() const = 0;
+  virtual CountSource source() const = 0;
+  // Capabilities. --functions: counts attributed to the program's functions.
+  virtual bool counts_functions() const { return false; }
+  // --sim-only: the counts without a native run (no times).
+  virtual bool counts_without_native_run() const { return false; }
   virtual DriverProbe probe() const = 0;
 
   // --backend=auto: nullopt when auto never picks this backend, "" when it

@@ -3,36 +3,13 @@
 #include <algorithm>
 
 #include "common/error.h"
+#include "run/driver_table.h"
 
 namespace rprof {
 
-// Each backend's folder defines its factory.
-std::unique_ptr<BackendDriver> make_time_driver();
-std::unique_ptr<BackendDriver> make_sim_driver();
-std::unique_ptr<BackendDriver> make_perf_driver();
-std::unique_ptr<BackendDriver> make_papi_driver();
-std::unique_ptr<BackendDriver> make_likwid_driver();
-std::unique_ptr<BackendDriver> make_fake_driver();
-
-namespace {
-
-using Factory = std::unique_ptr<BackendDriver> (*)();
-
-// The registry: the order in which --help, doctor and error messages list them.
-constexpr Factory kDrivers[] = {
-    make_time_driver,  // lib/backends/time
-    make_sim_driver,   // lib/backends/sim
-    make_perf_driver,  // lib/backends/perf
-    make_papi_driver,  // lib/backends/papi
-    make_likwid_driver,  // lib/backends/likwid
-    make_fake_driver,  // lib/backends/fake (tests)
-};
-
-}  // namespace
-
 std::vector<std::unique_ptr<BackendDriver>> all_drivers() {
   std::vector<std::unique_ptr<BackendDriver>> all;
-  for (Factory make : kDrivers) all.push_back(make());
+  for (size_t i = 0; i < kNumDriverFactories; ++i) all.push_back(kDriverFactories[i]());
   return all;
 }
 
@@ -67,18 +44,27 @@ DriverChoice choose_driver(const std::string& backend, const RunRequest& request
     const std::optional<std::string> refusal = d->auto_refusal(request);
     if (!refusal) continue;
     if (!refusal->empty()) {
-      refused.push_back({d->name(), *refusal});
+      refused.push_back({d->name(), *refusal, d->source(), d->counts_without_native_run()});
       continue;
     }
-    if (request.sim_only && std::string(d->name()) != "sim") {
+    if (request.sim_only && !d->counts_without_native_run()) {
       for (const AutoRefusal& r : refused) {
-        if (r.backend == "sim") throw Error("--sim-only: " + r.reason, 2);
+        if (r.without_native_run) throw Error("--sim-only: " + r.reason, 2);
       }
     }
     std::string notice = d->auto_notice(refused);
     return {std::move(d), notice};
   }
   throw Error("--backend=auto: no backend can run here", 1);
+}
+
+std::string function_backends() {
+  std::string list;
+  for (const auto& d : listed_drivers()) {
+    if (!d->counts_functions()) continue;
+    list += (list.empty() ? "" : " or ") + std::string("--backend=") + d->name();
+  }
+  return list.empty() ? "none in this build" : list;
 }
 
 std::string backend_help() {

@@ -1,7 +1,8 @@
 // The one list of backend drivers (run/driver.h). `rprof` resolves
 // --backend (auto included) here, `rprof doctor` probes every listed driver,
-// and `rprof --help` describes them. A new backend: its folder under
-// lib/backends/, and one line in registry.cpp.
+// and `rprof --help` describes them. The list is generated from each backend
+// folder's rprof_backend() declaration (run/driver_table.h); a new backend is
+// its folder under lib/backends/ and its name in that folder list.
 #ifndef RPROF_RUN_REGISTRY_H_
 #define RPROF_RUN_REGISTRY_H_
 
@@ -27,6 +28,10 @@ struct DriverChoice {
 
 // --backend=NAME, or auto: the best backend that can count this run.
 DriverChoice choose_driver(const std::string& backend, const RunRequest& request);
+
+// The listed backends that count per function, as options for people
+// ("--backend=sim"; "none in this build" when there is none).
+std::string function_backends();
 
 // The --backend option's description for --help.
 std::string backend_help();

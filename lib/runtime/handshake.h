@@ -38,7 +38,7 @@
 #define RPROF_ENV_MPI_JOB "RPROF_MPI_JOB"
 
 /* --- Per backend, set by the launcher's plan of each run ----------------- */
-/* perf: comma-separated event groups (backends/perf/perf_spec.h), the
+/* perf: comma-separated event groups (hwcounters/perf_spec.h), the
  * number of the first group, and 0 to read counters without rdpmc. */
 #define RPROF_ENV_PERF_EVENTS "RPROF_PERF_EVENTS"
 #define RPROF_ENV_PERF_GROUP_BASE "RPROF_PERF_GROUP_BASE"

@@ -29,7 +29,7 @@
 #include <cstdint>
 #include <new>
 
-#include "backends/sim/sim_quiet.h"
+#include "runtime/quiet.h"
 #include "rprof/rprof.h"
 #include "runtime/openmp.h"
 #include "runtime/session.h"
@@ -103,14 +103,14 @@ void on_parallel_begin(OmptData* /*encountering_task*/, const void* /*frame*/,
   parallel->ptr = nullptr;
   OmpTeam probe;
   if (!rprof::runtime::omp_capture(probe)) return;
-  const rprof::SimQuiet quiet;
+  const rprof::Quiet quiet;
   parallel->ptr = new (std::nothrow) OmpTeam(probe);
 }
 
 void on_parallel_end(OmptData* parallel, OmptData* /*encountering_task*/, int /*flags*/,
                      const void* /*codeptr*/) {
   if (parallel == nullptr || parallel->ptr == nullptr) return;
-  const rprof::SimQuiet quiet;
+  const rprof::Quiet quiet;
   delete static_cast<OmpTeam*>(parallel->ptr);
   parallel->ptr = nullptr;
 }
@@ -123,7 +123,7 @@ void on_implicit_task(int endpoint, OmptData* parallel, OmptData* /*task*/,
                                               : nullptr;
     if (t_levels == nullptr) {
       if (team == nullptr) return;  // nothing to borrow, nothing to pop
-      const rprof::SimQuiet quiet;
+      const rprof::Quiet quiet;
       t_levels = new (std::nothrow) Levels;
       if (t_levels == nullptr) return;
     }

@@ -30,7 +30,7 @@
 #include <cstdint>
 #include <new>
 
-#include "backends/sim/sim_quiet.h"
+#include "runtime/quiet.h"
 #include "rprof/rprof.h"
 #include "runtime/openmp.h"
 #include "runtime/session.h"
@@ -67,7 +67,7 @@ bool omp_capture(Team& team) {
 
 int omp_join(const Team& team) {
   if (!g_active.load(std::memory_order_relaxed) || in_signal_handler()) return 0;
-  const SimQuiet quiet;
+  const Quiet quiet;
   ThreadState* t = current_thread();
   if (t == nullptr || t == team.starter || in_path(*t, team)) return 0;
   if (!t->enter_call()) return 0;
@@ -78,7 +78,7 @@ int omp_join(const Team& team) {
 
 int omp_leave(int n) {
   if (n == 0) return 0;
-  const SimQuiet quiet;
+  const Quiet quiet;
   ThreadState* t = existing_thread();
   if (t == nullptr || !t->enter_call()) return 0;
   const int closed = t->unborrow(n);
@@ -101,7 +101,7 @@ void team_fn(void* p) {
 void* next(std::atomic<void*>& slot, const char* name) {
   void* p = slot.load(std::memory_order_acquire);
   if (p == nullptr) {
-    const SimQuiet quiet;
+    const Quiet quiet;
     p = dlsym(RTLD_NEXT, name);
     if (p == nullptr) __builtin_trap();
     slot.store(p, std::memory_order_release);
@@ -123,7 +123,7 @@ Team* old_team(Fn fn, void* data) {
   t_old_teams[d] = nullptr;
   Team probe;
   if (!omp_capture(probe)) return nullptr;
-  const SimQuiet quiet;
+  const Quiet quiet;
   Team* team = new (std::nothrow) Team(probe);
   if (team != nullptr) {
     team->fn = fn;
@@ -138,7 +138,7 @@ void old_team_end() {
   const int d = --t_old_depth;
   Team* team = d < kMaxOldTeams ? t_old_teams[d] : nullptr;
   if (team != nullptr) {
-    const SimQuiet quiet;
+    const Quiet quiet;
     delete team;
   }
 }

@@ -17,8 +17,8 @@
 #include <memory>
 #include <string>
 
-#include "backends/backend.h"
-#include "backends/sim/sim_quiet.h"
+#include "runtime/backend.h"
+#include "runtime/quiet.h"
 #include "runtime/clock.h"
 #include "runtime/raw_writer.h"
 #include "runtime/region_table.h"
@@ -67,7 +67,7 @@ ThreadList thread_list(Session& s) {
 struct ThreadExit {
   ~ThreadExit() {
     if (t_state == nullptr) return;
-    const SimQuiet quiet;
+    const Quiet quiet;
     if (release_thread(thread_list(*g_session), t_state)) t_state = nullptr;
   }
 };
@@ -152,7 +152,7 @@ void after_fork_in_parent() {
 }
 
 void after_fork_in_child() {
-  const SimQuiet quiet;
+  const Quiet quiet;
   signals_after_fork_child();
   thread_registry_after_fork_child();
   region_table_after_fork();
@@ -285,7 +285,7 @@ void init() {
 // Runs when the runtime is loaded, before main(). Nothing it does is the
 // program's work, so the simulator counts none of it.
 __attribute__((constructor)) void rprof_runtime_init() {
-  const SimQuiet quiet;
+  const Quiet quiet;
   resolve_signal_functions();
   init();
 }
@@ -295,7 +295,7 @@ __attribute__((constructor)) void rprof_runtime_init() {
 ThreadState* current_thread() {
   ThreadState* t = t_state;
   if (t != nullptr) return t;
-  const SimQuiet quiet;  // once per thread: allocation, exit-hook registration
+  const Quiet quiet;  // once per thread: allocation, exit-hook registration
   Session& s = *g_session;
   t = acquire_thread(thread_list(s), static_cast<int>(syscall(SYS_gettid)));
   if (t == nullptr) return nullptr;
@@ -315,7 +315,7 @@ const char* session_counter_name(int k) {
 
 int flush_profile(const char* reason, int signal) {
   if (g_session == nullptr) return 1;
-  const SimQuiet quiet;  // the writer's formatting, open, write, rename
+  const Quiet quiet;  // the writer's formatting, open, write, rename
   Session& s = *g_session;
   bool expected = false;
   if (!s.flushing.compare_exchange_strong(expected, true)) return 0;

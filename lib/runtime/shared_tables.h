@@ -30,7 +30,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "backends/backend.h"
+#include "runtime/backend.h"
 #include "runtime/thread_state.h"
 
 namespace rprof::runtime {

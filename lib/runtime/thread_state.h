@@ -31,7 +31,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "backends/backend.h"
+#include "runtime/backend.h"
 #include "runtime/handshake.h"
 
 namespace rprof::runtime {

@@ -17,7 +17,7 @@
 #include <ctime>
 #include <vector>
 
-#include "backends/perf/perf_errors.h"
+#include "hwcounters/perf_errors.h"
 
 namespace rprof {
 namespace {

@@ -126,6 +126,12 @@ std::string fresh_dir(const std::string& tag) {
   return d;
 }
 
+RunResult run_tool(const std::vector<std::string>& args, const std::vector<std::string>& env) {
+  std::vector<std::string> argv = {RPROF_BIN};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_command(argv, env);
+}
+
 RunResult run_rprof(const std::vector<std::string>& args,
                     const std::vector<std::string>& env) {
   const std::string dir = fresh_path("out");

@@ -45,6 +45,10 @@ std::vector<std::string> real_machine_env();
 // 32 MiB when unknown. For working sets that must miss natively too.
 uint64_t host_largest_cache();
 
+// Runs `rprof <args...>` (a subcommand: report, lab, plot, ...).
+RunResult run_tool(const std::vector<std::string>& args,
+                   const std::vector<std::string>& env = {});
+
 // Runs `rprof -o <fresh dir> <args...>` and returns the result with .dir set.
 RunResult run_rprof(const std::vector<std::string>& args,
                     const std::vector<std::string>& env = {});

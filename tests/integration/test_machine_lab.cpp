@@ -13,12 +13,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-RunResult run_tool(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
-  std::vector<std::string> argv = {RPROF_BIN};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return run_command(argv, env);
-}
-
 json lab(const std::vector<std::string>& args) {
   std::vector<std::string> a = {"lab", "--json"};
   a.insert(a.end(), args.begin(), args.end());

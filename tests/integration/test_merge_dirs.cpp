@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "backends/perf/perf_probe.h"
+#include "hwcounters/perf_probe.h"
 #include "integration/harness.h"
 
 using namespace rprof::test;

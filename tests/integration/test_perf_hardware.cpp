@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "backends/perf/hw_metrics.h"
-#include "backends/perf/perf_probe.h"
+#include "hwcounters/hw_metrics.h"
+#include "hwcounters/perf_probe.h"
 #include "integration/harness.h"
 
 using namespace rprof::test;

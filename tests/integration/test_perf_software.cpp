@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "backends/perf/perf_probe.h"
+#include "hwcounters/perf_probe.h"
 #include "integration/harness.h"
 
 using namespace rprof::test;

@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "backends/perf/perf_counters.h"
-#include "backends/perf/perf_errors.h"
+#include "hwcounters/perf_counters.h"
+#include "hwcounters/perf_errors.h"
 #include "integration/harness.h"
 
 using namespace rprof::test;

@@ -17,12 +17,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-RunResult run_tool(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
-  std::vector<std::string> argv = {RPROF_BIN};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return run_command(argv, env);
-}
-
 void write_text(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
 bool have_xmllint() { return run_command({"xmllint", "--version"}).status == 0; }

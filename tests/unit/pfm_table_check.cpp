@@ -10,8 +10,8 @@
 #include <cstring>
 #include <string>
 
-#include "backends/perf/event_tables.h"
-#include "backends/perf/pfm_encoder.h"
+#include "hwcounters/event_tables.h"
+#include "hwcounters/pfm_encoder.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) {

@@ -9,20 +9,13 @@
 #include "run/pipeline.h"
 #include "run/registry.h"
 #include "runtime/handshake.h"
+#include "unit/error_code.h"
 
 using namespace rprof;
 
-namespace {
+using rprof::test::error_code;
 
-int error_code(const std::function<void()>& f, std::string* what = nullptr) {
-  try {
-    f();
-  } catch (const Error& e) {
-    if (what) *what = e.what();
-    return e.exit_code();
-  }
-  return 0;
-}
+namespace {
 
 RunRequest request_for(std::vector<std::string> app) {
   RunRequest r;

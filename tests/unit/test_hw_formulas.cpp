@@ -4,8 +4,8 @@
 // DRAM from uncore or its labelled stand-ins, and multiplex scaling.
 #include <catch2/catch.hpp>
 
-#include "backends/perf/event_tables.h"
-#include "backends/perf/hw_metrics.h"
+#include "hwcounters/event_tables.h"
+#include "hwcounters/hw_metrics.h"
 #include "profile/metrics.h"
 
 using namespace rprof;

@@ -3,9 +3,9 @@
 #include <catch2/catch.hpp>
 #include <set>
 
-#include "backends/backend.h"
-#include "backends/perf/event_tables.h"
-#include "backends/perf/perf_plan.h"
+#include "runtime/backend.h"
+#include "hwcounters/event_tables.h"
+#include "hwcounters/perf_plan.h"
 
 using namespace rprof;
 

@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "backends/perf/perf_errors.h"
-#include "backends/perf/perf_probe.h"
+#include "hwcounters/perf_errors.h"
+#include "hwcounters/perf_probe.h"
 
 using namespace rprof;
 namespace fs = std::filesystem;

@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "backends/perf/perf_spec.h"
-#include "backends/perf/uncore.h"
+#include "hwcounters/perf_spec.h"
+#include "hwcounters/uncore.h"
 
 using namespace rprof;
 namespace fs = std::filesystem;

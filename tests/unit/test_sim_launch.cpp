@@ -12,20 +12,13 @@
 #include "backends/sim/sim_run.h"
 #include "machine/machine_file.h"
 #include "machine/topology.h"
+#include "unit/error_code.h"
 
 using namespace rprof;
 
-namespace {
+using rprof::test::error_code;
 
-int error_code(const std::function<void()>& f, std::string* what = nullptr) {
-  try {
-    f();
-  } catch (const Error& e) {
-    if (what) *what = e.what();
-    return e.exit_code();
-  }
-  return 0;
-}
+namespace {
 
 Region region(const std::vector<std::string>& path, uint64_t calls, double time_s,
               CounterMap counters = {}) {

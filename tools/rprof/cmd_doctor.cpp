@@ -4,8 +4,8 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "backends/perf/perf_errors.h"
-#include "backends/perf/perf_probe.h"
+#include "hwcounters/perf_errors.h"
+#include "hwcounters/perf_probe.h"
 #include "run/registry.h"
 #include "tools/rprof/cli.h"
 #include "tools/rprof/commands.h"

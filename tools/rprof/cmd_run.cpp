@@ -261,16 +261,16 @@ int cmd_run(const Args& args) {
   };
   DriverChoice backend = choose_driver(o.backend, request);
   const std::vector<MarkerApiUse> marker_apis = detect_marker_apis(program, o.app);
-  const bool sim = std::string(backend.driver->name()) == "sim";
-  if (request.functions > 0 && !sim) {
-    throw Error(std::string("--functions needs the sim backend (--backend=sim), not ") +
-                    backend.driver->name(),
+  const bool by_function = backend.driver->counts_functions();
+  if (request.functions > 0 && !by_function) {
+    throw Error(std::string("--functions needs a backend that counts per function (") +
+                    function_backends() + "), not " + backend.driver->name(),
                 2);
   }
   // A program without markers would report one [program] row: it gets the
   // function view instead.
   bool functions_by_default = false;
-  if (o.functions.empty() && sim && has_no_markers(program, o.app, marker_apis)) {
+  if (o.functions.empty() && by_function && has_no_markers(program, o.app, marker_apis)) {
     request.functions = 20;
     functions_by_default = true;
   }

@@ -4,7 +4,7 @@
 #ifndef RPROF_BACKENDS_FAKE_FAKE_BACKEND_H_
 #define RPROF_BACKENDS_FAKE_FAKE_BACKEND_H_
 
-#include "backends/backend.h"
+#include "runtime/backend.h"
 
 namespace rprof {
 

@@ -11,6 +11,7 @@ class FakeDriver final : public NativeRunDriver {
   const char* summary() const override { return "scripted counters, for tests"; }
   bool listed() const override { return false; }
   int rank() const override { return 0; }
+  CountSource source() const override { return CountSource::kScripted; }
   DriverProbe probe() const override {
     return {true, "scripted counter values (tests), always available", "", {}};
   }

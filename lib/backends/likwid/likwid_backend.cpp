@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/backend.h"
+#include "runtime/backend.h"
 #include "backends/likwid/likwid_api.h"
 #include "runtime/handshake.h"
 

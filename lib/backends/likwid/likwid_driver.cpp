@@ -2,8 +2,8 @@
 
 #include <filesystem>
 
-#include "backends/perf/perf_probe.h"
-#include "backends/perf/perf_spec.h"
+#include "hwcounters/perf_probe.h"
+#include "hwcounters/perf_spec.h"
 #include "common/error.h"
 #include "machine/topology.h"
 #if defined(RPROF_HAVE_LIKWID)

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/backend.h"
+#include "runtime/backend.h"
 #include "backends/papi/papi_api.h"
 #include "runtime/handshake.h"
 

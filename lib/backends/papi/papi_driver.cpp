@@ -1,7 +1,7 @@
 #include "backends/papi/papi_driver.h"
 
-#include "backends/perf/perf_probe.h"
-#include "backends/perf/perf_spec.h"
+#include "hwcounters/perf_probe.h"
+#include "hwcounters/perf_spec.h"
 #include "common/error.h"
 #include "machine/topology.h"
 #if defined(RPROF_HAVE_PAPI)

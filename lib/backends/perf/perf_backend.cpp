@@ -8,9 +8,9 @@
 #include <cstring>
 #include <vector>
 
-#include "backends/perf/perf_counters.h"
-#include "backends/perf/perf_errors.h"
-#include "backends/perf/perf_spec.h"
+#include "hwcounters/perf_counters.h"
+#include "hwcounters/perf_errors.h"
+#include "hwcounters/perf_spec.h"
 #include "runtime/handshake.h"
 
 namespace rprof {

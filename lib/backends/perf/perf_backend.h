@@ -15,7 +15,7 @@
 #include <memory>
 #include <string>
 
-#include "backends/backend.h"
+#include "runtime/backend.h"
 
 namespace rprof {
 

@@ -3,9 +3,9 @@
 // multiplexed, with --perf-multiplex). The runtime reads the counters
 // (perf_backend.cpp); hw_metrics.h turns them into FLOPs and bytes.
 #include "backends/hw_driver.h"
-#include "backends/perf/perf_plan.h"
-#include "backends/perf/perf_probe.h"
-#include "backends/perf/perf_spec.h"
+#include "hwcounters/perf_plan.h"
+#include "hwcounters/perf_probe.h"
+#include "hwcounters/perf_spec.h"
 #include "common/error.h"
 
 namespace rprof {

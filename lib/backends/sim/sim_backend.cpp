@@ -8,8 +8,8 @@
 // runtime does its bookkeeping: what runs in between (clock_gettime, malloc of
 // a new region node) is taken back out of the counters by the tool, and the
 // cache model does not see it. The runtime's own code is never instrumented
-// at all (see tool/rp_exclude.h). sim_quiet_begin()/sim_quiet_end() (see
-// sim_quiet.h) do the same around the runtime's start-up, thread registration
+// at all (see tool/rp_exclude.h). Its quiet hooks sim_quiet_begin()/sim_quiet_end()
+// (runtime/quiet.h) do the same around the runtime's start-up, thread registration
 // and flushes, before and besides any backend.
 #include <valgrind/valgrind.h>
 
@@ -17,9 +17,8 @@
 #include <cstddef>
 #include <cstring>
 
-#include "backends/backend.h"
+#include "runtime/backend.h"
 #include "backends/sim/sim_protocol.h"
-#include "backends/sim/sim_quiet.h"
 #include "runtime/handshake.h"
 
 extern char** environ;

@@ -70,6 +70,9 @@ class SimDriver final : public BackendDriver {
            "from a separate native run";
   }
   int rank() const override { return 20; }
+  CountSource source() const override { return CountSource::kSimulation; }
+  bool counts_functions() const override { return true; }
+  bool counts_without_native_run() const override { return true; }
 
   DriverProbe probe() const override {
     DriverProbe p;

@@ -2,7 +2,7 @@
 #ifndef RPROF_BACKENDS_TIME_TIME_BACKEND_H_
 #define RPROF_BACKENDS_TIME_TIME_BACKEND_H_
 
-#include "backends/backend.h"
+#include "runtime/backend.h"
 
 namespace rprof {
 

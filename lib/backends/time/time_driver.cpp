@@ -10,6 +10,7 @@ class TimeDriver final : public NativeRunDriver {
   const char* name() const override { return "time"; }
   const char* summary() const override { return "timing only"; }
   int rank() const override { return 10; }
+  CountSource source() const override { return CountSource::kTiming; }
   DriverProbe probe() const override {
     return {true, "timing only (monotonic clock), always available", "", {}};
   }
@@ -17,7 +18,9 @@ class TimeDriver final : public NativeRunDriver {
   // refused: the hardware backend's reason first, then the simulator's.
   std::string auto_notice(const std::vector<AutoRefusal>& refused) const override {
     std::string hw, sim;
-    for (const AutoRefusal& r : refused) (r.backend == "sim" ? sim : hw) = r.reason;
+    for (const AutoRefusal& r : refused) {
+      (r.source == CountSource::kSimulation ? sim : hw) = r.reason;
+    }
     return hw + ", and the simulator cannot count this run (" + sim + "); timing only";
   }
 };

@@ -11,8 +11,8 @@
 //      bytes at a boundary = 64 x lines, per direction
 //      DRAM from uncore when present, else the labelled LLC-miss stand-ins
 //      miss occupancy = L1D_PEND_MISS.PENDING / L1D_PEND_MISS.PENDING_CYCLES
-#ifndef RPROF_BACKENDS_PERF_HW_METRICS_H_
-#define RPROF_BACKENDS_PERF_HW_METRICS_H_
+#ifndef RPROF_HWCOUNTERS_HW_METRICS_H_
+#define RPROF_HWCOUNTERS_HW_METRICS_H_
 
 #include <map>
 #include <string>
@@ -39,4 +39,4 @@ bool hardware_translation(const CounterMap& counters, Metrics& m);
 
 }  // namespace rprof
 
-#endif  // RPROF_BACKENDS_PERF_HW_METRICS_H_
+#endif  // RPROF_HWCOUNTERS_HW_METRICS_H_

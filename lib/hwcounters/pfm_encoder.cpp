@@ -1,4 +1,4 @@
-#include "backends/perf/pfm_encoder.h"
+#include "hwcounters/pfm_encoder.h"
 
 #if defined(RPROF_HAVE_LIBPFM)
 #include <perfmon/pfmlib_perf_event.h>

@@ -1,4 +1,4 @@
-#include "backends/perf/event_tables.h"
+#include "hwcounters/event_tables.h"
 
 #include <map>
 

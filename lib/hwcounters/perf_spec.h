@@ -18,8 +18,8 @@
 // actually counting; running < enabled means it was multiplexed). Events of
 // a system-wide group with the same key (one per memory controller) are
 // summed into one counter. G numbers groups across all passes of a run.
-#ifndef RPROF_BACKENDS_PERF_PERF_SPEC_H_
-#define RPROF_BACKENDS_PERF_PERF_SPEC_H_
+#ifndef RPROF_HWCOUNTERS_PERF_SPEC_H_
+#define RPROF_HWCOUNTERS_PERF_SPEC_H_
 
 #include <cstdint>
 #include <string>
@@ -61,4 +61,4 @@ std::string perf_key(std::string_view name);
 
 }  // namespace rprof
 
-#endif  // RPROF_BACKENDS_PERF_PERF_SPEC_H_
+#endif  // RPROF_HWCOUNTERS_PERF_SPEC_H_

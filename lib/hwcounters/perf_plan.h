@@ -10,16 +10,16 @@
 // --events replaces the table by groups of named events (libpfm4 names,
 // perf's generic names, or rNNNN raw codes): events of a group are counted
 // together; groups are runs (or multiplexed), as the table's are.
-#ifndef RPROF_BACKENDS_PERF_PERF_PLAN_H_
-#define RPROF_BACKENDS_PERF_PERF_PLAN_H_
+#ifndef RPROF_HWCOUNTERS_PERF_PLAN_H_
+#define RPROF_HWCOUNTERS_PERF_PLAN_H_
 
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "backends/perf/event_tables.h"
-#include "backends/perf/perf_spec.h"
+#include "hwcounters/event_tables.h"
+#include "hwcounters/perf_spec.h"
 #include "machine/topology.h"
 
 namespace rprof {
@@ -59,4 +59,4 @@ std::optional<PerfEventSpec> encode_named_event(const std::string& name, std::st
 
 }  // namespace rprof
 
-#endif  // RPROF_BACKENDS_PERF_PERF_PLAN_H_
+#endif  // RPROF_HWCOUNTERS_PERF_PLAN_H_

@@ -1,11 +1,11 @@
-#include "backends/perf/hw_metrics.h"
+#include "hwcounters/hw_metrics.h"
 
 #include <algorithm>
 #include <mutex>
 #include <set>
 #include <vector>
 
-#include "backends/perf/event_tables.h"
+#include "hwcounters/event_tables.h"
 
 namespace rprof {
 namespace {

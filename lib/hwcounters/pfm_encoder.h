@@ -1,8 +1,8 @@
 // Event names to perf_event_attr fields through libpfm4 (Debian libpfm4-dev),
 // in the tool only. Built without libpfm4, every lookup fails and the tables'
 // raw codes are used instead.
-#ifndef RPROF_BACKENDS_PERF_PFM_ENCODER_H_
-#define RPROF_BACKENDS_PERF_PFM_ENCODER_H_
+#ifndef RPROF_HWCOUNTERS_PFM_ENCODER_H_
+#define RPROF_HWCOUNTERS_PFM_ENCODER_H_
 
 #include <cstdint>
 #include <string>
@@ -26,4 +26,4 @@ PfmEncoding pfm_encode(const std::string& name);
 
 }  // namespace rprof
 
-#endif  // RPROF_BACKENDS_PERF_PFM_ENCODER_H_
+#endif  // RPROF_HWCOUNTERS_PFM_ENCODER_H_

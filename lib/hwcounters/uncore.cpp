@@ -1,4 +1,4 @@
-#include "backends/perf/uncore.h"
+#include "hwcounters/uncore.h"
 
 #include "common/fs.h"
 

@@ -5,7 +5,7 @@
 // cpu_atom) and fall back to the generic table.
 //
 // Raw codes are event | umask << 8 | cmask << 24 (PERF_TYPE_RAW config).
-#include "backends/perf/event_tables.h"
+#include "hwcounters/event_tables.h"
 
 namespace rprof {
 namespace {

@@ -5,8 +5,8 @@
 //   Zen 4  amd_umc_<N>     event 0x0a, rdwrmask 1 (reads) / 2 (writes)
 //   Zen 3  amd_df          DRAM channel beats: event 0x07 + 0x40*k, umask 0x38
 // Every event is opened on each CPU of the PMU's cpumask (one per socket).
-#ifndef RPROF_BACKENDS_PERF_UNCORE_H_
-#define RPROF_BACKENDS_PERF_UNCORE_H_
+#ifndef RPROF_HWCOUNTERS_UNCORE_H_
+#define RPROF_HWCOUNTERS_UNCORE_H_
 
 #include <cstdint>
 #include <map>
@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
-#include "backends/perf/event_tables.h"
-#include "backends/perf/perf_spec.h"
+#include "hwcounters/event_tables.h"
+#include "hwcounters/perf_spec.h"
 
 namespace rprof {
 
@@ -50,4 +50,4 @@ std::optional<PerfGroupSpec> dram_uncore_group(UncoreKind kind, const std::strin
 
 }  // namespace rprof
 
-#endif  // RPROF_BACKENDS_PERF_UNCORE_H_
+#endif  // RPROF_HWCOUNTERS_UNCORE_H_

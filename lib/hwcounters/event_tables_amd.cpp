@@ -1,7 +1,7 @@
 // AMD tables: Zen 3 and Zen 4 (family 19h). Their FLOP event has no
 // precision split, and no event counts L1 or L2 write-backs: traffic at L2
 // and LLC is reads only (labelled approximate).
-#include "backends/perf/event_tables.h"
+#include "hwcounters/event_tables.h"
 
 namespace rprof {
 namespace {

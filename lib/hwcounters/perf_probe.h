@@ -1,8 +1,8 @@
 // Can hardware counters be used here, and if not, why and what to do?
 // Used by `--backend=perf` (fail early with the reason), `rprof doctor`, and
 // `--backend=auto` (fall back to sim when !ok).
-#ifndef RPROF_BACKENDS_PERF_PERF_PROBE_H_
-#define RPROF_BACKENDS_PERF_PERF_PROBE_H_
+#ifndef RPROF_HWCOUNTERS_PERF_PROBE_H_
+#define RPROF_HWCOUNTERS_PERF_PROBE_H_
 
 #include <string>
 
@@ -29,4 +29,4 @@ HardwareProbe probe_perf_hardware(const std::string& root = "");
 
 }  // namespace rprof
 
-#endif  // RPROF_BACKENDS_PERF_PERF_PROBE_H_
+#endif  // RPROF_HWCOUNTERS_PERF_PROBE_H_

@@ -1,4 +1,4 @@
-#include "backends/perf/perf_errors.h"
+#include "hwcounters/perf_errors.h"
 
 #include <unistd.h>
 

@@ -7,20 +7,20 @@
 // together), opened disabled on the calling thread, then enabled at once.
 // System-wide (uncore) events each lead their own group: every memory
 // controller is a separate PMU. Counts are raw; the tool scales them by
-// enabled/running per region (lib/backends/perf/hw_metrics.h).
+// enabled/running per region (lib/hwcounters/hw_metrics.h).
 //
 // Fast path: when the kernel lets user space read the counters
 // (cap_user_rdpmc in the event's mmap page, x86), Read() uses rdpmc and the
 // page's time fields instead of a read() system call. RPROF_PERF_RDPMC=0
 // turns it off.
-#ifndef RPROF_BACKENDS_PERF_PERF_COUNTERS_H_
-#define RPROF_BACKENDS_PERF_PERF_COUNTERS_H_
+#ifndef RPROF_HWCOUNTERS_PERF_COUNTERS_H_
+#define RPROF_HWCOUNTERS_PERF_COUNTERS_H_
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "backends/perf/perf_spec.h"
+#include "hwcounters/perf_spec.h"
 
 namespace rprof {
 
@@ -71,4 +71,4 @@ int perf_event_open_fd(const PerfEventSpec& e, int group_fd, bool leader, bool g
 
 }  // namespace rprof
 
-#endif  // RPROF_BACKENDS_PERF_PERF_COUNTERS_H_
+#endif  // RPROF_HWCOUNTERS_PERF_COUNTERS_H_

@@ -1,8 +1,8 @@
 // Why perf_event_open failed, for people: one line saying what happened, why,
 // and what to do. Shared by the runtime (it says why once when counters are
 // off) and the tool (--backend=perf, rprof doctor).
-#ifndef RPROF_BACKENDS_PERF_PERF_ERRORS_H_
-#define RPROF_BACKENDS_PERF_PERF_ERRORS_H_
+#ifndef RPROF_HWCOUNTERS_PERF_ERRORS_H_
+#define RPROF_HWCOUNTERS_PERF_ERRORS_H_
 
 #include <string>
 
@@ -46,4 +46,4 @@ std::string perf_open_error(int err, PerfEventClass cls, const PerfHost& host);
 
 }  // namespace rprof
 
-#endif  // RPROF_BACKENDS_PERF_PERF_ERRORS_H_
+#endif  // RPROF_HWCOUNTERS_PERF_ERRORS_H_

@@ -7,8 +7,8 @@
 //
 // A count's meaning is per event key, the same in every table (a unit test
 // checks it), so translating counters to metrics needs only the key.
-#ifndef RPROF_BACKENDS_PERF_EVENT_TABLES_H_
-#define RPROF_BACKENDS_PERF_EVENT_TABLES_H_
+#ifndef RPROF_HWCOUNTERS_EVENT_TABLES_H_
+#define RPROF_HWCOUNTERS_EVENT_TABLES_H_
 
 #include <cstdint>
 #include <string>
@@ -94,4 +94,4 @@ std::vector<CpuTable> amd_tables();
 
 }  // namespace rprof
 
-#endif  // RPROF_BACKENDS_PERF_EVENT_TABLES_H_
+#endif  // RPROF_HWCOUNTERS_EVENT_TABLES_H_

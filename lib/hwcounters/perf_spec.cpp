@@ -1,4 +1,4 @@
-#include "backends/perf/perf_spec.h"
+#include "hwcounters/perf_spec.h"
 #include "runtime/handshake.h"
 
 #include <cerrno>

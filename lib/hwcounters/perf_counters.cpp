@@ -1,4 +1,4 @@
-#include "backends/perf/perf_counters.h"
+#include "hwcounters/perf_counters.h"
 
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>

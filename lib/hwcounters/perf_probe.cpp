@@ -1,15 +1,15 @@
-#include "backends/perf/perf_probe.h"
+#include "hwcounters/perf_probe.h"
 
 #include <linux/perf_event.h>
 #include <unistd.h>
 
 #include <cerrno>
 
-#include "backends/perf/event_tables.h"
-#include "backends/perf/perf_counters.h"
-#include "backends/perf/perf_errors.h"
-#include "backends/perf/perf_plan.h"
-#include "backends/perf/uncore.h"
+#include "hwcounters/event_tables.h"
+#include "hwcounters/perf_counters.h"
+#include "hwcounters/perf_errors.h"
+#include "hwcounters/perf_plan.h"
+#include "hwcounters/uncore.h"
 #include "machine/topology.h"
 
 namespace rprof {

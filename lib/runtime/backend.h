@@ -5,8 +5,8 @@
 // and accumulates differences per region, inclusive and exclusive. Counter names
 // are the contract with the tool: lib/profile maps them to metrics (FLOPs by
 // precision and width, bytes per boundary), see docs/profile-schema.md.
-#ifndef RPROF_BACKENDS_BACKEND_H_
-#define RPROF_BACKENDS_BACKEND_H_
+#ifndef RPROF_RUNTIME_BACKEND_H_
+#define RPROF_RUNTIME_BACKEND_H_
 
 #include <cstdint>
 #include <memory>
@@ -52,4 +52,4 @@ std::unique_ptr<Backend> make_runtime_backend(std::string_view name,
 
 }  // namespace rprof
 
-#endif  // RPROF_BACKENDS_BACKEND_H_
+#endif  // RPROF_RUNTIME_BACKEND_H_

@@ -1,4 +1,4 @@
-#include "backends/perf/perf_plan.h"
+#include "hwcounters/perf_plan.h"
 
 #include <linux/perf_event.h>
 #include <unistd.h>
@@ -6,11 +6,11 @@
 #include <cerrno>
 #include <cstdlib>
 
-#include "backends/backend.h"
-#include "backends/perf/perf_counters.h"
-#include "backends/perf/perf_errors.h"
-#include "backends/perf/pfm_encoder.h"
-#include "backends/perf/uncore.h"
+#include "runtime/backend.h"
+#include "hwcounters/perf_counters.h"
+#include "hwcounters/perf_errors.h"
+#include "hwcounters/pfm_encoder.h"
+#include "hwcounters/uncore.h"
 #include "common/error.h"
 #include "runtime/handshake.h"
 
