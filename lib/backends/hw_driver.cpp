@@ -1,5 +1,6 @@
 #include "backends/hw_driver.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "hwcounters/hw_metrics.h"
@@ -8,6 +9,7 @@
 #include "profile/merge_runs.h"
 #include "run/native_driver.h"
 #include "runtime/handshake.h"
+#include "profile/run_layout.h"
 
 namespace rprof {
 namespace {
@@ -66,6 +68,13 @@ void add_cpu_change_note(Profile& merged) {
   merged.notes.push_back("likwid counts per CPU and threads moved between CPUs inside " + list +
                          ": those counts are unreliable; pin the threads "
                          "(likwid-pin, or OMP_PROC_BIND=true)");
+}
+
+// What the merged counts of the event groups say about how they were
+// counted: for a run (finish) and for `rprof merge` (merge_saved).
+void add_event_group_notes(Profile& merged) {
+  add_multiplex_notes(merged);
+  add_cpu_change_note(merged);
 }
 
 }  // namespace
@@ -147,7 +156,7 @@ RunPlan HwDriver::plan(const RunRequest& request) {
     PassPlan pass;
     pass.label = hw_.pass_labels[i];
     pass.runtime_backend = name();
-    pass.raw_dir = n > 1 ? "raw/pass" + std::to_string(i + 1) : "raw";
+    pass.raw_dir = layout::raw_pass_dir(i, n);
     pass.spec.argv = request.app;
     pass.spec.env = hw_.pass_env[i];
     plan.passes.push_back(std::move(pass));
@@ -183,9 +192,39 @@ RunOutcome HwDriver::finish(const RunPlan& plan, std::vector<PassResult> passes)
                                 " failed, so the remaining event groups were not counted");
   }
   add_signal_note(out.profile, out.result);
-  add_multiplex_notes(out.profile);
-  add_cpu_change_note(out.profile);
+  add_event_group_notes(out.profile);
   return out;
+}
+
+// The event groups' passes: raw/ for one group, raw/pass1 .. raw/passN for
+// several (layout::raw_pass_dir), merged per region in number order.
+Profile HwDriver::merge_saved(SavedPasses saved) const {
+  std::vector<std::pair<int, std::string>> order;
+  const std::string numbered = std::string(layout::kRawDir) + "/" + layout::kPassPrefix;
+  for (const auto& [rel, p] : saved.passes) {
+    if (rel.rfind(numbered, 0) == 0 && rel.size() > numbered.size() &&
+        rel.find_first_not_of("0123456789", numbered.size()) == std::string::npos) {
+      order.emplace_back(std::stoi(rel.substr(numbered.size())), rel);
+    } else if (rel == layout::kRawDir && saved.passes.size() == 1) {
+      order.emplace_back(1, rel);
+    } else {
+      throw Error(std::string("rprof merge: a run of the ") + name() + " backend saves raw/ "
+                  "or raw/pass*/, not " + rel + "/");
+    }
+  }
+  std::sort(order.begin(), order.end());
+  std::vector<Profile> runs;
+  for (const auto& [i, rel] : order) runs.push_back(std::move(saved.passes.at(rel)));
+  const size_t groups = runs.size();
+  Profile p = groups == 1 ? std::move(runs.front()) : merge_passes(std::move(runs));
+  if (groups > 1) {
+    p.notes.push_back(saved.from() + std::to_string(groups) +
+                      " runs, one per event group (raw/pass*), merged per region");
+  } else if (saved.inputs > 1) {
+    p.notes.push_back(saved.from() + "counts summed per region over their processes");
+  }
+  add_event_group_notes(p);
+  return p;
 }
 
 }  // namespace rprof

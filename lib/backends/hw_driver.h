@@ -57,6 +57,7 @@ class HwDriver : public BackendDriver {
   RunPlan plan(const RunRequest& request) override;
   bool keep_going(const RunPlan& plan, const std::vector<PassResult>& done) override;
   RunOutcome finish(const RunPlan& plan, std::vector<PassResult> passes) override;
+  Profile merge_saved(SavedPasses saved) const override;
 
  protected:
   // Throws Error (exit code 1) when the backend cannot count here, with the

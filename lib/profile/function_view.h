@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "profile/profile.h"
-#include "sampling/function_times.h"
+#include "profile/function_times.h"
 
 namespace rprof {
 

@@ -10,6 +10,7 @@
 #include "common/json_reader.h"
 #include "common/limits.h"
 #include "profile/raw_profile.h"
+#include "profile/run_layout.h"
 
 namespace rprof {
 namespace {
@@ -592,10 +593,10 @@ Profile load_profile(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
-    const std::string saved = (fs::path(path) / "profile.json").string();
+    const std::string saved = (fs::path(path) / layout::kProfileJson).string();
     if (fs::exists(saved, ec)) return load_profile(saved);
     std::vector<std::string> files = list_raw_profiles(path);
-    const fs::path raw_dir = fs::path(path) / "raw";
+    const fs::path raw_dir = fs::path(path) / layout::kRawDir;
     if (files.empty() && fs::is_directory(raw_dir, ec)) {
       files = list_raw_profiles(raw_dir.string());
     }

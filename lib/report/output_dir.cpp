@@ -5,6 +5,7 @@
 #include "common/fs.h"
 #include "report/bandwidth_chart.h"
 #include "report/reporter.h"
+#include "profile/run_layout.h"
 
 namespace rprof {
 
@@ -19,7 +20,7 @@ std::string write_output_files(const std::string& dir, const Analysis& a, bool w
                       [&](std::ostream& out) { make_reporter(format)->write(a, opt, out); });
     written += (written.empty() ? "" : ", ") + std::string(name);
   };
-  write("json", "profile.json");
+  write("json", layout::kProfileJson);
   write("text", "report.txt");
   // The chart and the HTML report always exist; without FLOP counts or
   // ceilings they say what is missing instead of drawing it.

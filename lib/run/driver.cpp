@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "common/error.h"
+#include "profile/run_layout.h"
 
 namespace rprof {
 
@@ -27,6 +28,19 @@ void BackendDriver::prepare(RunPlan&, const std::string&) {}
 
 void BackendDriver::before_pass(RunPlan& plan, size_t i, const std::string& out_dir) {
   create_raw_dir(out_dir + "/" + plan.passes[i].raw_dir);
+}
+
+Profile BackendDriver::merge_saved(SavedPasses saved) const {
+  auto raw = saved.passes.find(layout::kRawDir);
+  if (raw == saved.passes.end() || saved.passes.size() != 1) {
+    std::string found;
+    for (const auto& [rel, p] : saved.passes) found += (found.empty() ? "" : ", ") + rel + "/";
+    throw Error(std::string("rprof merge: a run of the ") + name() + " backend saves raw/ only, "
+                "these hold " + found);
+  }
+  Profile p = std::move(raw->second);
+  if (saved.inputs > 1) p.notes.push_back(saved.from() + "counts summed per region over their processes");
+  return p;
 }
 
 bool BackendDriver::keep_going(const RunPlan&, const std::vector<PassResult>&) {

@@ -107,6 +107,20 @@ enum class CountSource {
   kScripted,    // tests
 };
 
+// What `rprof merge` found of one backend's runs: each raw folder's profiles
+// (profile/run_layout.h) aggregated over the processes of every merged input.
+struct SavedPasses {
+  std::map<std::string, Profile> passes;  // by raw folder: "raw", "raw/pass2", "raw-sim"
+  // The merged output directories, for the backend's own files ("" for an
+  // input that is a raw profile or a folder of them).
+  std::vector<std::string> dirs;
+  size_t inputs = 1;
+  // "merged from N inputs: " when more than one, for the notes.
+  std::string from() const {
+    return inputs > 1 ? "merged from " + std::to_string(inputs) + " inputs: " : "";
+  }
+};
+
 struct AutoRefusal {
   std::string backend;
   std::string reason;
@@ -149,6 +163,11 @@ class BackendDriver {
   virtual bool keep_going(const RunPlan& plan, const std::vector<PassResult>& done);
   // The passes that ran, as one profile with the backend's notes.
   virtual RunOutcome finish(const RunPlan& plan, std::vector<PassResult> passes) = 0;
+  // `rprof merge`: the passes runs of this backend saved, merged as finish()
+  // merges a run's passes (through the same functions). The default: one
+  // native pass (raw/), its counts summed per region over the processes.
+  // Throws Error (one line) for passes this backend never writes.
+  virtual Profile merge_saved(SavedPasses saved) const;
 };
 
 // Creates a pass's raw directory (and its parent, inside the output

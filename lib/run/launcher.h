@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "sampling/function_times.h"
+#include "profile/function_times.h"
 #include "sampling/sampling_period.h"
 
 namespace rprof {

@@ -7,42 +7,31 @@
 #include <set>
 #include <utility>
 
-#include "backends/sim/sim_run.h"
 #include "common/error.h"
 #include "common/fs.h"
 #include "profile/join.h"
 #include "profile/merge_runs.h"
 #include "profile/profile_json.h"
 #include "run/pass.h"
+#include "run/registry.h"
+#include "profile/run_layout.h"
 
 namespace rprof {
 namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kTimed = "raw";
-constexpr const char* kCounted = "raw-sim";
+constexpr const char* kTimed = layout::kRawDir;
+constexpr const char* kCounted = layout::kSimRawDir;
 
 // What one input holds: raw profiles by pass (its folder relative to the
 // output directory), the simulator's totals folder, and its profile.json.
 struct Input {
   std::string arg;
   std::map<std::string, std::vector<std::string>> passes;
-  std::string sim_dir;       // "" when it has no sim/totals.*.txt
+  std::string dir;           // the output directory ("" for raw profiles)
   std::string profile_json;  // "" when it has none
 };
-
-bool has_files(const std::string& dir, const std::string& prefix, const std::string& suffix) {
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    const std::string n = e.path().filename().string();
-    if (n.size() > prefix.size() + suffix.size() && n.rfind(prefix, 0) == 0 &&
-        n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0) {
-      return true;
-    }
-  }
-  return false;
-}
 
 // The hardware backends' passes: raw/pass1 .. raw/passN, in number order.
 std::vector<std::pair<int, std::string>> numbered_passes(const fs::path& raw) {
@@ -50,11 +39,12 @@ std::vector<std::pair<int, std::string>> numbered_passes(const fs::path& raw) {
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(raw, ec)) {
     const std::string n = e.path().filename().string();
-    if (!e.is_directory(ec) || n.rfind("pass", 0) != 0 || n.size() == 4 ||
-        n.find_first_not_of("0123456789", 4) != std::string::npos || n.size() > 8) {
+    const size_t p = std::char_traits<char>::length(layout::kPassPrefix);
+    if (!e.is_directory(ec) || n.rfind(layout::kPassPrefix, 0) != 0 || n.size() == p ||
+        n.find_first_not_of("0123456789", p) != std::string::npos || n.size() > p + 4) {
       continue;
     }
-    out.emplace_back(std::stoi(n.substr(4)), "raw/" + n);
+    out.emplace_back(std::stoi(n.substr(p)), std::string(kTimed) + "/" + n);
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -88,9 +78,9 @@ Input read_input(const std::string& arg) {
   add(kTimed);
   for (const auto& [n, rel] : numbered_passes(dir / kTimed)) add(rel);
   add(kCounted);
-  if (has_files((dir / "sim").string(), "totals.", ".txt")) in.sim_dir = (dir / "sim").string();
-  if (fs::is_regular_file(dir / "profile.json", ec)) {
-    in.profile_json = (dir / "profile.json").string();
+  in.dir = arg;
+  if (fs::is_regular_file(dir / layout::kProfileJson, ec)) {
+    in.profile_json = (dir / layout::kProfileJson).string();
   }
   if (in.passes.empty()) {
     throw Error(arg + ": no raw profiles (rprof-raw.*.json) in it, its raw/ folder, raw/pass*/ "
@@ -174,62 +164,28 @@ Profile aggregate_pass(const std::vector<Input>& inputs, const std::string& rel,
   return aggregate(raws, run);
 }
 
-// The inputs' passes (all have ref's) merged as their driver merged them.
+// The inputs' passes (all have ref's) merged by the driver of the backend
+// that counted them (BackendDriver::merge_saved, as its finish() merged them):
+// the one profile.json names, else the one the counting pass's raw profiles
+// name (raw-sim/ or raw/passN/ before raw/).
 Profile merge_passes_of(const std::vector<Input>& inputs, const Input& ref, RunInfo run) {
-  const size_t n = inputs.size();
-  const std::string from = n > 1 ? "merged from " + std::to_string(n) + " inputs: " : "";
-  if (ref.passes.count(kCounted)) {
-    // The sim backend: the timed run joined with the counted one.
-    run.backend = "sim";
-    Profile counted = aggregate_pass(inputs, kCounted, run);
-    Profile p;
-    if (ref.passes.count(kTimed)) {
-      p = join_timed_and_counted(aggregate_pass(inputs, kTimed, run), counted);
-      p.notes.push_back(from + "times from the native runs (raw/); counts from the runs "
-                        "under rprof's Valgrind tool (raw-sim/, sim/)");
-    } else {
-      p = std::move(counted);
-      p.notes.push_back(from + "--sim-only: times were measured under the simulator, many "
-                        "times slower than native; use them only to compare regions");
-    }
-    CounterMap totals;
-    std::vector<std::string> lacking;
-    for (const Input& in : inputs) {
-      if (in.sim_dir.empty()) {
-        lacking.push_back(in.arg);
-        continue;
-      }
-      for (const auto& [k, v] : read_sim_totals(in.sim_dir)) totals[k] += v;
-    }
-    if (lacking.empty()) {
-      set_program_counters(p, totals);
-    } else {
-      p.notes.push_back("no sim/totals.*.txt in " + short_list(lacking) +
-                        ": the whole program ([program]) has no counts, its regions have");
-    }
-    p.notes.push_back("counts by simulation: FMA = 2 FLOPs, one per lane, by precision and "
-                      "vector width; bytes.l1 = the program's loads and stores; bytes.l2/llc/"
-                      "dram = lines moved between the simulated caches and memory");
-    return p;
+  SavedPasses saved;
+  saved.inputs = inputs.size();
+  for (const Input& in : inputs) saved.dirs.push_back(in.dir);
+  for (const auto& [rel, files] : ref.passes) saved.passes[rel] = aggregate_pass(inputs, rel, run);
+  std::string backend = run.backend;
+  for (const auto& [rel, p] : saved.passes) {
+    if (backend.empty() || (run.backend.empty() && rel != kTimed)) backend = p.run.backend;
   }
-  if (ref.passes.size() > 1 || !ref.passes.count(kTimed)) {
-    // The hardware backends' event groups: one pass each, in number order.
-    std::vector<std::pair<int, std::string>> order;
-    for (const auto& [rel, files] : ref.passes) {
-      if (rel != kTimed) order.emplace_back(std::stoi(rel.substr(8)), rel);
-    }
-    std::sort(order.begin(), order.end());
-    std::vector<Profile> passes;
-    for (const auto& [i, rel] : order) passes.push_back(aggregate_pass(inputs, rel, run));
-    Profile p = merge_passes(std::move(passes));
-    if (!from.empty() || order.size() > 1) {
-      p.notes.push_back(from + std::to_string(order.size()) +
-                        " runs, one per event group (raw/pass*), merged per region");
-    }
-    return p;
+  std::unique_ptr<BackendDriver> driver;
+  try {
+    driver = make_driver(backend);
+  } catch (const Error&) {
+    throw Error("rprof merge: " + ref.arg + " was counted by '" + backend +
+                "', a backend this rprof does not have");
   }
-  Profile p = aggregate_pass(inputs, kTimed, run);
-  if (!from.empty()) p.notes.push_back(from + "counts summed per region over their processes");
+  Profile p = driver->merge_saved(std::move(saved));
+  p.run.backend = driver->name();
   return p;
 }
 

@@ -1,6 +1,7 @@
 #include "run/native_driver.h"
 
 #include "common/error.h"
+#include "profile/run_layout.h"
 
 namespace rprof {
 
@@ -26,7 +27,7 @@ RunPlan NativeRunDriver::plan(const RunRequest& request) {
   plan.backend = name();
   PassPlan pass;
   pass.runtime_backend = name();
-  pass.raw_dir = "raw";
+  pass.raw_dir = layout::kRawDir;
   pass.spec.argv = request.app;
   plan.passes.push_back(std::move(pass));
   return plan;

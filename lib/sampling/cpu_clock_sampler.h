@@ -21,7 +21,7 @@
 #include <thread>
 #include <vector>
 
-#include "sampling/function_times.h"
+#include "profile/function_times.h"
 #include "sampling/perf_ring.h"
 #include "sampling/sample_attribution.h"
 #include "sampling/sampling_period.h"

@@ -13,7 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sampling/function_times.h"
+#include "profile/function_times.h"
 
 namespace rprof {
 

@@ -60,7 +60,10 @@ struct Run {
 
 // rprof -q --backend=<backend> [sim caches] program args (an MPI job, with
 // mpirun, through run_rprof_mpi).
-Run run(const std::string& backend, const std::vector<std::string>& cmd) {
+// on_cpu: a region of a program that never waits, whose verdict the caller
+// checks (run again on a busy host: run_rprof_on_cpu).
+Run run(const std::string& backend, const std::vector<std::string>& cmd,
+        const std::string& on_cpu = "") {
   std::vector<std::string> args = {"-q", "--backend=" + backend};
   if (backend == "sim") {
     args.push_back("--sim-cache");
@@ -69,7 +72,9 @@ Run run(const std::string& backend, const std::vector<std::string>& cmd) {
   args.insert(args.end(), cmd.begin(), cmd.end());
   Run r;
   const bool mpi = std::find(cmd.begin(), cmd.end(), "mpirun") != cmd.end();
-  r.result = mpi ? run_rprof_mpi(args, {machine_env()}) : run_rprof(args, {machine_env()});
+  r.result = mpi              ? run_rprof_mpi(args, {machine_env()})
+             : on_cpu.empty() ? run_rprof(args, {machine_env()})
+                              : run_rprof_on_cpu(args, on_cpu, {machine_env()});
   INFO(r.result.err);
   REQUIRE(r.result.status == 0);
   r.profile = load_json(r.result.dir + "/profile.json");
@@ -378,7 +383,8 @@ TEST_CASE("Fortran module rprof: the triad sample is DRAM-bound with exact FLOPs
 #else
   // 3 arrays of 200000 doubles (4.8 MB) against a 1 MiB simulated LLC.
   const uint64_t n = 200000, reps = 2;
-  const Run s = run("sim", {sample("triad_f"), std::to_string(n), std::to_string(reps)});
+  const Run s =
+      run("sim", {sample("triad_f"), std::to_string(n), std::to_string(reps)}, "triad");
   CHECK(region_paths(s.profile) == std::vector<std::string>{"triad"});
   const json triad = region(s.profile, "triad");
   CHECK(triad["calls"] == reps);

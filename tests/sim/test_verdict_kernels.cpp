@@ -296,7 +296,7 @@ TEST_CASE("labelled: an OpenMP triad with the marker outside the parallel region
   std::vector<std::string> args = {"--backend=sim", "-q", kKernels, "omp_triad", n_of(n), "2"};
   std::vector<std::string> env = machine_env(kLow);
   env.push_back("OMP_NUM_THREADS=2");
-  const RunResult run = run_rprof(args, env);
+  const RunResult run = run_rprof_on_cpu(args, "omp_triad", env);
   INFO(run.err);
   if (run.status != 0 && run.err.find("OpenMP") != std::string::npos) {
     skip_test("no OpenMP runtime for the kernel");

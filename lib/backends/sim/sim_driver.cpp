@@ -5,6 +5,8 @@
 // sim_run.h (finding the tool, the command line, reading its files).
 #include <csignal>
 #include <fstream>
+#include <functional>
+#include <optional>
 
 #include "backends/sim/sim_config.h"
 #include "backends/sim/sim_run.h"
@@ -12,7 +14,9 @@
 #include "machine/topology.h"
 #include "profile/function_view.h"
 #include "profile/join.h"
+#include "profile/merge_runs.h"
 #include "run/native_driver.h"
+#include "profile/run_layout.h"
 
 namespace rprof {
 namespace {
@@ -59,6 +63,42 @@ void drop_determinism_notes(Profile& p) {
     if (n.rfind("the program is not deterministic", 0) != 0) kept.push_back(std::move(n));
   }
   p.notes = std::move(kept);
+}
+
+// The sim backend's passes as one profile, for a run (finish) and for
+// `rprof merge` (merge_saved): the counted run joined with the timed one (none
+// with --sim-only; after_join adds the run's notes on the two runs), the
+// whole program's counts from the simulator's totals (none: no_totals says
+// why), and the notes on how it was counted. caches: what was simulated.
+Profile sim_profile(std::optional<Profile> timed, Profile counted,
+                    std::optional<CounterMap> totals, const std::string& no_totals,
+                    const std::string& caches, const std::string& from,
+                    const std::function<void(Profile&)>& after_join = {}) {
+  Profile p;
+  if (timed) {
+    p = join_timed_and_counted(std::move(*timed), counted);
+    if (after_join) after_join(p);
+    p.notes.push_back(from +
+                      "times from a native run; counts from a second run under rprof's "
+                      "Valgrind tool (its output is in sim/)");
+  } else {
+    p = std::move(counted);
+    p.notes.push_back(from +
+                      "--sim-only: times were measured under the simulator, many times "
+                      "slower than native; use them only to compare regions");
+  }
+  if (totals) {
+    set_program_counters(p, *totals);
+  } else {
+    p.notes.push_back(no_totals);
+  }
+  p.notes.push_back(
+      "counts by simulation: FMA = 2 FLOPs, one per lane, by precision and "
+      "vector width; bytes.l1 = the program's loads and stores; bytes.l2/llc/"
+      "dram = lines moved into (read) and written back out of (write) the "
+      "simulated " + caches +
+      "; the markers' own instructions are not counted");
+  return p;
 }
 
 class SimDriver final : public BackendDriver {
@@ -112,6 +152,7 @@ class SimDriver final : public BackendDriver {
     return !interrupted(done.front().launch);
   }
   RunOutcome finish(const RunPlan& plan, std::vector<PassResult> passes) override;
+  Profile merge_saved(SavedPasses saved) const override;
 
  private:
   void add_functions(Profile& p, const FunctionTimes& times);
@@ -147,14 +188,14 @@ RunPlan SimDriver::plan(const RunRequest& request) {
   RunPlan plan;
   plan.backend = "sim";
   if (native_) {
-    plan.passes.push_back({"timed", "time", "raw", {request.app, {}, {}, "", ""}});
+    plan.passes.push_back({"timed", "time", layout::kRawDir, {request.app, {}, {}, "", ""}});
     // The function view's times: the native run sampled with cpu-clock.
     plan.passes.back().spec.sample_functions = request.functions > 0;
     if (request.sample_period_ns > 0) {
       plan.passes.back().spec.sample_period_ns = request.sample_period_ns;
     }
   }
-  plan.passes.push_back({"counted", "sim", "raw-sim", {}});  // spec: before_pass
+  plan.passes.push_back({"counted", "sim", layout::kSimRawDir, {}});  // spec: before_pass
   plan.progress_pass = plan.passes.size() - 1;
   plan.progress_what = "simulating";
   plan.progress_slowdown = kExpectedSlowdown;
@@ -257,37 +298,65 @@ void SimDriver::add_functions(Profile& p, const FunctionTimes& times) {
 // whole-run totals and the notes on how it was counted.
 Profile SimDriver::counted_profile(PassResult& counted, const std::string& problem,
                                    Profile timed, const LaunchResult& timed_result) {
-  Profile p;
-  if (native_) {
-    p = join_timed_and_counted(std::move(timed), counted.profile);
-    const LaunchResult& sr = counted.launch;
-    // Runs that both completed and differ: the program's doing. A counted
-    // run that failed or was stopped is named by its own note instead.
-    const bool completed = problem.empty() && stop_signal(sr) == 0;
-    if (!completed) drop_determinism_notes(p);
-    if (completed && (sr.exit_code != timed_result.exit_code || sr.signal != timed_result.signal)) {
-      p.notes.push_back("the program " + outcome_phrase(timed_result) +
-                        " when timed but " + outcome_phrase(sr) +
-                        " when counted (see " + sim_log_names(files_.dir) + ")");
-    }
-    p.notes.push_back(
-        "times from a native run; counts from a second run under rprof's "
-        "Valgrind tool (its output is in sim/)");
-  } else {
-    p = std::move(counted.profile);
-    p.notes.push_back(
-        "--sim-only: times were measured under the simulator, many times "
-        "slower than native; use them only to compare regions");
-  }
-  set_program_counters(p, read_sim_totals(files_.dir));
-  p.notes.push_back(
-      "counts by simulation: FMA = 2 FLOPs, one per lane, by precision and "
-      "vector width; bytes.l1 = the program's loads and stores; bytes.l2/llc/"
-      "dram = lines moved into (read) and written back out of (write) the "
-      "simulated " + describe_sim_caches(caches_) +
-      "; the markers' own instructions are not counted");
+  std::optional<Profile> native;
+  if (native_) native = std::move(timed);
+  // Runs that both completed and differ: the program's doing. A counted run
+  // that failed or was stopped is named by its own note instead.
+  const LaunchResult& sr = counted.launch;
+  const bool completed = problem.empty() && stop_signal(sr) == 0;
+  Profile p = sim_profile(
+      std::move(native), std::move(counted.profile), read_sim_totals(files_.dir), "",
+      describe_sim_caches(caches_), "", [&](Profile& joined) {
+        if (!completed) drop_determinism_notes(joined);
+        if (completed &&
+            (sr.exit_code != timed_result.exit_code || sr.signal != timed_result.signal)) {
+          joined.notes.push_back("the program " + outcome_phrase(timed_result) +
+                                 " when timed but " + outcome_phrase(sr) +
+                                 " when counted (see " + sim_log_names(files_.dir) + ")");
+        }
+      });
   if (!problem.empty()) p.notes.push_back("the simulated run failed: " + problem);
   return p;
+}
+
+// `rprof merge` of sim runs: raw/ (none with --sim-only) joined with raw-sim/,
+// the whole program's counts summed from every input's sim/totals.
+Profile SimDriver::merge_saved(SavedPasses saved) const {
+  auto counted = saved.passes.find(layout::kSimRawDir);
+  for (const auto& [rel, p] : saved.passes) {
+    if (rel != layout::kRawDir && rel != layout::kSimRawDir) {
+      throw Error(std::string("rprof merge: a run of the sim backend saves raw/ and raw-sim/, "
+                              "not ") + rel + "/");
+    }
+  }
+  if (counted == saved.passes.end()) {
+    throw Error("rprof merge: a run of the sim backend saves its counts in raw-sim/; these "
+                "inputs have none");
+  }
+  std::optional<Profile> timed;
+  if (auto t = saved.passes.find(layout::kRawDir); t != saved.passes.end()) {
+    timed = std::move(t->second);
+  }
+  CounterMap totals;
+  std::vector<std::string> lacking;
+  for (const std::string& dir : saved.dirs) {
+    const std::string sim = dir + "/" + layout::kSimDir;
+    if (dir.empty() || !has_sim_totals(sim)) {
+      lacking.push_back(dir.empty() ? std::string("a raw-profile input") : dir);
+      continue;
+    }
+    for (const auto& [k, v] : read_sim_totals(sim)) totals[k] += v;
+  }
+  std::optional<CounterMap> program;
+  std::string no_totals;
+  if (lacking.empty()) {
+    program = std::move(totals);
+  } else {
+    no_totals = "no " + std::string(layout::kSimDir) + "/totals.*.txt in " + short_list(lacking) +
+                ": the whole program ([program]) has no counts, its regions have";
+  }
+  return sim_profile(std::move(timed), std::move(counted->second), std::move(program), no_totals,
+                     "caches", saved.from());
 }
 
 }  // namespace

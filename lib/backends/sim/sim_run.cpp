@@ -17,6 +17,7 @@
 #include "backends/sim/sim_protocol.h"
 #include "common/error.h"
 #include "runtime/handshake.h"
+#include "profile/run_layout.h"
 
 namespace rprof {
 namespace {
@@ -125,8 +126,8 @@ std::string valgrind_literal(const std::string& path) {
 
 SimRunFiles sim_run_files(const std::string& out_dir, bool capture_app_output) {
   SimRunFiles f;
-  f.dir = out_dir + "/sim";
-  f.raw_dir = out_dir + "/raw-sim";
+  f.dir = out_dir + "/" + layout::kSimDir;
+  f.raw_dir = out_dir + "/" + layout::kSimRawDir;
   const std::string vg_dir = valgrind_literal(f.dir);
   f.log = vg_dir + "/valgrind.%p.log";
   f.totals = vg_dir + "/totals.%p.txt";
@@ -203,6 +204,10 @@ CounterMap read_sim_totals(const std::string& dir) {
     while (in >> name >> value) m[name] += value;
   }
   return m;
+}
+
+bool has_sim_totals(const std::string& dir) {
+  return !files_like(dir, "totals.", ".txt").empty();
 }
 
 namespace {

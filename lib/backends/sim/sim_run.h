@@ -61,6 +61,8 @@ void parse_sim_functions(const std::string& text, const std::string& file, Funct
 // The tool's whole-run totals ("name value" lines in totals.*.txt of dir),
 // summed over processes; empty if there are none.
 CounterMap read_sim_totals(const std::string& dir);
+// Whether dir holds any of the simulator's totals.*.txt.
+bool has_sim_totals(const std::string& dir);
 // Valgrind's logs (valgrind.*.log of dir), concatenated.
 std::string read_sim_logs(const std::string& dir);
 // Those logs as a user finds them in the output directory

@@ -11,8 +11,8 @@
 // address; "" when no symbol covers it (then `start` is the start of the
 // 4 KiB-aligned address range, file-relative, and the report groups by object
 // and range).
-#ifndef RPROF_SAMPLING_FUNCTION_TIMES_H_
-#define RPROF_SAMPLING_FUNCTION_TIMES_H_
+#ifndef RPROF_PROFILE_FUNCTION_TIMES_H_
+#define RPROF_PROFILE_FUNCTION_TIMES_H_
 
 #include <cstdint>
 #include <string>
@@ -50,4 +50,4 @@ struct FunctionTimes {
 
 }  // namespace rprof
 
-#endif  // RPROF_SAMPLING_FUNCTION_TIMES_H_
+#endif  // RPROF_PROFILE_FUNCTION_TIMES_H_
