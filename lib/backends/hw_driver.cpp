@@ -102,12 +102,11 @@ void add_pmu_detail(DriverProbe& s) {
   }
 }
 
-HwRunPlan library_plan(const std::string& backend, const LibraryGroups& groups,
-                       std::vector<std::string> notes) {
+HwRunPlan library_plan(const std::string& backend, const LibraryEnv& env,
+                       const LibraryGroups& groups, std::vector<std::string> notes) {
   HwRunPlan plan;
   plan.backend = backend;
   plan.notes = std::move(notes);
-  const bool papi = backend == "papi";
   int id = 0;
   for (const auto& g : groups) {
     std::string list, label;
@@ -117,8 +116,8 @@ HwRunPlan library_plan(const std::string& backend, const LibraryGroups& groups,
     }
     plan.pass_env.push_back(
         {{RPROF_ENV_BACKEND, backend},
-         {papi ? RPROF_ENV_PAPI_EVENTS : RPROF_ENV_LIKWID_EVENTS, list},
-         {papi ? RPROF_ENV_PAPI_GROUP_BASE : RPROF_ENV_LIKWID_GROUP_BASE, std::to_string(id++)}});
+         {env.events, list},
+         {env.group_base, std::to_string(id++)}});
     plan.pass_labels.push_back(label);
   }
   if (groups.size() > 1) {
@@ -143,7 +142,7 @@ std::vector<std::string> table_notes(const CpuTable& t, const std::string& backe
 RunPlan HwDriver::plan(const RunRequest& request) {
   refuse_sim_only(request);
   HwRunOptions options{name(), split_events(request.events), request.multiplex};
-  if (options.multiplex && options.backend != "perf") {
+  if (options.multiplex && !multiplexes()) {
     throw Error("--perf-multiplex needs --backend=perf", 2);
   }
   hw_ = plan_hw(options);

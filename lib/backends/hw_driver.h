@@ -37,9 +37,15 @@ struct LibraryEvent {
 };
 using LibraryGroups = std::vector<std::vector<LibraryEvent>>;
 
+// How a library backend's runtime is told its events (runtime/handshake.h):
+// the event list's and the group numbering's environment names.
+struct LibraryEnv {
+  const char* events;
+  const char* group_base;
+};
 // The plan of a library backend (papi, likwid): one run per group.
-HwRunPlan library_plan(const std::string& backend, const LibraryGroups& groups,
-                       std::vector<std::string> notes);
+HwRunPlan library_plan(const std::string& backend, const LibraryEnv& env,
+                       const LibraryGroups& groups, std::vector<std::string> notes);
 // The notes of counting with a CPU's event table through a library.
 std::vector<std::string> table_notes(const CpuTable& table, const std::string& library);
 // ": <the PMU's problem>" when perf_event cannot count here, else "": when a
@@ -57,6 +63,8 @@ class HwDriver : public BackendDriver {
   RunPlan plan(const RunRequest& request) override;
   bool keep_going(const RunPlan& plan, const std::vector<PassResult>& done) override;
   RunOutcome finish(const RunPlan& plan, std::vector<PassResult> passes) override;
+  // --perf-multiplex: all groups in one run, counts scaled (perf only).
+  virtual bool multiplexes() const { return false; }
   Profile merge_saved(SavedPasses saved) const override;
 
  protected:

@@ -8,10 +8,13 @@
 #include "machine/topology.h"
 #if defined(RPROF_HAVE_LIKWID)
 #include "backends/likwid/likwid_api.h"
+#include "runtime/handshake.h"
 #endif
 
 namespace rprof {
 namespace {
+
+constexpr LibraryEnv kLikwidEnv{RPROF_ENV_LIKWID_EVENTS, RPROF_ENV_LIKWID_GROUP_BASE};
 
 // LIKWID's directory of groups for a table's CPU, if the installed likwid has one.
 [[maybe_unused]] std::string likwid_arch(const std::string& table_id) {
@@ -90,7 +93,7 @@ class LikwidDriver final : public HwDriver {
     const DriverProbe probe = probe_likwid();
     if (!probe.works) throw Error("--backend=likwid: " + probe.why + ". " + probe.fix, 1);
     if (!o.events.empty()) {
-      return library_plan("likwid", groups_from_events(o.events),
+      return library_plan("likwid", kLikwidEnv, groups_from_events(o.events),
                           {"events chosen with --events (likwid names)"});
     }
     const CpuTable& t = select_table(detect_topology("/").cpu);
@@ -104,7 +107,7 @@ class LikwidDriver final : public HwDriver {
     }
     notes.push_back("likwid counts per CPU: the counts include everything that ran on the "
                     "threads' CPUs and are right only for pinned threads");
-    return library_plan("likwid", groups, notes);
+    return library_plan("likwid", kLikwidEnv, groups, notes);
   }
 };
 

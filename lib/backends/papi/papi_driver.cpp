@@ -6,10 +6,13 @@
 #include "machine/topology.h"
 #if defined(RPROF_HAVE_PAPI)
 #include "backends/papi/papi_api.h"
+#include "runtime/handshake.h"
 #endif
 
 namespace rprof {
 namespace {
+
+constexpr LibraryEnv kPapiEnv{RPROF_ENV_PAPI_EVENTS, RPROF_ENV_PAPI_GROUP_BASE};
 
 #if defined(RPROF_HAVE_PAPI)
 constexpr bool kPapiBuilt = true;
@@ -82,7 +85,7 @@ class PapiDriver final : public HwDriver {
       groups = papi_event_groups(t);
       notes = table_notes(t, "PAPI");
     }
-    return library_plan("papi", groups, notes);
+    return library_plan("papi", kPapiEnv, groups, notes);
   }
 };
 

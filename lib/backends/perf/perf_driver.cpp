@@ -14,6 +14,7 @@ namespace {
 class PerfDriver final : public HwDriver {
  public:
   const char* name() const override { return "perf"; }
+  bool multiplexes() const override { return true; }
   const char* summary() const override {
     return "hardware counters through Linux perf_event";
   }
