@@ -31,12 +31,16 @@ void BackendDriver::before_pass(RunPlan& plan, size_t i, const std::string& out_
 }
 
 Profile BackendDriver::merge_saved(SavedPasses saved) const {
+  return merge_single_pass(std::move(saved), name());
+}
+
+Profile merge_single_pass(SavedPasses saved, const std::string& backend) {
   auto raw = saved.passes.find(layout::kRawDir);
   if (raw == saved.passes.end() || saved.passes.size() != 1) {
     std::string found;
     for (const auto& [rel, p] : saved.passes) found += (found.empty() ? "" : ", ") + rel + "/";
-    throw Error(std::string("rprof merge: a run of the ") + name() + " backend saves raw/ only, "
-                "these hold " + found);
+    throw Error("rprof merge: a run of the " + backend + " backend saves raw/ only, these hold " +
+                found);
   }
   Profile p = std::move(raw->second);
   if (saved.inputs > 1) p.notes.push_back(saved.from() + "counts summed per region over their processes");

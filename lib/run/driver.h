@@ -170,6 +170,11 @@ class BackendDriver {
   virtual Profile merge_saved(SavedPasses saved) const;
 };
 
+// One native pass (raw/): BackendDriver::merge_saved's default, and `rprof
+// merge` of raw profiles given as files or folders of them (whatever backend
+// wrote them: their own counts, summed per region over the processes).
+Profile merge_single_pass(SavedPasses saved, const std::string& backend);
+
 // Creates a pass's raw directory (and its parent, inside the output
 // directory) with mode 0700; throws Error when it cannot.
 void create_raw_dir(const std::string& dir);

@@ -177,6 +177,10 @@ Profile merge_passes_of(const std::vector<Input>& inputs, const Input& ref, RunI
   for (const auto& [rel, p] : saved.passes) {
     if (backend.empty() || (run.backend.empty() && rel != kTimed)) backend = p.run.backend;
   }
+  // Raw profiles given as files or folders of them: their own counts.
+  if (std::all_of(inputs.begin(), inputs.end(), [](const Input& in) { return in.dir.empty(); })) {
+    return merge_single_pass(std::move(saved), backend);
+  }
   std::unique_ptr<BackendDriver> driver;
   try {
     driver = make_driver(backend);
