@@ -6,7 +6,7 @@
 #include <set>
 #include <tuple>
 
-#include "sampling/elf_symbols.h"
+#include "common/elf_file.h"
 
 namespace rprof {
 namespace {
@@ -114,9 +114,9 @@ FunctionTimes SampleAttribution::finish(uint64_t period_ns) const {
   out.period_s = period * 1e-9;
 
   // Each object's symbols, read once.
-  std::vector<std::optional<ElfSymbols>> elves(objects_.size());
+  std::vector<std::optional<ElfFile>> elves(objects_.size());
   for (size_t o = 0; o < objects_.size(); ++o) {
-    if (is_file(objects_[o])) elves[o] = ElfSymbols::load(objects_[o], nullptr);
+    if (is_file(objects_[o])) elves[o] = ElfFile::load(objects_[o], nullptr);
   }
   // Each location's function.
   std::map<std::tuple<std::string, std::string, uint64_t>, uint32_t> fn_index;
@@ -126,7 +126,7 @@ FunctionTimes SampleAttribution::finish(uint64_t period_ns) const {
     std::string symbol;
     uint64_t start = 0;
     if (is_file(objects_[object])) {
-      const std::optional<ElfSymbols>& elf = elves[object];
+      const std::optional<ElfFile>& elf = elves[object];
       const std::optional<uint64_t> va = elf ? elf->vaddr_of_offset(offset) : std::nullopt;
       const ElfSymbol* sym = va ? elf->lookup(*va) : nullptr;
       if (sym != nullptr) {

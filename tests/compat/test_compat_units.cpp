@@ -9,7 +9,7 @@
 #include "runtime/clock.h"
 #include "runtime/region_table.h"
 #include "runtime/thread_state.h"
-#include "tools/rprof/elf_needed.h"
+#include "common/elf_file.h"
 #include "tools/rprof/marker_apis.h"
 
 using namespace rprof::runtime;

@@ -18,14 +18,14 @@
 #include <vector>
 
 #include "sampling/cpu_clock_sampler.h"
-#include "sampling/elf_symbols.h"
+#include "common/elf_file.h"
 #include "sampling/perf_ring.h"
 #include "sampling/sample_attribution.h"
 #include "sampling/sampling_period.h"
 #include "common/error.h"
 
 namespace fs = std::filesystem;
-using rprof::ElfSymbols;
+using rprof::ElfFile;
 
 extern "C" __attribute__((noinline, used)) int rprof_sampling_probe_fn(int x) { return x * 3 + 1; }
 
@@ -71,7 +71,7 @@ std::string symbol_at(const void* addr) {
   uint64_t off = 0;
   REQUIRE(file_offset_of(addr, &path, &off));
   std::string err;
-  const auto elf = ElfSymbols::load(path, &err);
+  const auto elf = ElfFile::load(path, &err);
   INFO(err);
   REQUIRE(elf.has_value());
   const auto va = elf->vaddr_of_offset(off);
@@ -154,7 +154,7 @@ std::vector<char> synthetic_elf() {
   return f;
 }
 
-std::string name_at(const ElfSymbols& elf, uint64_t va) {
+std::string name_at(const ElfFile& elf, uint64_t va) {
   const rprof::ElfSymbol* s = elf.lookup(va);
   return s ? s->name : "<none>";
 }
@@ -181,7 +181,7 @@ TEST_CASE("elf: synthetic file: sizes, size-0 symbols, IFUNC, aliases, gaps") {
   const std::string dir = scratch_dir();
   write_file(dir + "/a.elf", synthetic_elf());
   std::string err;
-  const auto elf = ElfSymbols::load(dir + "/a.elf", &err);
+  const auto elf = ElfFile::load(dir + "/a.elf", &err);
   INFO(err);
   REQUIRE(elf.has_value());
   CHECK(elf->table() == ".symtab");
@@ -208,7 +208,7 @@ TEST_CASE("elf: truncated files and files that are not ELF are refused or read i
     INFO(n);
     write_file(dir + "/t.elf", std::vector<char>(whole.begin(), whole.begin() + n));
     std::string err;
-    const auto elf = ElfSymbols::load(dir + "/t.elf", &err);
+    const auto elf = ElfFile::load(dir + "/t.elf", &err);
     if (n < sizeof(Elf64_Ehdr)) {
       CHECK_FALSE(elf.has_value());
       CHECK(err.find("not an ELF file (too short)") != std::string::npos);
@@ -222,11 +222,11 @@ TEST_CASE("elf: truncated files and files that are not ELF are refused or read i
   std::vector<char> text(4096, 'x');
   write_file(dir + "/t.txt", text);
   std::string err;
-  CHECK_FALSE(ElfSymbols::load(dir + "/t.txt", &err).has_value());
+  CHECK_FALSE(ElfFile::load(dir + "/t.txt", &err).has_value());
   CHECK(err == dir + "/t.txt: not an ELF file");
-  CHECK_FALSE(ElfSymbols::load(dir, &err).has_value());  // a directory
+  CHECK_FALSE(ElfFile::load(dir, &err).has_value());  // a directory
   CHECK(err.find("not a regular file") != std::string::npos);
-  CHECK_FALSE(ElfSymbols::load(dir + "/missing", &err).has_value());
+  CHECK_FALSE(ElfFile::load(dir + "/missing", &err).has_value());
   CHECK(err.find("No such file") != std::string::npos);
   fs::remove_all(dir);
 }
@@ -236,7 +236,7 @@ TEST_CASE("elf: hostile headers and random corruption never crash the reader") {
   const std::vector<char> good = synthetic_elf();
   auto load_with = [&](std::vector<char> bytes) {
     write_file(dir + "/h.elf", bytes);
-    const auto elf = ElfSymbols::load(dir + "/h.elf", nullptr);
+    const auto elf = ElfFile::load(dir + "/h.elf", nullptr);
     if (elf) {
       for (uint64_t va = kText - 8; va < kText + 0x108; va += 4) (void)elf->lookup(va);
       (void)elf->vaddr_of_offset(0x1000);

@@ -24,7 +24,7 @@
 #include "sampling/sampling_period.h"
 #include "tools/rprof/cli.h"
 #include "tools/rprof/commands.h"
-#include "tools/rprof/elf_needed.h"
+#include "common/elf_file.h"
 #include "tools/rprof/machine_access.h"
 #include "tools/rprof/marker_apis.h"
 #include "tools/rprof/report_setup.h"

@@ -8,7 +8,7 @@
 #include <iostream>
 
 #include "runtime/handshake.h"
-#include "tools/rprof/elf_needed.h"
+#include "common/elf_file.h"
 
 namespace rprof {
 namespace {

@@ -1,4 +1,4 @@
-#include "sampling/elf_symbols.h"
+#include "common/elf_file.h"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -91,10 +91,44 @@ struct Candidate {
   uint64_t section_end = 0;  // end address of its section (0: unknown)
 };
 
+// The DT_NEEDED names of the first SHT_DYNAMIC section (its sh_link string
+// table), at most kMaxDynamicBytes of each read.
+template <typename Section>
+std::vector<std::string> read_needed(const FileBytes& f, const Section& section) {
+  constexpr uint64_t kMaxDynamicBytes = 1 << 20;
+  std::vector<std::string> needed;
+  Elf64_Shdr s{};
+  for (uint64_t i = 0; section(i, &s); ++i) {
+    if (s.sh_type != SHT_DYNAMIC) continue;
+    Elf64_Shdr strtab{};
+    std::vector<char> dyn, strs;
+    if (!section(s.sh_link, &strtab) || s.sh_size > kMaxDynamicBytes ||
+        strtab.sh_size > kMaxDynamicBytes || strtab.sh_size == 0 ||
+        !f.read(s.sh_offset, s.sh_size, &dyn) || !f.read(strtab.sh_offset, strtab.sh_size, &strs)) {
+      break;
+    }
+    Elf64_Dyn d{};
+    for (uint64_t k = 0; read_entry(dyn, sizeof(Elf64_Dyn), k, &d); ++k) {
+      if (d.d_tag == DT_NULL) break;
+      if (d.d_tag == DT_NEEDED && d.d_un.d_val < strs.size()) {
+        const char* name = strs.data() + d.d_un.d_val;
+        needed.emplace_back(name, strnlen(name, strs.size() - d.d_un.d_val));
+      }
+    }
+    break;
+  }
+  return needed;
+}
+
 }  // namespace
 
-std::optional<ElfSymbols> ElfSymbols::load(const std::string& path, std::string* error) {
-  auto fail = [&](const std::string& why) -> std::optional<ElfSymbols> {
+std::vector<std::string> elf_needed(const std::string& path) {
+  const std::optional<ElfFile> f = ElfFile::load(path, nullptr);
+  return f ? f->needed() : std::vector<std::string>{};
+}
+
+std::optional<ElfFile> ElfFile::load(const std::string& path, std::string* error) {
+  auto fail = [&](const std::string& why) -> std::optional<ElfFile> {
     if (error) *error = path + ": " + why;
     return std::nullopt;
   };
@@ -106,7 +140,7 @@ std::optional<ElfSymbols> ElfSymbols::load(const std::string& path, std::string*
   if (eh.e_ident[EI_CLASS] != ELFCLASS64) return fail("not a 64-bit ELF file");
   if (eh.e_ident[EI_DATA] != ELFDATA2LSB) return fail("not a little-endian ELF file");
 
-  ElfSymbols out;
+  ElfFile out;
   // Program headers: the PT_LOAD segments map file offsets to addresses.
   std::vector<char> phdrs;
   if (eh.e_phnum > 0 &&
@@ -131,6 +165,7 @@ std::optional<ElfSymbols> ElfSymbols::load(const std::string& path, std::string*
     return out;  // no sections (or unreadable ones): no symbols, still usable
   }
   auto section = [&](uint64_t i, Elf64_Shdr* s) { return read_entry(shdrs, eh.e_shentsize, i, s); };
+  out.needed_ = read_needed(f, section);
   Elf64_Shdr symtab{};
   bool found = false;
   for (const unsigned type : {SHT_SYMTAB, SHT_DYNSYM}) {
@@ -196,7 +231,7 @@ std::optional<ElfSymbols> ElfSymbols::load(const std::string& path, std::string*
   return out;
 }
 
-std::optional<uint64_t> ElfSymbols::vaddr_of_offset(uint64_t offset) const {
+std::optional<uint64_t> ElfFile::vaddr_of_offset(uint64_t offset) const {
   for (const ElfSegment& s : segments_) {
     if (offset >= s.offset && offset - s.offset < s.file_size) {
       return s.vaddr + (offset - s.offset);
@@ -205,7 +240,7 @@ std::optional<uint64_t> ElfSymbols::vaddr_of_offset(uint64_t offset) const {
   return std::nullopt;
 }
 
-const ElfSymbol* ElfSymbols::lookup(uint64_t vaddr) const {
+const ElfSymbol* ElfFile::lookup(uint64_t vaddr) const {
   auto it = std::upper_bound(symbols_.begin(), symbols_.end(), vaddr,
                              [](uint64_t a, const ElfSymbol& s) { return a < s.start; });
   // The nearest symbol below, or one a little further below that encloses it

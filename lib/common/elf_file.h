@@ -1,9 +1,11 @@
-// The function symbols of one ELF64 file, for attributing sampled addresses:
-// a small reader of our own (no libelf, no libbfd). Files are read
-// defensively: every offset and size is checked against the file, so a
-// truncated or hostile file yields an error or fewer symbols, never a crash.
-#ifndef RPROF_SAMPLING_ELF_SYMBOLS_H_
-#define RPROF_SAMPLING_ELF_SYMBOLS_H_
+// rprof's one ELF64 reader (no libelf, no libbfd): the function symbols and
+// loadable segments of a file, for attributing sampled addresses
+// (lib/sampling), and the libraries it needs (DT_NEEDED), for detecting
+// LIKWID/PAPI/OpenMP programs (tools/rprof). Files are read defensively:
+// every offset and size is checked against the file, so a truncated or
+// hostile file yields an error or fewer symbols, never a crash.
+#ifndef RPROF_COMMON_ELF_FILE_H_
+#define RPROF_COMMON_ELF_FILE_H_
 
 #include <cstdint>
 #include <optional>
@@ -26,11 +28,11 @@ struct ElfSegment {
   uint64_t file_size = 0;
 };
 
-class ElfSymbols {
+class ElfFile {
  public:
   // Reads `path`. Returns nullopt with `error` set ("not an ELF file",
   // "truncated: ...") when the file cannot be used at all.
-  static std::optional<ElfSymbols> load(const std::string& path, std::string* error);
+  static std::optional<ElfFile> load(const std::string& path, std::string* error);
 
   // The virtual address that file offset `offset` is loaded at (PT_LOAD).
   std::optional<uint64_t> vaddr_of_offset(uint64_t offset) const;
@@ -41,13 +43,21 @@ class ElfSymbols {
   const std::vector<ElfSegment>& segments() const { return segments_; }
   // ".symtab", ".dynsym" or "" (no function symbols).
   const std::string& table() const { return table_; }
+  // The DT_NEEDED entries of its dynamic section, in order (none: static,
+  // or no section headers).
+  const std::vector<std::string>& needed() const { return needed_; }
 
  private:
   std::vector<ElfSymbol> symbols_;  // sorted by start, one per start address
   std::vector<ElfSegment> segments_;
   std::string table_;
+  std::vector<std::string> needed_;
 };
+
+// The libraries `path` needs (DT_NEEDED); empty for a file that is not a
+// readable ELF64 file.
+std::vector<std::string> elf_needed(const std::string& path);
 
 }  // namespace rprof
 
-#endif  // RPROF_SAMPLING_ELF_SYMBOLS_H_
+#endif  // RPROF_COMMON_ELF_FILE_H_
