@@ -9,7 +9,8 @@
 # (runtime/backend.h); with QUIET they also define `void <name>_quiet_begin()` and
 # `void <name>_quiet_end()` (runtime/quiet.h). DRIVER sources define
 # `std::unique_ptr<BackendDriver> make_<name>_driver()` (run/driver.h).
-# rprof_backend_tables() then writes the runtime's factory table and the
+# rprof_backend_tables() then writes (only when they change: file(CONFIGURE))
+# the runtime's factory table and the
 # driver registry's list from every declaration, in the order the folders
 # were added (the order --help and doctor list them). A folder may call
 # rprof_backend more than once (e.g. its driver always, its runtime part only
@@ -32,17 +33,6 @@ function(rprof_backend)
   endif()
 endfunction()
 
-# Writes a file only when its text changes (no rebuild on every configure).
-function(_rprof_write_if_changed path text)
-  if(EXISTS "${path}")
-    file(READ "${path}" old)
-    if(old STREQUAL text)
-      return()
-    endif()
-  endif()
-  file(WRITE "${path}" "${text}")
-endfunction()
-
 function(rprof_backend_tables)
   get_property(runtime GLOBAL PROPERTY RPROF_RUNTIME_BACKENDS)
   get_property(quiet GLOBAL PROPERTY RPROF_QUIET_BACKENDS)
@@ -63,7 +53,7 @@ function(rprof_backend_tables)
       string(APPEND rows "    {\"${b}\", make_${b}_backend, nullptr, nullptr},\n")
     endif()
   endforeach()
-  _rprof_write_if_changed("${gen}/runtime_backends.cpp"
+  file(CONFIGURE OUTPUT "${gen}/runtime_backends.cpp" @ONLY CONTENT
     "${head}#include \"runtime/backend_table.h\"\n\nnamespace rprof {\n\n${decls}\nconst RuntimeBackendEntry kRuntimeBackends[] = {\n${rows}};\nconst size_t kNumRuntimeBackends = sizeof(kRuntimeBackends) / sizeof(kRuntimeBackends[0]);\n\n}  // namespace rprof\n")
   target_sources(rprof_runtime PRIVATE "${gen}/runtime_backends.cpp")
 
@@ -73,7 +63,7 @@ function(rprof_backend_tables)
     string(APPEND decls "std::unique_ptr<BackendDriver> make_${b}_driver();\n")
     string(APPEND rows "    make_${b}_driver,\n")
   endforeach()
-  _rprof_write_if_changed("${gen}/backend_drivers.cpp"
+  file(CONFIGURE OUTPUT "${gen}/backend_drivers.cpp" @ONLY CONTENT
     "${head}#include \"run/driver_table.h\"\n\nnamespace rprof {\n\n${decls}\nconst DriverFactory kDriverFactories[] = {\n${rows}};\nconst size_t kNumDriverFactories = sizeof(kDriverFactories) / sizeof(kDriverFactories[0]);\n\n}  // namespace rprof\n")
   target_sources(rprof_run PRIVATE "${gen}/backend_drivers.cpp")
 endfunction()
