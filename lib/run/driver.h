@@ -52,8 +52,8 @@ struct RunRequest {
   bool multiplex = false;  // --perf-multiplex
   bool sim_only = false;   // --sim-only
   std::string sim_cache;   // --sim-cache
-  // --functions[=N]: the hottest N functions become regions (0: off). Backends
-  // that cannot attribute counts to functions ignore it (sim can).
+  // --functions[=N]: the hottest N functions become regions (0: off). rprof
+  // refuses it for a backend whose driver says no to counts_functions().
   size_t functions = 0;
   // --sample-period: cpu-clock period of the function view's sampled run, ns.
   uint64_t sample_period_ns = 0;  // 0: kSamplingPeriodNs
