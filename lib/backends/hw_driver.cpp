@@ -79,16 +79,6 @@ void add_event_group_notes(Profile& merged) {
 
 }  // namespace
 
-std::string hex_digits(uint64_t v) {
-  static const char kDigits[] = "0123456789abcdef";
-  std::string s;
-  do {
-    s.insert(s.begin(), kDigits[v & 15]);
-    v >>= 4;
-  } while (v != 0);
-  return s;
-}
-
 std::string pmu_cause() {
   const HardwareProbe p = probe_perf_hardware();
   return p.ok ? "" : ": " + p.reason;

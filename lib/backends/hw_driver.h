@@ -54,8 +54,6 @@ std::string pmu_cause();
 // A library that fails for the PMU's reason too says it once more, unless
 // its reason already does ("and: <reason>" in the probe's details).
 void add_pmu_detail(DriverProbe& probe);
-// The lowercase hexadecimal digits of v.
-std::string hex_digits(uint64_t v);
 
 class HwDriver : public BackendDriver {
  public:

@@ -40,17 +40,19 @@ bool parse_u64(std::string_view s, uint64_t* out) {
   return true;
 }
 
-std::string hex(uint64_t v) {
+std::string hex(uint64_t v) { return "0x" + hex_digits(v); }
+
+}  // namespace
+
+std::string hex_digits(uint64_t v) {
   static const char kDigits[] = "0123456789abcdef";
   std::string s;
   do {
     s.insert(s.begin(), kDigits[v & 15]);
     v >>= 4;
   } while (v != 0);
-  return "0x" + s;
+  return s;
 }
-
-}  // namespace
 
 std::vector<std::string> PerfGroupSpec::output_keys() const {
   std::vector<std::string> keys;

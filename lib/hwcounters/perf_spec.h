@@ -59,6 +59,9 @@ bool parse_perf_spec(std::string_view text, int first_group_id,
 // Turns any name into a valid key: characters outside [A-Za-z0-9_.-] become '.'.
 std::string perf_key(std::string_view name);
 
+// The lowercase hexadecimal digits of v, without "0x".
+std::string hex_digits(uint64_t v);
+
 }  // namespace rprof
 
 #endif  // RPROF_HWCOUNTERS_PERF_SPEC_H_
