@@ -33,7 +33,7 @@ std::string notes_of(const nlohmann::json& p) {
 }
 
 // The app's "rss_kb <peak> <now>" line: its peak RSS in kB.
-long peak_rss_kb(const std::string& out) {
+[[maybe_unused]] long peak_rss_kb(const std::string& out) {
   const size_t at = out.find("rss_kb ");
   REQUIRE(at != std::string::npos);
   std::istringstream in(out.substr(at + 7));
