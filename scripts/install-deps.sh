@@ -5,7 +5,8 @@
 #   --with-optional: kept for compatibility; everything is required now.
 # likwid and libpapi-dev: their backends, and the tests that run LIKWID- and
 # PAPI-annotated programs built against the real libraries under rprof;
-# gfortran: the Fortran module, sample and tests.
+# gfortran: the Fortran module, sample and tests. gcc-N-plugin-dev: the inst
+# backend's GCC plugin (`rprof cc`).
 # The HTML report's browser test needs Debian's chromium, Node.js and the npm
 # packages locked in tests/html/package-lock.json (playwright-core, which
 # drives /usr/bin/chromium and never downloads a browser of its own).
@@ -20,6 +21,13 @@ required=(
   likwid libpapi-dev gfortran
 )
 optional=()
+# The inst backend's GCC plugin is built against the headers of the GCC that
+# builds rprof (gcc-12-plugin-dev on Debian 12).
+if command -v gcc >/dev/null; then
+  required+=("gcc-$(gcc -dumpversion | cut -d. -f1)-plugin-dev")
+else
+  required+=(gcc-12-plugin-dev)
+fi
 
 missing=()
 for p in "${required[@]}" "${optional[@]}"; do

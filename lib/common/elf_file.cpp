@@ -120,7 +120,51 @@ std::vector<std::string> read_needed(const FileBytes& f, const Section& section)
   return needed;
 }
 
+// The notes of every SHT_NOTE section: entries of (namesz, descsz, type),
+// the name and the descriptor, each padded to 4 bytes.
+template <typename Section>
+std::vector<ElfNote> read_notes(const FileBytes& f, const Section& section) {
+  constexpr uint64_t kMaxNoteBytes = 1 << 16;
+  std::vector<ElfNote> notes;
+  Elf64_Shdr s{};
+  for (uint64_t i = 0; section(i, &s); ++i) {
+    std::vector<char> bytes;
+    if (s.sh_type != SHT_NOTE || s.sh_size > kMaxNoteBytes ||
+        !f.read(s.sh_offset, s.sh_size, &bytes)) {
+      continue;
+    }
+    auto pad4 = [](uint64_t n) { return (n + 3) & ~uint64_t{3}; };
+    uint64_t at = 0;
+    while (at + 12 <= bytes.size()) {
+      uint32_t hdr[3];
+      std::memcpy(hdr, bytes.data() + at, sizeof(hdr));
+      at += 12;
+      const uint64_t name_end = at + pad4(hdr[0]);
+      const uint64_t desc_end = name_end + pad4(hdr[1]);
+      if (name_end > bytes.size() || desc_end > bytes.size() || at + hdr[0] > bytes.size() ||
+          name_end + hdr[1] > bytes.size()) {
+        break;
+      }
+      ElfNote n;
+      const char* name = bytes.data() + at;
+      n.owner.assign(name, strnlen(name, hdr[0]));
+      n.type = hdr[2];
+      n.desc.assign(bytes.data() + name_end, hdr[1]);
+      notes.push_back(std::move(n));
+      at = desc_end;
+    }
+  }
+  return notes;
+}
+
 }  // namespace
+
+const ElfNote* ElfFile::note(const std::string& owner, uint32_t type) const {
+  for (const ElfNote& n : notes_) {
+    if (n.owner == owner && n.type == type) return &n;
+  }
+  return nullptr;
+}
 
 std::vector<std::string> elf_needed(const std::string& path) {
   const std::optional<ElfFile> f = ElfFile::load(path, nullptr);
@@ -166,6 +210,7 @@ std::optional<ElfFile> ElfFile::load(const std::string& path, std::string* error
   }
   auto section = [&](uint64_t i, Elf64_Shdr* s) { return read_entry(shdrs, eh.e_shentsize, i, s); };
   out.needed_ = read_needed(f, section);
+  out.notes_ = read_notes(f, section);
   Elf64_Shdr symtab{};
   bool found = false;
   for (const unsigned type : {SHT_SYMTAB, SHT_DYNSYM}) {

@@ -28,6 +28,14 @@ struct ElfSegment {
   uint64_t file_size = 0;
 };
 
+// An ELF note (SHT_NOTE sections): its owner ("GNU", "rprof"), type and
+// descriptor bytes.
+struct ElfNote {
+  std::string owner;
+  uint32_t type = 0;
+  std::string desc;
+};
+
 class ElfFile {
  public:
   // Reads `path`. Returns nullopt with `error` set ("not an ELF file",
@@ -46,12 +54,17 @@ class ElfFile {
   // The DT_NEEDED entries of its dynamic section, in order (none: static,
   // or no section headers).
   const std::vector<std::string>& needed() const { return needed_; }
+  // The notes of its SHT_NOTE sections (each section read up to 64 KiB).
+  const std::vector<ElfNote>& notes() const { return notes_; }
+  // The first note of this owner and type, or nullptr.
+  const ElfNote* note(const std::string& owner, uint32_t type) const;
 
  private:
   std::vector<ElfSymbol> symbols_;  // sorted by start, one per start address
   std::vector<ElfSegment> segments_;
   std::string table_;
   std::vector<std::string> needed_;
+  std::vector<ElfNote> notes_;
 };
 
 // The libraries `path` needs (DT_NEEDED); empty for a file that is not a

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -113,6 +114,16 @@ std::string read_input_file(const std::string& path, uint64_t max_bytes,
   char more[65536];
   for (size_t n; (n = file.read_at(text.size(), more, sizeof more)) > 0;) text.append(more, n);
   return text;
+}
+
+std::string self_exe_dir() {
+  char buf[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) return "";
+  buf[n] = '\0';
+  std::string path(buf, static_cast<size_t>(n));
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "" : path.substr(0, slash == 0 ? 1 : slash);
 }
 
 std::string read_system_file(const std::string& path) {

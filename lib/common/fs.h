@@ -42,6 +42,9 @@ std::string not_regular_file(const std::string& path);
 // A small system file (/proc, /sys) with trailing whitespace removed, or ""
 // when it cannot be read: absent files are normal there, never an error.
 std::string read_system_file(const std::string& path);
+// The directory of the running executable (/proc/self/exe), "" when it
+// cannot be read: where rprof finds the parts installed beside it.
+std::string self_exe_dir();
 // Writes atomically (temp file + rename); an existing file that is not a
 // regular one (/dev/stdout, /dev/full, a FIFO) is written in place. Throws
 // Error naming the file when a write, the flush or the close fails.

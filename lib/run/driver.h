@@ -104,6 +104,7 @@ enum class CountSource {
   kTiming,      // the clock only
   kSimulation,  // a simulated run (counts without a native run, per function)
   kHardware,    // hardware counters
+  kInstrumented,  // counts the program's own code keeps (a compiler plugin)
   kScripted,    // tests
 };
 

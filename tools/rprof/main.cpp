@@ -28,6 +28,7 @@ const std::vector<Command> kCommands = {
     {"merge", "merge raw profiles from several nodes or runs", cmd_merge},
     {"machine", "measure this machine's ceilings (peaks, bandwidths, latencies)", cmd_machine},
     {"lab", "the Roofline lab: bound, ridge and limit for I, B and P", cmd_lab},
+    {"cc", "compile and link with rprof's GCC plugin: counts at near-native speed", cmd_cc},
     {"doctor", "which counting backends work here, and why not", cmd_doctor},
     {"help", "this list, or the help of one subcommand", cmd_help},
 };

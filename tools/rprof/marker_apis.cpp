@@ -9,6 +9,7 @@
 
 #include "runtime/handshake.h"
 #include "common/elf_file.h"
+#include "common/fs.h"
 
 namespace rprof {
 namespace {
@@ -28,18 +29,10 @@ bool names_library(const std::string& needed, const std::string& stem) {
   return needed == stem + ".so" || starts_with(needed, stem + ".so.");
 }
 
-std::string exe_dir() {
-  char buf[PATH_MAX];
-  const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (n <= 0) return "";
-  buf[n] = '\0';
-  return fs::path(buf).parent_path().string();
-}
-
 // The drop-in beside this rprof's librprof: <prefix>/<libdir> of an
 // installation, <build>/lib of the build tree.
 std::string find_shim(const std::string& file, std::string* problem) {
-  const std::string dir = exe_dir();
+  const std::string dir = self_exe_dir();
   std::vector<std::string> candidates;
   if (!dir.empty()) {
     candidates.push_back(dir + "/" RPROF_LIBDIR_FROM_BINDIR "/" + file);

@@ -16,6 +16,7 @@
 
 #include "backends/sim/sim_protocol.h"
 #include "common/error.h"
+#include "common/fs.h"
 #include "runtime/handshake.h"
 #include "profile/run_layout.h"
 
@@ -26,14 +27,6 @@ namespace fs = std::filesystem;
 
 #if defined(RPROF_HAVE_SIM)
 const char* const kToolFile = RPROF_SIM_TOOL_NAME "-amd64-linux";
-
-std::string self_dir() {
-  char buf[PATH_MAX];
-  const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (n <= 0) return "";
-  buf[n] = '\0';
-  return fs::path(buf).parent_path().string();
-}
 
 // "" when dir is a usable VALGRIND_LIB for the tool, else what is missing.
 std::string check_libdir(const std::string& dir) {
@@ -85,7 +78,7 @@ std::optional<SimTool> find_sim_tool(std::string* why, std::string* fix) {
   if (const char* env = std::getenv(RPROF_ENV_SIM_LIBDIR); env != nullptr && *env) {
     candidates.push_back(env);
   } else {
-    const std::string exe_dir = self_dir();
+    const std::string exe_dir = self_exe_dir();
     if (exe_dir.empty()) {
       *why = "cannot read /proc/self/exe to find the rprof-sim tool";
       return std::nullopt;

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# The inst backend's cost, side by side in one run with the native program,
+# the sim backend and cachegrind (issue 29; target: inst at most 1.3x native
+# CPU time, geometric mean over the set).
+#
+# Every kernel is built twice with the same flags: plainly and with `rprof cc`
+# (the plugin). Columns, CPU seconds (user + system, children included),
+# median of REPS runs:
+#   native      the plain build, no rprof
+#   inst bin    the instrumented build alone, no rprof: the instrumentation's
+#               own cost
+#   rprof inst  `rprof --backend=inst` on the instrumented build (its launch
+#               and report included)
+#   sim         `rprof --backend=sim --sim-only` on the plain build (one run
+#               under rprof's Valgrind tool)
+#   cachegrind  `valgrind --tool=cachegrind --cache-sim=yes` on the plain build
+# and code size: the .text of both builds.
+#
+# Usage: bench/inst_bench.sh [BUILD_DIR] [REPS] [SIZE] [FLAGS]
+#   defaults: build, 3, LARGE, "-O3 -march=x86-64-v3" where the CPU has AVX2
+#   and FMA, else "-O2". SIZE: LARGE (PolyBench's LARGE dataset sizes) or
+#   MEDIUM. NO_SIM=1 leaves out the two Valgrind columns (minutes at LARGE).
+# Not a test: it takes minutes and its numbers depend on the machine.
+set -euo pipefail
+
+build=${1:-build}
+reps=${2:-3}
+size=${3:-LARGE}
+if [[ -n ${4:-} ]]; then
+  flags=$4
+elif grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo; then
+  flags="-O3 -march=x86-64-v3"
+else
+  flags="-O2"
+fi
+rprof=$build/bin/rprof
+src=$(cd "$(dirname "$0")/.." && pwd)
+[[ -x $rprof ]] || { echo "inst_bench: $rprof not found; build first" >&2; exit 1; }
+"$rprof" cc --flags >/dev/null || { echo "inst_bench: this rprof has no GCC plugin" >&2; exit 1; }
+libdir=$(cd "$build/lib" && pwd)
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+bench_name=inst_bench
+# shellcheck source=bench/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+# PolyBench 4.2's dataset sizes for the PolyBench-style kernels of
+# tests/sim/polybench.c (written for rprof), and the samples.
+if [[ $size == LARGE ]]; then
+  poly=("gemm=1000,1100,1200" "2mm=800,900,1100,1200" "atax=1900,2100" "mvt=2000"
+        "syrk=1200,1000" "jacobi1d=500,2000" "jacobi2d=500,1300" "trisolv=2000")
+  samples=("daxpy 4000000 20" "triad 4000000 20" "precision 4000000 10" "matmul 512 32")
+else
+  poly=("gemm=200,220,240" "2mm=180,190,210,220" "atax=390,410" "mvt=400"
+        "syrk=240,200" "jacobi1d=100,400" "jacobi2d=100,250" "trisolv=400")
+  samples=("daxpy 400000 20" "triad 400000 20" "precision 400000 10" "matmul 192 32")
+fi
+
+common=(-DRPROF_ENABLE "-I$src/include" "-I$src/samples" "-L$libdir" "-Wl,-rpath,$libdir" -lrprof -lm)
+# shellcheck disable=SC2206
+fl=($flags)
+build_both() {  # name source
+  gcc "${fl[@]}" "$2" "${common[@]}" -o "$tmp/$1.plain"
+  "$rprof" cc gcc "${fl[@]}" "$2" "${common[@]}" -o "$tmp/$1.inst"
+}
+text_size() { size -A "$1" | awk '$1 == ".text" { print $2 }'; }
+
+cases=()
+build_both polybench "$src/tests/sim/polybench.c"
+for p in "${poly[@]}"; do cases+=("polybench $p"); done
+for s in "${samples[@]}"; do
+  read -r name _ <<<"$s"
+  build_both "$name" "$src/samples/$name.c"
+  cases+=("$s")
+done
+
+echo "# rprof inst vs native, sim and cachegrind ($(date -u +%Y-%m-%d), $(uname -m), $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))"
+echo "# $(gcc --version | head -1); flags: $flags; sizes: $size; CPU seconds (user + system), median of $reps runs"
+echo
+printf '| %-30s | %8s | %8s | %10s | %8s | %10s | %9s | %11s | %9s |\n' \
+  "kernel (args)" "native" "inst bin" "rprof inst" "sim" "cachegrind" "inst/nat" "rprof/nat" "sim/nat"
+printf '|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n' "--------------------------------" "----------" \
+  "----------" "------------" "----------" "------------" "-----------" "-------------" "-----------"
+logsum=0
+logsum_rprof=0
+n=0
+for c in "${cases[@]}"; do
+  read -r name args <<<"$c"
+  # shellcheck disable=SC2086
+  read -r _ nc <<<"$(timed "$tmp/$name.plain" $args)"
+  # shellcheck disable=SC2086
+  read -r _ ic <<<"$(timed "$tmp/$name.inst" $args)"
+  # shellcheck disable=SC2086
+  read -r _ rc <<<"$(timed "$rprof" -q -o "$tmp/out" --backend=inst "$tmp/$name.inst" $args)"
+  sc="-" cc="-" sr="-"
+  if [[ -z ${NO_SIM:-} ]]; then
+    # shellcheck disable=SC2086
+    read -r _ sc <<<"$(timed "$rprof" -q -o "$tmp/out" --backend=sim --sim-only "$tmp/$name.plain" $args)"
+    # shellcheck disable=SC2086
+    read -r _ cc <<<"$(timed valgrind --tool=cachegrind --cache-sim=yes \
+          --cachegrind-out-file=/dev/null "$tmp/$name.plain" $args)"
+    sr=$(printf '%.1f' "$(ratio "$sc" "$nc")")
+  fi
+  ir=$(ratio "$ic" "$nc")
+  rr=$(ratio "$rc" "$nc")
+  logsum=$(awk -v s="$logsum" -v r="$ir" 'BEGIN { print s + log(r) }')
+  logsum_rprof=$(awk -v s="$logsum_rprof" -v r="$rr" 'BEGIN { print s + log(r) }')
+  n=$((n + 1))
+  printf '| %-30s | %8.3f | %8.3f | %10.3f | %8s | %10s | %9.3f | %11.3f | %9s |\n' \
+    "$name $args" "$nc" "$ic" "$rc" "$sc" "$cc" "$ir" "$rr" "$sr"
+done
+echo
+printf 'geometric mean over %d kernels: inst bin / native %.3f (target <= 1.3), rprof inst / native %.3f\n' \
+  "$n" "$(awk -v s="$logsum" -v n="$n" 'BEGIN { print exp(s / n) }')" \
+  "$(awk -v s="$logsum_rprof" -v n="$n" 'BEGIN { print exp(s / n) }')"
+echo
+echo "code size (.text bytes, plain -> instrumented):"
+for f in "$tmp"/*.plain; do
+  name=$(basename "$f" .plain)
+  a=$(text_size "$f")
+  b=$(text_size "$tmp/$name.inst")
+  printf '  %-12s %8d -> %8d  (+%.1f%%)\n' "$name" "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN { print 100 * (b - a) / a }')"
+done

@@ -1,0 +1,199 @@
+#include "backends/inst/inst_cc.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <set>
+
+#include "backends/inst/inst_counters.h"
+#include "common/elf_file.h"
+#include "common/error.h"
+#include "common/fs.h"
+
+namespace rprof {
+namespace {
+
+bool is_file(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// The path without "..": what people read in `rprof cc --flags`.
+std::string resolved(const std::string& path) {
+  char buf[PATH_MAX];
+  return realpath(path.c_str(), buf) ? std::string(buf) : path;
+}
+
+// Options of GCC's driver whose value is the next argument.
+const std::set<std::string>& options_with_value() {
+  static const std::set<std::string> kOptions = {
+      "-o",       "-I",          "-L",      "-l",        "-x",          "-include",
+      "-imacros", "-isystem",    "-idirafter", "-iprefix", "-iwithprefix", "-iquote",
+      "-MF",      "-MT",         "-MQ",     "-Xlinker",  "-Xassembler", "-Xpreprocessor",
+      "-T",       "-u",          "-z",      "-aux-info", "--param",     "-dumpbase",
+      "-dumpdir", "-isysroot",   "-B",      "-e",        "-wrapper",    "-specs"};
+  return kOptions;
+}
+
+// The major version a compiler reports (`-dumpversion`), "" when it cannot
+// be run.
+std::string compiler_major(const std::string& compiler) {
+  int fds[2];
+  if (pipe(fds) != 0) return "";
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return "";
+  }
+  if (pid == 0) {
+    dup2(fds[1], 1);
+    const int null = ::open("/dev/null", O_WRONLY);
+    if (null >= 0) dup2(null, 2);
+    close(fds[0]);
+    close(fds[1]);
+    execlp(compiler.c_str(), compiler.c_str(), "-dumpversion", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(fds[1]);
+  std::string out;
+  std::array<char, 256> buf{};
+  for (;;) {
+    const ssize_t n = ::read(fds[0], buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    out.append(buf.data(), static_cast<size_t>(n));
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return "";
+  size_t end = 0;
+  while (end < out.size() && out[end] >= '0' && out[end] <= '9') ++end;
+  return out.substr(0, end);
+}
+
+}  // namespace
+
+InstFiles find_inst_files(std::string* why) {
+  InstFiles files;
+  files.gcc_major = RPROF_INST_GCC_MAJOR;
+  const std::string dir = self_exe_dir();
+  std::vector<std::string> dirs;
+  if (!dir.empty()) {
+    dirs.push_back(dir + "/" RPROF_INST_DIR_FROM_BINDIR);
+    dirs.push_back(dir + "/../lib/rprof");  // the build tree
+  }
+  for (const std::string& d : dirs) {
+    if (files.plugin.empty() && is_file(d + "/rprof_inst.so")) {
+      files.plugin = resolved(d + "/rprof_inst.so");
+    }
+    if (files.runtime.empty() && is_file(d + "/librprof_inst_rt.a")) {
+      files.runtime = resolved(d + "/librprof_inst_rt.a");
+    }
+  }
+  if (why) {
+    if (files.gcc_major.empty()) {
+      *why = "this rprof was built without its GCC plugin (no GCC plugin headers at build time: "
+             "install gcc-N-plugin-dev for the GCC that builds rprof, then rebuild)";
+    } else if (files.plugin.empty() || files.runtime.empty()) {
+      *why = "the GCC plugin or its run-time archive is missing beside this rprof (looked in " +
+             (dirs.empty() ? std::string("nowhere: /proc/self/exe unreadable") : dirs.front()) +
+             ")";
+    }
+  }
+  if (files.gcc_major.empty()) files.plugin.clear();
+  return files;
+}
+
+std::string inst_refusal(const std::string& program) {
+  std::string error;
+  const std::optional<ElfFile> elf = ElfFile::load(program, &error);
+  if (!elf) return "cannot read " + program + " (" + error + ")";
+  const ElfNote* note = elf->note(RPROF_INST_NOTE_OWNER, RPROF_INST_NOTE_TYPE);
+  if (!note) {
+    return program + " was not built with rprof cc (no " RPROF_INST_NOTE_SECTION " note)";
+  }
+  uint32_t version = 0;
+  if (note->desc.size() >= sizeof(version)) std::memcpy(&version, note->desc.data(), sizeof(version));
+  if (version != RPROF_INST_LAYOUT_VERSION) {
+    return program + " was built by another rprof (counter layout " + std::to_string(version) +
+           "; this rprof reads layout " + std::to_string(RPROF_INST_LAYOUT_VERSION) +
+           "): rebuild it with this rprof's `rprof cc`";
+  }
+  return "";
+}
+
+std::vector<std::string> inst_compile_flags(const InstFiles& files) {
+  return {"-fplugin=" + files.plugin};
+}
+
+std::vector<std::string> inst_link_flags(const InstFiles& files) {
+  // -ldl: dlsym is in libc from glibc 2.34; older ones need libdl.
+  return {files.runtime, "-ldl"};
+}
+
+bool compiler_links(const std::vector<std::string>& args) {
+  bool inputs = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "-c" || a == "-S" || a == "-E" || a == "-M" || a == "-MM" ||
+        a == "-fsyntax-only") {
+      return false;
+    }
+    if (options_with_value().count(a)) {
+      ++i;
+      continue;
+    }
+    if (a.empty() || a[0] != '-' || a == "-") inputs = true;
+  }
+  return inputs;
+}
+
+void run_instrumented_compiler(const std::vector<std::string>& args_in) {
+  std::vector<std::string> args = args_in;
+  if (!args.empty() && args.front() == "--") args.erase(args.begin());
+  if (args.empty()) {
+    throw Error("rprof cc: no compiler given (rprof cc gcc -O2 -c kernel.c)", 2);
+  }
+  std::string why;
+  const InstFiles files = find_inst_files(&why);
+  if (files.plugin.empty() || files.runtime.empty()) throw Error("rprof cc: " + why, 1);
+  const std::string& compiler = args.front();
+  const std::string major = compiler_major(compiler);
+  if (major.empty()) {
+    throw Error("rprof cc: cannot run " + compiler + " -dumpversion (is " + compiler +
+                    " a compiler on PATH?)",
+                2);
+  }
+  if (major != files.gcc_major) {
+    throw Error("rprof cc: " + compiler + " reports version " + major +
+                    "; rprof's plugin is built for GCC " + files.gcc_major +
+                    " (GCC loads plugins only of its own version; clang has no GCC plugins)",
+                2);
+  }
+  std::vector<std::string> argv = {compiler};
+  for (const std::string& f : inst_compile_flags(files)) argv.push_back(f);
+  argv.insert(argv.end(), args.begin() + 1, args.end());
+  if (compiler_links(args)) {
+    for (const std::string& f : inst_link_flags(files)) argv.push_back(f);
+  }
+  std::vector<char*> cargv;
+  for (std::string& a : argv) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  std::fflush(nullptr);
+  execvp(cargv[0], cargv.data());
+  throw Error("rprof cc: cannot run " + compiler + ": " + std::strerror(errno), 127);
+}
+
+}  // namespace rprof

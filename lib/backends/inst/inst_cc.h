@@ -1,0 +1,42 @@
+// `rprof cc`: compiles and links with rprof's GCC plugin (the inst backend),
+// and what the inst driver asks of a program: was it built that way?
+#ifndef RPROF_BACKENDS_INST_INST_CC_H_
+#define RPROF_BACKENDS_INST_INST_CC_H_
+
+#include <string>
+#include <vector>
+
+namespace rprof {
+
+// This rprof's plugin and run-time archive: installed beside it
+// (<libdir>/rprof) or in its build tree (<build>/lib/rprof). A part that is
+// missing is "" with the reason in *why.
+struct InstFiles {
+  std::string plugin;   // rprof_inst.so
+  std::string runtime;  // librprof_inst_rt.a
+  std::string gcc_major;  // the GCC the plugin is built for ("" when none)
+};
+InstFiles find_inst_files(std::string* why);
+
+// "" when `program` carries the note of a program built with `rprof cc`
+// (inst_counters.h), else why not ("not built with rprof cc", "built by a
+// newer rprof (counter layout 2; this rprof reads 1)", "cannot read it").
+std::string inst_refusal(const std::string& program);
+
+// What `rprof cc` adds to a compile (`-fplugin=...`) and to a link (the
+// run-time archive and -ldl), for build systems: `rprof cc --cflags/--libs`.
+std::vector<std::string> inst_compile_flags(const InstFiles& files);
+std::vector<std::string> inst_link_flags(const InstFiles& files);
+
+// Whether a compiler command line links (no -c, -S, -E, -M, -MM,
+// -fsyntax-only, and at least one input), so the run-time archive is added.
+bool compiler_links(const std::vector<std::string>& args);
+
+// rprof cc [--] COMPILER ARGS...: runs COMPILER with the plugin (and, when it
+// links, the run-time archive); returns only on failure (exec replaces rprof),
+// by throwing Error. args: what follows "cc".
+[[noreturn]] void run_instrumented_compiler(const std::vector<std::string>& args);
+
+}  // namespace rprof
+
+#endif  // RPROF_BACKENDS_INST_INST_CC_H_

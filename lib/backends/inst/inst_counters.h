@@ -1,0 +1,42 @@
+/* The counters an rprof-instrumented program keeps: the contract between the
+ * GCC plugin (plugin/rprof_inst_plugin.cpp), which writes the updates into the
+ * program, the program's run-time object (inst_rt.c), and the runtime backend
+ * (inst_backend.cpp), which reads them at every marker.
+ *
+ * Each thread of the program has one array of RPROF_INST_NCOUNTERS unsigned
+ * 64-bit counters, __rprof_inst_ctr (thread-local, initial-exec). Index i
+ * counts what rprof_inst_counter_names[i] says, in the runtime's canonical
+ * counter names (docs/profile-schema.md). Plain C: included by the plugin
+ * (C++), the run-time object (C) and the runtime (C++). */
+#ifndef RPROF_BACKENDS_INST_INST_COUNTERS_H_
+#define RPROF_BACKENDS_INST_INST_COUNTERS_H_
+
+/* FLOPs (FMA = 2 per lane) and FP arithmetic instructions by precision
+ * (0 sp, 1 dp) and width (0 scalar, 1 128, 2 256, 3 512):
+ *   flops  at  p * 4 + w,   fp instructions at 8 + p * 4 + w;
+ * then bytes loaded and stored by the program's own (instrumented) code. */
+#define RPROF_INST_FLOPS(p, w) ((p) * 4 + (w))
+#define RPROF_INST_FPINS(p, w) (8 + (p) * 4 + (w))
+#define RPROF_INST_BYTES_READ 16
+#define RPROF_INST_BYTES_WRITE 17
+#define RPROF_INST_NCOUNTERS 18
+
+/* The array's size in the program: room to grow without breaking binaries
+ * built with an older plugin. */
+#define RPROF_INST_ARRAY 32
+
+/* The symbol names the plugin, the run-time object and the runtime share. */
+#define RPROF_INST_COUNTERS_SYMBOL "__rprof_inst_ctr"
+/* Called by the program's run-time object at start-up (found with dlsym in
+ * the runtime, librprof): hands the runtime the function that returns the
+ * calling thread's counter array, and the counters' layout version. */
+#define RPROF_INST_ATTACH_SYMBOL "rprof_inst_attach"
+#define RPROF_INST_LAYOUT_VERSION 1
+
+/* The ELF note every instrumented program carries (section .note.rprof.inst,
+ * owner "rprof", type 1, descriptor: the layout version as 4 bytes). */
+#define RPROF_INST_NOTE_SECTION ".note.rprof.inst"
+#define RPROF_INST_NOTE_OWNER "rprof"
+#define RPROF_INST_NOTE_TYPE 1
+
+#endif /* RPROF_BACKENDS_INST_INST_COUNTERS_H_ */

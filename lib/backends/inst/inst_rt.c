@@ -1,0 +1,44 @@
+/* The run-time part of an rprof-instrumented program, linked into it by
+ * `rprof cc` (librprof_inst_rt.a: an instrumented object's reference to the
+ * counters pulls it in). It owns the per-thread counter array the plugin's
+ * code adds to, marks the program as instrumented (an ELF note), and, when
+ * rprof's runtime (librprof) is loaded, hands it the array. Without rprof the
+ * program runs as usual: the counters are kept and never read. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "inst_counters.h"
+
+__attribute__((tls_model("initial-exec"), used, visibility("default")))
+__thread unsigned long long __rprof_inst_ctr[RPROF_INST_ARRAY];
+
+/* The calling thread's counters. */
+__attribute__((no_instrument_function)) static unsigned long long* rprof_inst_counters(void) {
+  return __rprof_inst_ctr;
+}
+
+/* The note: namesz 6 ("rprof\0"), descsz 4, type 1, name padded to 8, the
+ * layout version. */
+struct rprof_inst_note {
+  uint32_t namesz, descsz, type;
+  char name[8];
+  uint32_t version;
+};
+__attribute__((section(RPROF_INST_NOTE_SECTION), used, aligned(4)))
+static const struct rprof_inst_note rprof_inst_note = {
+    sizeof(RPROF_INST_NOTE_OWNER), 4, RPROF_INST_NOTE_TYPE, RPROF_INST_NOTE_OWNER,
+    RPROF_INST_LAYOUT_VERSION};
+
+typedef void (*rprof_inst_attach_fn)(unsigned long long* (*)(void), int);
+
+/* librprof's constructors ran before this one (it is preloaded, or a library
+ * the program links), so its attach function is there to find. */
+__attribute__((constructor, no_instrument_function)) static void rprof_inst_start(void) {
+  /* POSIX dlsym: an object pointer that is a function's address. */
+  void* f = dlsym(RTLD_DEFAULT, RPROF_INST_ATTACH_SYMBOL);
+  rprof_inst_attach_fn attach;
+  memcpy(&attach, &f, sizeof(attach));
+  if (attach) attach(rprof_inst_counters, RPROF_INST_LAYOUT_VERSION);
+}

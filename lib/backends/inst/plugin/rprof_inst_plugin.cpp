@@ -1,0 +1,413 @@
+// rprof's GCC plugin: counts, per stretch of straight-line code, the FLOPs (by
+// precision and vector width, FMA = 2 per lane), the FP arithmetic
+// instructions and the bytes loaded and stored, and adds them to the running
+// thread's counters (inst_counters.h) where the stretch starts: a few adds per
+// basic block, not one per instruction.
+//
+// The pass runs after "optimized", the last GIMPLE pass at every -O level:
+// after vectorization, FMA contraction (widening_mul) and vector lowering, so
+// the statements it sees are, operation for operation, what expand turns into
+// instructions. A call ends a stretch: what a block does before a call (a
+// marker's begin, say) is counted before the call, what it does after, after
+// it. Counted (docs/inst-backend.md has the whole list and where it can differ
+// from the executed instructions):
+//   - assignments whose operation is +, -, *, /, min or max on a float type
+//     (scalar, or a vector: one per lane), calls to the internal functions
+//     FMA/FMS/FNMA/FNMS (2 per lane), SQRT, FMIN/FMAX and their conditional
+//     (masked) forms, with every lane counted: the convention for masked
+//     operations, stated and tested; reductions (REDUC_PLUS/MIN/MAX): lanes-1;
+//     sqrt/sqrtf calls (the builtin, inlined as one instruction);
+//   - bytes: every load and store of a GIMPLE memory reference, by the size of
+//     its type; masked loads and stores by their full vector size.
+// long double (x87) counts as scalar DP, as the sim backend does; _Float16 and
+// bfloat16 are not counted (rprof's counters have no half precision).
+//
+// Usage: gcc -fplugin=rprof_inst.so ... (rprof cc does this). Options:
+//   -fplugin-arg-rprof_inst-dump=FILE   append one line per counted block
+//                                        (function, file:line, counts) to FILE
+#include "gcc-plugin.h"
+#include "plugin-version.h"
+
+#include "context.h"
+#include "tree.h"
+#include "tree-pass.h"
+#include "basic-block.h"
+#include "gimple.h"
+#include "gimple-iterator.h"
+#include "ssa.h"
+#include "stringpool.h"
+#include "attribs.h"
+#include "internal-fn.h"
+#include "cgraph.h"
+#include "varasm.h"
+#include "diagnostic.h"
+#include "langhooks.h"
+#include "tree-into-ssa.h"
+#include "tree-ssa-operands.h"
+#include "builtins.h"
+#include "gimplify.h"
+#include "tree-cfg.h"
+#include "ggc.h"
+
+#include <cstdio>
+#include <cstring>
+
+#include "../inst_counters.h"
+
+int plugin_is_GPL_compatible;  // GCC loads only plugins that say so
+
+namespace {
+
+// The counter array, declared once per translation unit (a GC root: the
+// declaration outlives each function's body).
+tree g_counters = NULL_TREE;
+const ggc_root_tab g_roots[] = {
+    {&g_counters, 1, sizeof(g_counters), &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node},
+    LAST_GGC_ROOT_TAB};
+
+FILE* g_dump = nullptr;
+
+tree counters_decl() {
+  if (g_counters) return g_counters;
+  tree elem = long_long_unsigned_type_node;
+  tree type = build_array_type_nelts(elem, RPROF_INST_ARRAY);
+  tree decl = build_decl(UNKNOWN_LOCATION, VAR_DECL, get_identifier(RPROF_INST_COUNTERS_SYMBOL),
+                         type);
+  TREE_PUBLIC(decl) = 1;
+  DECL_EXTERNAL(decl) = 1;
+  TREE_STATIC(decl) = 1;
+  DECL_ARTIFICIAL(decl) = 1;
+  TREE_USED(decl) = 1;
+  // initial-exec: the array is the executable's (inst_rt.c), in the static
+  // TLS block, so a shared library built with the plugin reaches it without
+  // __tls_get_addr; in the executable the linker relaxes this to local-exec.
+  set_decl_tls_model(decl, TLS_MODEL_INITIAL_EXEC);
+  varpool_node::finalize_decl(decl);
+  g_counters = decl;
+  return decl;
+}
+
+struct Counts {
+  unsigned long long v[RPROF_INST_NCOUNTERS];
+  bool any() const {
+    for (unsigned long long x : v) {
+      if (x) return true;
+    }
+    return false;
+  }
+};
+
+// Precision (0 sp, 1 dp) of a float element type; -1 when not counted.
+int precision_of(tree elem) {
+  if (!SCALAR_FLOAT_TYPE_P(elem) || DECIMAL_FLOAT_TYPE_P(elem)) return -1;
+  const unsigned bits = TYPE_PRECISION(elem);
+  if (bits == 32) return 0;
+  if (bits == 64 || bits == 80 || bits == 128) return 1;  // x87 / float128 as DP
+  return -1;                                              // half, bfloat16
+}
+
+// Width class (0 scalar, 1 128, 2 256, 3 512), lanes and precision of a type;
+// false when it is not a (vector of) counted float.
+bool classify(tree type, int* prec, int* width, unsigned long long* lanes) {
+  if (!type) return false;
+  if (VECTOR_TYPE_P(type)) {
+    *prec = precision_of(TREE_TYPE(type));
+    if (*prec < 0) return false;
+    const unsigned HOST_WIDE_INT bits = tree_to_uhwi(TYPE_SIZE(type));
+    *width = bits <= 128 ? 1 : bits <= 256 ? 2 : 3;
+    *lanes = TYPE_VECTOR_SUBPARTS(type).to_constant();
+    return true;
+  }
+  *prec = precision_of(type);
+  if (*prec < 0) return false;
+  *width = 0;
+  *lanes = 1;
+  return true;
+}
+
+void add_fp(Counts& c, tree type, unsigned long long flops_per_lane, bool reduction = false) {
+  int prec = 0, width = 0;
+  unsigned long long lanes = 0;
+  if (!classify(type, &prec, &width, &lanes)) return;
+  const unsigned long long flops = reduction ? (lanes > 0 ? lanes - 1 : 0) : lanes * flops_per_lane;
+  c.v[RPROF_INST_FLOPS(prec, width)] += flops;
+  c.v[RPROF_INST_FPINS(prec, width)] += 1;
+}
+
+unsigned long long size_of(tree t) {
+  tree type = TREE_TYPE(t);
+  if (!type || !TYPE_SIZE_UNIT(type) || !tree_fits_uhwi_p(TYPE_SIZE_UNIT(type))) return 0;
+  return tree_to_uhwi(TYPE_SIZE_UNIT(type));
+}
+
+// A GIMPLE operand that is memory (a load's source, a store's target).
+bool is_memory(tree t) {
+  return t && !is_gimple_reg(t) && !is_gimple_min_invariant(t) &&
+         TREE_CODE(t) != CONSTRUCTOR && TREE_CODE(t) != SSA_NAME;
+}
+
+void count_assign(Counts& c, gassign* a) {
+  tree lhs = gimple_assign_lhs(a);
+  const tree_code code = gimple_assign_rhs_code(a);
+  switch (code) {
+    case PLUS_EXPR:
+    case MINUS_EXPR:
+    case MULT_EXPR:
+    case RDIV_EXPR:
+    case MIN_EXPR:
+    case MAX_EXPR:
+      add_fp(c, TREE_TYPE(lhs), 1);
+      break;
+    default:
+      break;
+  }
+  if (gimple_store_p(a) && is_memory(lhs)) c.v[RPROF_INST_BYTES_WRITE] += size_of(lhs);
+  if (gimple_assign_single_p(a)) {
+    tree rhs = gimple_assign_rhs1(a);
+    if (is_memory(rhs) && TREE_CODE(rhs) != ADDR_EXPR) c.v[RPROF_INST_BYTES_READ] += size_of(rhs);
+  } else {
+    // An operation's operands may be memory at -O0 only for the single form;
+    // GIMPLE keeps them registers, but be exact if one is not.
+    for (unsigned i = 1; i < gimple_num_ops(a); ++i) {
+      tree op = gimple_op(a, i);
+      if (is_memory(op) && TREE_CODE(op) != ADDR_EXPR) c.v[RPROF_INST_BYTES_READ] += size_of(op);
+    }
+  }
+}
+
+// Counts an internal-function call; true when it is one (no stretch ends).
+bool count_internal(Counts& c, gcall* call) {
+  if (!gimple_call_internal_p(call)) return false;
+  tree lhs = gimple_call_lhs(call);
+  tree type = lhs ? TREE_TYPE(lhs) : NULL_TREE;
+  switch (gimple_call_internal_fn(call)) {
+    case IFN_FMA:
+    case IFN_FMS:
+    case IFN_FNMA:
+    case IFN_FNMS:
+    case IFN_COND_FMA:
+    case IFN_COND_FMS:
+    case IFN_COND_FNMA:
+    case IFN_COND_FNMS:
+      add_fp(c, type, 2);
+      break;
+    case IFN_SQRT:
+    case IFN_FMIN:
+    case IFN_FMAX:
+    case IFN_COND_ADD:
+    case IFN_COND_SUB:
+    case IFN_COND_MUL:
+    case IFN_COND_RDIV:
+    case IFN_COND_MIN:
+    case IFN_COND_MAX:
+    case IFN_COND_FMIN:
+    case IFN_COND_FMAX:
+      add_fp(c, type, 1);
+      break;
+    case IFN_REDUC_PLUS:
+    case IFN_REDUC_MIN:
+    case IFN_REDUC_MAX:
+    case IFN_REDUC_FMIN:
+    case IFN_REDUC_FMAX:
+      // The reduced vector is the argument; the result is its element.
+      if (gimple_call_num_args(call) >= 1) add_fp(c, TREE_TYPE(gimple_call_arg(call, 0)), 1, true);
+      break;
+    case IFN_MASK_LOAD:
+    case IFN_LOAD_LANES:
+    case IFN_MASK_LOAD_LANES:
+      if (lhs) c.v[RPROF_INST_BYTES_READ] += size_of(lhs);
+      break;
+    case IFN_MASK_STORE:
+      if (gimple_call_num_args(call) >= 4)
+        c.v[RPROF_INST_BYTES_WRITE] += size_of(gimple_call_arg(call, 3));
+      break;
+    case IFN_STORE_LANES:
+    case IFN_MASK_STORE_LANES:
+      if (lhs) c.v[RPROF_INST_BYTES_WRITE] += size_of(lhs);
+      break;
+    default:
+      break;
+  }
+  return true;
+}
+
+// sqrt(x) as a builtin: one instruction once expanded (the errno path's call
+// to libm, taken only for a negative x, is not counted).
+bool count_builtin(Counts& c, gcall* call) {
+  tree fn = gimple_call_fndecl(call);
+  if (!fn || !fndecl_built_in_p(fn, BUILT_IN_NORMAL)) return false;
+  switch (DECL_FUNCTION_CODE(fn)) {
+    CASE_FLT_FN(BUILT_IN_SQRT):
+      if (gimple_call_lhs(call)) add_fp(c, TREE_TYPE(gimple_call_lhs(call)), 1);
+      return true;
+    CASE_FLT_FN(BUILT_IN_FMIN):
+    CASE_FLT_FN(BUILT_IN_FMAX):
+      if (gimple_call_lhs(call)) add_fp(c, TREE_TYPE(gimple_call_lhs(call)), 1);
+      return true;
+    default:
+      return false;
+  }
+}
+
+// counters[k] += n, before gsi.
+void insert_add(gimple_stmt_iterator* gsi, int k, unsigned long long n, bool before) {
+  tree decl = counters_decl();
+  tree elem = long_long_unsigned_type_node;
+  tree ref = build4(ARRAY_REF, elem, decl, build_int_cst(integer_type_node, k), NULL_TREE,
+                    NULL_TREE);
+  const bool ssa = gimple_in_ssa_p(cfun);
+  tree old_v = ssa ? make_ssa_name(elem) : create_tmp_var(elem, "rprof_c");
+  tree new_v = ssa ? make_ssa_name(elem) : create_tmp_var(elem, "rprof_c");
+  gassign* load = gimple_build_assign(old_v, ref);
+  gassign* add = gimple_build_assign(new_v, PLUS_EXPR, old_v, build_int_cst(elem, n));
+  gassign* store = gimple_build_assign(unshare_expr(ref), new_v);
+  gimple_seq seq = NULL;
+  gimple_seq_add_stmt(&seq, load);
+  gimple_seq_add_stmt(&seq, add);
+  gimple_seq_add_stmt(&seq, store);
+  if (before) {
+    gsi_insert_seq_before(gsi, seq, GSI_SAME_STMT);
+  } else {
+    gsi_insert_seq_after(gsi, seq, GSI_SAME_STMT);
+  }
+}
+
+void insert_counts(gimple_stmt_iterator* gsi, const Counts& c, bool before) {
+  for (int k = RPROF_INST_NCOUNTERS - 1; k >= 0; --k) {
+    if (c.v[k]) insert_add(gsi, k, c.v[k], before);
+  }
+}
+
+void dump_stretch(const Counts& c, location_t loc) {
+  if (!g_dump || !c.any()) return;
+  expanded_location x = expand_location(loc);
+  std::fprintf(g_dump, "%s %s:%d", IDENTIFIER_POINTER(DECL_NAME(current_function_decl)),
+               x.file ? x.file : "?", x.line);
+  for (int k = 0; k < RPROF_INST_NCOUNTERS; ++k) std::fprintf(g_dump, " %llu", c.v[k]);
+  std::fprintf(g_dump, "\n");
+}
+
+// One block: stretches end at calls that are not counted as FP work.
+void instrument_block(basic_block bb) {
+  Counts c{};
+  gimple_stmt_iterator start = gsi_after_labels(bb);
+  bool start_at_block = true;  // the stretch starts at the block's first statement
+  gimple_stmt_iterator last_call{};
+  location_t loc = UNKNOWN_LOCATION;
+  auto flush = [&]() {
+    if (!c.any()) return;
+    dump_stretch(c, loc);
+    if (start_at_block) {
+      gimple_stmt_iterator at = gsi_after_labels(bb);
+      if (gsi_end_p(at)) {
+        gimple_stmt_iterator end = gsi_last_bb(bb);
+        insert_counts(&end, c, false);
+      } else {
+        insert_counts(&at, c, true);
+      }
+    } else {
+      insert_counts(&last_call, c, false);
+    }
+    c = Counts{};
+  };
+  (void)start;
+  for (gimple_stmt_iterator gsi = gsi_after_labels(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
+    gimple* stmt = gsi_stmt(gsi);
+    if (is_gimple_debug(stmt)) continue;
+    if (loc == UNKNOWN_LOCATION && gimple_has_location(stmt)) loc = gimple_location(stmt);
+    if (gassign* a = dyn_cast<gassign*>(stmt)) {
+      count_assign(c, a);
+    } else if (gcall* call = dyn_cast<gcall*>(stmt)) {
+      if (count_internal(c, call) || count_builtin(c, call)) continue;
+      // A real call: what came before it is counted before it, at the
+      // stretch's start; the next stretch starts after it. Its return value
+      // stored to memory (x = f()) is counted with the next stretch.
+      flush();
+      if (tree lhs = gimple_call_lhs(call)) {
+        if (is_memory(lhs)) c.v[RPROF_INST_BYTES_WRITE] += size_of(lhs);
+      }
+      for (unsigned i = 0; i < gimple_call_num_args(call); ++i) {
+        tree arg = gimple_call_arg(call, i);
+        if (is_memory(arg) && TREE_CODE(arg) != ADDR_EXPR) c.v[RPROF_INST_BYTES_READ] += size_of(arg);
+      }
+      // Argument loads happen before the call: count them there (they
+      // belong with the stretch that ends at the call, not the next one).
+      // Simplification: they are added with the next stretch's counts, which
+      // start right after the call: the call itself is uncounted either way.
+      start_at_block = false;
+      last_call = gsi;
+      loc = UNKNOWN_LOCATION;
+    } else if (greturn* r = dyn_cast<greturn*>(stmt)) {
+      tree v = gimple_return_retval(r);
+      if (is_memory(v)) c.v[RPROF_INST_BYTES_READ] += size_of(v);
+    }
+  }
+  // The block's last stretch. If the block ends in a call that ends the block
+  // (a noreturn call, or one that can throw), there is nothing after it.
+  if (!start_at_block && stmt_ends_bb_p(gsi_stmt(last_call))) {
+    c = Counts{};
+    return;
+  }
+  flush();
+}
+
+const pass_data kPassData = {
+    GIMPLE_PASS,
+    "rprof_inst",       // name
+    OPTGROUP_NONE,      // optinfo_flags
+    TV_NONE,            // tv_id
+    PROP_gimple_any,    // properties_required
+    0,                  // properties_provided
+    0,                  // properties_destroyed
+    0,                  // todo_flags_start
+    0,                  // todo_flags_finish
+};
+
+class InstPass : public gimple_opt_pass {
+ public:
+  explicit InstPass(gcc::context* ctx) : gimple_opt_pass(kPassData, ctx) {}
+  bool gate(function* fn) override {
+    // rprof's own run-time object and functions marked no_instrument_function
+    // are left alone.
+    // (GCC sets DECL_NO_INSTRUMENT_FUNCTION_ENTRY_EXIT on every function
+    // when -finstrument-functions is off: the attribute is what says it.)
+    return !lookup_attribute("no_instrument_function", DECL_ATTRIBUTES(fn->decl));
+  }
+  unsigned int execute(function* fn) override {
+    basic_block bb;
+    FOR_EACH_BB_FN(bb, fn) { instrument_block(bb); }
+    if (gimple_in_ssa_p(fn)) {
+      mark_virtual_operands_for_renaming(fn);
+      return TODO_update_ssa_only_virtuals;
+    }
+    return 0;
+  }
+};
+
+}  // namespace
+
+int plugin_init(struct plugin_name_args* info, struct plugin_gcc_version* version) {
+  if (!plugin_default_version_check(version, &gcc_version)) {
+    std::fprintf(stderr,
+                 "rprof_inst: this plugin was built for GCC %s; this compiler is GCC %s: "
+                 "rebuild rprof with this compiler\n",
+                 gcc_version.basever, version->basever);
+    return 1;
+  }
+  for (int i = 0; i < info->argc; ++i) {
+    if (std::strcmp(info->argv[i].key, "dump") == 0 && info->argv[i].value) {
+      g_dump = std::fopen(info->argv[i].value, "a");
+    }
+  }
+  static struct plugin_info about = {"1", "rprof: counts FLOPs and bytes per block"};
+  register_callback(info->base_name, PLUGIN_INFO, nullptr, &about);
+  register_callback(info->base_name, PLUGIN_REGISTER_GGC_ROOTS, nullptr,
+                    const_cast<ggc_root_tab*>(g_roots));
+  struct register_pass_info pass;
+  pass.pass = new InstPass(g);
+  pass.reference_pass_name = "optimized";
+  pass.ref_pass_instance_number = 1;
+  pass.pos_op = PASS_POS_INSERT_AFTER;
+  register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, nullptr, &pass);
+  return 0;
+}
