@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -240,6 +241,32 @@ TEST_CASE("inst L1 bytes equal sim's of the plain build but for the calls' stack
     CHECK(sim_write - in_write <= 64.0 * 3);
     CHECK(flops_total(inst.at("daxpy")) == flops_total(sim.at("daxpy")));
   }
+}
+
+TEST_CASE("inst counts the bytes of memcpy calls and of loops GCC turns into them") {
+  need_plugin();
+  // samples/memcpy.c calls memcpy; a copy loop at -O2 becomes one
+  // (-ftree-loop-distribute-patterns): both are counted at run time, n bytes
+  // read and n written per call.
+  const std::string exe = build(source("samples/memcpy.c"), "-O2", true, {"-I" + source("samples")});
+  const auto inst = regions_of(run_rprof({"--backend=inst", exe, "1000000", "3"}));
+  CHECK(counter(inst.at("memcpy"), "bytes.l1.read") == 3.0 * 1000000);
+  // ... and one byte stored per pass before it (src[p % bytes] = p).
+  CHECK(counter(inst.at("memcpy"), "bytes.l1.write") == 3.0 * 1000000 + 3);
+  const std::string src = fresh_path("copy_loop") + ".c";
+  {
+    std::ofstream f(src);
+    f << "#include <rprof/markers.h>\n#include <stdlib.h>\n"
+         "__attribute__((noinline)) void copy(double* restrict c, const double* restrict a, int n) {\n"
+         "  for (int j = 0; j < n; j++) c[j] = a[j];\n}\n"
+         "int main(int argc, char** argv) {\n  int n = atoi(argv[1]);\n"
+         "  double* a = calloc(n, 8); double* c = calloc(n, 8);\n"
+         "  RPROF_BEGIN(\"copy\"); copy(c, a, n); RPROF_END(\"copy\");\n  return c[0] != 0;\n}\n";
+  }
+  const std::string loop = build(src, "-O2", true);
+  const auto l = regions_of(run_rprof({"--backend=inst", loop, "50000"}));
+  CHECK(counter(l.at("copy"), "bytes.l1.read") == 8.0 * 50000);
+  CHECK(counter(l.at("copy"), "bytes.l1.write") == 8.0 * 50000);
 }
 
 TEST_CASE("AVX-512: the plugin puts 512-bit FMAs in the 512-bit column (static counts per block)") {

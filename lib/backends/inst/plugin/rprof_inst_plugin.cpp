@@ -18,7 +18,8 @@
 //     operations, stated and tested; reductions (REDUC_PLUS/MIN/MAX): lanes-1;
 //     sqrt/sqrtf calls (the builtin, inlined as one instruction);
 //   - bytes: every load and store of a GIMPLE memory reference, by the size of
-//     its type; masked loads and stores by their full vector size.
+//     its type; masked loads and stores by their full vector size; memcpy,
+//     memmove, mempcpy and memset calls by their size, added at run time.
 // long double (x87) counts as scalar DP, as the sim backend does; _Float16 and
 // bfloat16 are not counted (rprof's counters have no half precision).
 //
@@ -272,6 +273,65 @@ void insert_add(gimple_stmt_iterator* gsi, int k, unsigned long long n, bool bef
   }
 }
 
+// counters[k] += value (a run-time size), before gsi.
+void insert_add_value(gimple_stmt_iterator* gsi, int k, tree value) {
+  tree decl = counters_decl();
+  tree elem = long_long_unsigned_type_node;
+  tree ref = build4(ARRAY_REF, elem, decl, build_int_cst(integer_type_node, k), NULL_TREE,
+                    NULL_TREE);
+  const bool ssa = gimple_in_ssa_p(cfun);
+  auto fresh = [&]() { return ssa ? make_ssa_name(elem) : create_tmp_var(elem, "rprof_c"); };
+  gimple_seq seq = NULL;
+  tree n = value;
+  if (TREE_CODE(value) == INTEGER_CST) {
+    n = fold_convert(elem, value);
+  } else if (!useless_type_conversion_p(elem, TREE_TYPE(value))) {
+    n = fresh();
+    gimple_seq_add_stmt(&seq, gimple_build_assign(n, NOP_EXPR, value));
+  }
+  tree old_v = fresh();
+  tree new_v = fresh();
+  gimple_seq_add_stmt(&seq, gimple_build_assign(old_v, ref));
+  gimple_seq_add_stmt(&seq, gimple_build_assign(new_v, PLUS_EXPR, old_v, n));
+  gimple_seq_add_stmt(&seq, gimple_build_assign(unshare_expr(ref), new_v));
+  gsi_insert_seq_before(gsi, seq, GSI_SAME_STMT);
+}
+
+// memcpy, memmove, mempcpy (n bytes read and written) and memset (n written),
+// which GCC also makes of copy and fill loops (-ftree-loop-distribute-patterns,
+// on from -O2): their size is known only at run time, so it is added then,
+// before the call. The library's own accesses may exceed n (overlapping
+// stores of a tail); the simulator counts those.
+void count_block_memory(gimple_stmt_iterator* gsi, gcall* call) {
+  tree fn = gimple_call_fndecl(call);
+  if (!fn || !fndecl_built_in_p(fn, BUILT_IN_NORMAL) || gimple_call_num_args(call) < 3) return;
+  bool reads = false;
+  switch (DECL_FUNCTION_CODE(fn)) {
+    case BUILT_IN_MEMCPY:
+    case BUILT_IN_MEMMOVE:
+    case BUILT_IN_MEMPCPY:
+    case BUILT_IN_MEMCPY_CHK:
+    case BUILT_IN_MEMMOVE_CHK:
+    case BUILT_IN_MEMPCPY_CHK:
+      reads = true;
+      break;
+    case BUILT_IN_MEMSET:
+    case BUILT_IN_MEMSET_CHK:
+      break;
+    default:
+      return;
+  }
+  tree n = gimple_call_arg(call, 2);
+  if (!INTEGRAL_TYPE_P(TREE_TYPE(n))) return;
+  if (g_dump) {
+    std::fprintf(g_dump, "%s %s bytes: run time\n",
+                 IDENTIFIER_POINTER(DECL_NAME(current_function_decl)),
+                 IDENTIFIER_POINTER(DECL_NAME(fn)));
+  }
+  insert_add_value(gsi, RPROF_INST_BYTES_WRITE, n);
+  if (reads) insert_add_value(gsi, RPROF_INST_BYTES_READ, n);
+}
+
 void insert_counts(gimple_stmt_iterator* gsi, const Counts& c, bool before) {
   for (int k = RPROF_INST_NCOUNTERS - 1; k >= 0; --k) {
     if (c.v[k]) insert_add(gsi, k, c.v[k], before);
@@ -323,6 +383,7 @@ void instrument_block(basic_block bb) {
       // stretch's start; the next stretch starts after it. Its return value
       // stored to memory (x = f()) is counted with the next stretch.
       flush();
+      count_block_memory(&gsi, call);
       if (tree lhs = gimple_call_lhs(call)) {
         if (is_memory(lhs)) c.v[RPROF_INST_BYTES_WRITE] += size_of(lhs);
       }
