@@ -49,6 +49,15 @@
 #include "gimplify.h"
 #include "tree-cfg.h"
 #include "ggc.h"
+#include "cfgloop.h"
+#include "tree-chrec.h"
+#include "tree-scalar-evolution.h"
+#include "tree-ssa-loop-niter.h"
+#include "gimplify-me.h"
+#include "dominance.h"
+
+#include <set>
+#include <vector>
 
 #include <cstdio>
 #include <cstring>
@@ -347,6 +356,128 @@ void dump_stretch(const Counts& c, location_t loc) {
   std::fprintf(g_dump, "\n");
 }
 
+// A block's counts when it has no call that ends a stretch (*plain false
+// when it has one, or an EH or abnormal edge).
+Counts block_counts(basic_block bb, bool* plain) {
+  Counts c{};
+  *plain = true;
+  edge e;
+  edge_iterator ei;
+  FOR_EACH_EDGE(e, ei, bb->succs) {
+    if (e->flags & (EDGE_EH | EDGE_ABNORMAL)) *plain = false;
+  }
+  for (gimple_stmt_iterator gsi = gsi_after_labels(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
+    gimple* stmt = gsi_stmt(gsi);
+    if (is_gimple_debug(stmt)) continue;
+    if (gassign* a = dyn_cast<gassign*>(stmt)) {
+      count_assign(c, a);
+    } else if (gcall* call = dyn_cast<gcall*>(stmt)) {
+      if (!count_internal(c, call) && !count_builtin(c, call)) *plain = false;
+    } else if (greturn* r = dyn_cast<greturn*>(stmt)) {
+      tree v = gimple_return_retval(r);
+      if (is_memory(v)) c.v[RPROF_INST_BYTES_READ] += size_of(v);
+    } else if (gimple_code(stmt) == GIMPLE_ASM) {
+      *plain = false;
+    }
+  }
+  return c;
+}
+
+// counters[k] += value, appended to seq.
+void append_add(gimple_seq* seq, int k, tree value) {
+  tree elem = long_long_unsigned_type_node;
+  tree ref = build4(ARRAY_REF, elem, counters_decl(), build_int_cst(integer_type_node, k),
+                    NULL_TREE, NULL_TREE);
+  tree old_v = make_ssa_name(elem);
+  tree new_v = make_ssa_name(elem);
+  gimple_seq_add_stmt(seq, gimple_build_assign(old_v, ref));
+  gimple_seq_add_stmt(seq, gimple_build_assign(new_v, PLUS_EXPR, old_v, value));
+  gimple_seq_add_stmt(seq, gimple_build_assign(unshare_expr(ref), new_v));
+}
+
+// An innermost loop without calls whose iteration count GCC knows on entry
+// (niter: the latch's executions), and whose counted blocks each run on every
+// iteration: its counts are added once, before it, times the iterations,
+// instead of on every iteration (a store-to-load chain through memory per
+// counter per iteration, which would slow a tight loop to the latency of that
+// chain). Blocks up to the exit test run niter + 1 times, those after it
+// niter times. Returns the blocks it took over (none: the loop keeps its
+// per-block updates).
+std::vector<basic_block> hoist_loop(class loop* loop) {
+  edge exit = single_exit(loop);
+  if (!exit || !loop->latch || !dominated_by_p(CDI_DOMINATORS, loop->latch, exit->src)) return {};
+  if (loop_outer(loop) == nullptr) return {};
+  tree niter = number_of_latch_executions(loop);
+  if (!niter || chrec_contains_undetermined(niter) || !INTEGRAL_TYPE_P(TREE_TYPE(niter)) ||
+      chrec_contains_symbols_defined_in_loop(niter, loop->num)) {
+    return {};
+  }
+  Counts before_exit{}, after_exit{};
+  std::vector<basic_block> blocks;
+  basic_block* body = get_loop_body(loop);
+  bool ok = true;
+  for (unsigned i = 0; ok && i < loop->num_nodes; ++i) {
+    basic_block bb = body[i];
+    bool plain = true;
+    const Counts c = block_counts(bb, &plain);
+    if (!plain) {
+      ok = false;
+      break;
+    }
+    blocks.push_back(bb);
+    if (!c.any()) continue;
+    Counts* into = nullptr;
+    if (dominated_by_p(CDI_DOMINATORS, exit->src, bb)) {
+      into = &before_exit;  // runs on every iteration, the last one too
+    } else if (dominated_by_p(CDI_DOMINATORS, bb, exit->src) &&
+               dominated_by_p(CDI_DOMINATORS, loop->latch, bb)) {
+      into = &after_exit;  // after the exit test, on every iteration but the last
+    } else {
+      ok = false;  // conditional: its count is not a function of niter
+      break;
+    }
+    for (int k = 0; k < RPROF_INST_NCOUNTERS; ++k) into->v[k] += c.v[k];
+  }
+  free(body);
+  if (!ok || !(before_exit.any() || after_exit.any())) return {};
+  tree elem = long_long_unsigned_type_node;
+  gimple_seq seq = NULL;
+  tree n = force_gimple_operand(fold_convert(elem, unshare_expr(niter)), &seq, true, NULL_TREE);
+  tree n1 = make_ssa_name(elem);
+  gimple_seq_add_stmt(&seq, gimple_build_assign(n1, PLUS_EXPR, n, build_int_cst(elem, 1)));
+  for (int k = RPROF_INST_NCOUNTERS - 1; k >= 0; --k) {
+    const unsigned long long a = before_exit.v[k], b = after_exit.v[k];
+    if (!a && !b) continue;
+    tree total = NULL_TREE;
+    if (a) {
+      total = make_ssa_name(elem);
+      gimple_seq_add_stmt(&seq, gimple_build_assign(total, MULT_EXPR, n1, build_int_cst(elem, a)));
+    }
+    if (b) {
+      tree tb = make_ssa_name(elem);
+      gimple_seq_add_stmt(&seq, gimple_build_assign(tb, MULT_EXPR, n, build_int_cst(elem, b)));
+      if (total) {
+        tree sum = make_ssa_name(elem);
+        gimple_seq_add_stmt(&seq, gimple_build_assign(sum, PLUS_EXPR, total, tb));
+        total = sum;
+      } else {
+        total = tb;
+      }
+    }
+    append_add(&seq, k, total);
+  }
+  if (g_dump) {
+    expanded_location x = expand_location(loop->header->loop_father
+                                              ? gimple_location(gsi_stmt(gsi_last_bb(exit->src)))
+                                              : UNKNOWN_LOCATION);
+    std::fprintf(g_dump, "%s %s:%d loop: counted once before it, times its iterations\n",
+                 IDENTIFIER_POINTER(DECL_NAME(current_function_decl)), x.file ? x.file : "?",
+                 x.line);
+  }
+  gsi_insert_seq_on_edge(loop_preheader_edge(loop), seq);
+  return blocks;
+}
+
 // One block: stretches end at calls that are not counted as FP work.
 void instrument_block(basic_block bb) {
   Counts c{};
@@ -435,8 +566,27 @@ class InstPass : public gimple_opt_pass {
     return !lookup_attribute("no_instrument_function", DECL_ATTRIBUTES(fn->decl));
   }
   unsigned int execute(function* fn) override {
+    // Innermost loops whose iteration count is known on entry: counted once
+    // before they run (hoist_loop); only when optimizing (at -O0 the
+    // program's variables live in memory and GCC knows no counts).
+    std::set<int> hoisted;
+    const bool loops = optimize > 0 && gimple_in_ssa_p(fn);
+    if (loops) {
+      loop_optimizer_init(LOOPS_NORMAL | LOOPS_HAVE_RECORDED_EXITS);
+      scev_initialize();
+      for (auto loop : loops_list(fn, LI_ONLY_INNERMOST)) {
+        for (basic_block b : hoist_loop(loop)) hoisted.insert(b->index);
+      }
+      scev_finalize();
+    }
     basic_block bb;
-    FOR_EACH_BB_FN(bb, fn) { instrument_block(bb); }
+    FOR_EACH_BB_FN(bb, fn) {
+      if (!hoisted.count(bb->index)) instrument_block(bb);
+    }
+    if (loops) {
+      gsi_commit_edge_inserts();
+      loop_optimizer_finalize();
+    }
     if (gimple_in_ssa_p(fn)) {
       mark_virtual_operands_for_renaming(fn);
       return TODO_update_ssa_only_virtuals;
