@@ -16,6 +16,7 @@ class Items {
   Items(const RegionDiff& r, std::vector<CheckItem>& out)
       : region_(path_string(r.path)), out_(out) {}
 
+
   void add(const std::string& check, const std::string& baseline, const std::string& now,
            bool failed, const std::string& message) {
     CheckItem it;
@@ -30,11 +31,13 @@ class Items {
   }
 
   // An exact count: equal, or the program changed.
-  void exact(const std::string& what, const Change& c, const std::string& unit) {
+  void exact(const std::string& what, const Change& c, const std::string& unit,
+             double tolerance = 0) {
     if (!c.any()) return;
     const std::string a = c.before ? count_text(*c.before) + unit : "none";
     const std::string b = c.after ? count_text(*c.after) + unit : "none";
-    const bool same = c.both() && *c.before == *c.after;
+    const bool same =
+        c.both() && std::fabs(*c.after - *c.before) <= tolerance * std::fabs(*c.before);
     std::string change;
     if (const auto r = c.ratio()) change = fmt::format(" ({:+.2f}%)", 100 * (*r - 1));
     add(what, a, b, !same,
@@ -67,11 +70,13 @@ std::vector<CheckItem> compare_to_baseline(const ProfileDiff& d, const BaselineO
     }
     items.exact("calls", r.calls, "");
     if (o.exact_counts) {
-      items.exact("FLOPs", r.flops, " FLOPs");
+      items.exact("FLOPs", r.flops, " FLOPs", o.count_tolerance);
       for (const BoundaryDiff& b : r.boundaries) {
-        items.exact(std::string("bytes at ") + boundary_name(b.boundary), b.bytes, " B");
+        items.exact(std::string("bytes at ") + boundary_name(b.boundary), b.bytes, " B",
+                    o.count_tolerance);
       }
     }
+    if (o.counts_only) continue;
     const bool short_region = too_short(r.verdict_before) || too_short(r.verdict_after);
     if (r.time_s.both() && *r.time_s.before > 0 && *r.time_s.after > 0) {
       const double a = *r.time_s.before, b = *r.time_s.after;

@@ -19,6 +19,10 @@ struct BaselineOptions {
   double tolerance = 0.10;    // relative: time above (1 + t) x, GFLOP/s below / (1 + t)
   std::string tolerance_why;  // "the default", "--tolerance": said in the table's title
   bool exact_counts = false;  // both runs' FLOP and byte counts are exact
+  bool counts_only = false;   // leave times and GFLOP/s out (a shared runner's times)
+  // FLOPs and bytes equal within this relative difference (0: exactly). The
+  // simulated caches see addresses, which follow the environment's size.
+  double count_tolerance = 0;
 };
 
 // One item per compared quantity of every region (rprof check's table,

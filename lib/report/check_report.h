@@ -18,7 +18,8 @@ namespace rprof {
 void write_check_text(const std::vector<CheckItem>& items, std::ostream& out);
 
 // JUnit XML: one <testsuite> per suite ("rprof.rules", "rprof.baseline"), one
-// <testcase> per check, a <failure> with the message for each failed one.
+// <testcase> per check (named by the check and what it expects), a <failure>
+// with the message for each failed one.
 std::string check_junit_xml(const std::vector<CheckItem>& items);
 
 // One `::error` line per failed check: on the rule's file and line when the

@@ -3,6 +3,8 @@
 // region path patterns, rules against an analysis, the baseline comparison
 // (noise against a changed program) and the JUnit and GitHub outputs.
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "common/error.h"
@@ -57,7 +59,7 @@ size_t failures(const std::vector<CheckItem>& items) {
 
 }  // namespace
 
-TEST_CASE("toml subset: tables, arrays of tables, values; refusals name line and column") {
+TEST_CASE("toml subset: tables, arrays of tables, values, and refusals that name line and column") {
   const TomlDocument d = parse_toml_subset(
       "# rules\ntitle = 'gate'\n\n[[rule]]\nregion = \"a/b\"  # comment\nn = 1_000\n"
       "x = -2.5e-1\nok = true\nflags = [\"x\", 'y']\n[[rule]]\n\"quoted key\" = \"\\u00e9\\t\"\n"
@@ -89,7 +91,7 @@ TEST_CASE("toml subset: tables, arrays of tables, values; refusals name line and
   CHECK(err("k = \"\\q\"") == "r.toml:1:6: unknown escape in a string (\\\" \\\\ \\n \\t \\uXXXX)");
 }
 
-TEST_CASE("rules file: TOML and JSON give the same rules; mistakes are refused, never ignored") {
+TEST_CASE("rules file: TOML and JSON give the same rules, and mistakes are refused, never ignored") {
   const RuleSet t = parse_rules(
       "[[rule]]\nregion = \"**/daxpy\"\nmin_fraction_of_roof = 0.5\nbound = \"memory\"\n"
       "boundary = \"dram\"\nflags_absent = [\"latency-bound\", \"too-short\"]\n"
@@ -225,10 +227,13 @@ TEST_CASE("baseline: times within the tolerance are noise, exact counts that cha
   const Machine m = rprof::test::synthetic_machine();
   const MachineSource ms{&m, "synthetic", {}};
   const Profile old_run = run(kN, 0.1);
-  auto compare = [&](const Profile& now, bool exact, double tolerance = 0.10) {
+  auto compare = [&](const Profile& now, bool exact, double tolerance = 0.10,
+                     bool counts_only = false, double count_tolerance = 0) {
     BaselineOptions o;
+    o.count_tolerance = count_tolerance;
     o.tolerance = tolerance;
     o.exact_counts = exact;
+    o.counts_only = counts_only;
     return compare_to_baseline(diff_profiles(analyze(old_run, ms), analyze(now, ms)), o);
   };
   // 8% slower: within 10%.
@@ -243,8 +248,11 @@ TEST_CASE("baseline: times within the tolerance are noise, exact counts that cha
   CHECK(failed_item(items, "GFLOP/s")->message ==
         "daxpy: regression: 0.02 GFLOP/s -> 0.01786 GFLOP/s (-10.7%, FMA = 2 FLOPs), beyond the "
         "10% tolerance");
-  // ... and within a 15% tolerance.
+  // ... and within a 15% tolerance; with counts only, times are left out.
   CHECK(failures(compare(run(kN, 0.112), true, 0.15)) == 0);
+  items = compare(run(kN, 0.5), true, 0.10, true);
+  CHECK(failures(items) == 0);
+  for (const CheckItem& it : items) CHECK(it.check != "time");
   // Twice the work at the same speed: 2x the time is a regression, and the
   // counts say why: a changed program, never noise.
   items = compare(run(2 * kN, 0.1), true);
@@ -254,6 +262,11 @@ TEST_CASE("baseline: times within the tolerance are noise, exact counts that cha
         "daxpy: changed program: FLOPs 2000000 FLOPs -> 4000000 FLOPs (+100.00%) (exact counts: "
         "not noise; update the baseline if the change is intended)");
   CHECK(failed_item(items, "bytes at DRAM") != nullptr);
+  // Within a stated count tolerance: 1% more work passes 2%, fails 0.5%.
+  CHECK(failures(compare(run(1.01 * kN, 0.1), true, 0.10, false, 0.02)) == 0);
+  CHECK(failed_item(compare(run(1.01 * kN, 0.1), true, 0.10, false, 0.005), "FLOPs")->message ==
+        "daxpy: changed program: FLOPs 2000000 FLOPs -> 2020000 FLOPs (+1.00%) (exact counts: "
+        "not noise; update the baseline if the change is intended)");
   // Counts that are not exact (hardware counters) are not compared.
   CHECK(failed_item(compare(run(2 * kN, 0.1), false), "FLOPs") == nullptr);
   // A region gone and a region new.
@@ -289,7 +302,7 @@ TEST_CASE("check outputs: table, JUnit XML, GitHub annotations escaped") {
   const std::string xml = check_junit_xml(items);
   CHECK_THAT(xml, Catch::Contains("<testsuites name=\"rprof check\" tests=\"3\" failures=\"2\">"));
   CHECK_THAT(xml, Catch::Contains("<testsuite name=\"rprof.rules\" tests=\"2\" failures=\"1\" errors=\"0\">"));
-  CHECK_THAT(xml, Catch::Contains("classname=\"rprof.rules.a/&lt;c&gt;\""));
+  CHECK_THAT(xml, Catch::Contains("classname=\"rprof.rules.a/&lt;c&gt;\" name=\"bound is: memory\""));
   CHECK_THAT(xml, Catch::Contains("file=\"r.toml\" line=\"7\""));
   CHECK_THAT(xml, Catch::Contains("<failure message=\"a/b: took 2 s, 50% over: a,b\" type=\"rule\">"));
   std::ostringstream gh;
@@ -297,4 +310,18 @@ TEST_CASE("check outputs: table, JUnit XML, GitHub annotations escaped") {
   CHECK(gh.str() ==
         "::error file=r.toml,line=7,title=rprof check (rules)::a/b: took 2 s, 50%25 over: a,b\n"
         "::error file=run/profile.json,title=rprof check (baseline)::x: changed program%0Anext\n");
+}
+
+TEST_CASE("docs/ci.md: its rules example is a valid rules file") {
+  std::ifstream in(std::string(RPROF_SOURCE_DIR) + "/docs/ci.md");
+  REQUIRE(in);
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t begin = doc.find("```toml\n");
+  REQUIRE(begin != std::string::npos);
+  const size_t end = doc.find("```", begin + 8);
+  const RuleSet r = parse_rules(doc.substr(begin + 8, end - begin - 8), "ci.md", false);
+  REQUIRE(r.rules.size() == 3);
+  CHECK(r.rules[0].flags_absent.size() == 2);
+  CHECK(*r.rules[1].min_gflops == 2.0);
+  CHECK(*r.rules[2].bytes[static_cast<size_t>(Boundary::kDRAM)] == 2400000);
 }
