@@ -13,6 +13,19 @@ namespace {
 
 using nlohmann::json;
 
+// A key for a one-line message: control characters as \xNN.
+std::string shown(const std::string& key) {
+  std::string out;
+  for (char c : key) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 bool is_bare(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
          c == '-';
@@ -246,10 +259,10 @@ TomlDocument parse_toml_subset(const std::string& text, const std::string& name)
     }
     const std::string key = r.key();
     r.skip_space();
-    if (!r.eat('=')) r.fail("expected '=' after the key '" + key + "'");
+    if (!r.eat('=')) r.fail("expected '=' after the key '" + shown(key) + "'");
     json value = r.value();
     r.expect_end();
-    if (table->contains(key)) r.fail("the key '" + key + "' is set twice");
+    if (table->contains(key)) r.fail("the key '" + shown(key) + "' is set twice");
     (*table)[key] = std::move(value);
   }
   return doc;

@@ -6,7 +6,9 @@
 
 #include "common/error.h"
 #include "common/fs.h"
+#include "common/json_reader.h"
 #include "common/toml_subset.h"
+#include "report/table.h"
 
 namespace rprof {
 namespace {
@@ -15,6 +17,7 @@ using nlohmann::json;
 
 // A rules file is small; this only stops a device or a huge file.
 constexpr uint64_t kRulesFileBytes = 16u << 20;
+constexpr uint64_t kRulesJsonValues = 1u << 20;
 
 constexpr const char* kRuleKeys =
     "region, name, optional, min_fraction_of_roof, bound, boundary, min_gflops, max_time_s, "
@@ -33,7 +36,7 @@ class RuleReader {
   RuleReader(const json& j, std::string where) : j_(j), where_(std::move(where)) {}
 
   [[noreturn]] void fail(const std::string& key, const std::string& what) const {
-    throw Error(fmt::format("{}: {}: {}", where_, key, what), 2);
+    throw Error(printable(fmt::format("{}: {}: {}", where_, key, what)), 2);
   }
   const json* get(const char* key) const {
     auto it = j_.find(key);
@@ -301,10 +304,14 @@ RuleSet parse_rules(const std::string& text, const std::string& name, bool is_js
   json root;
   std::vector<int> lines;
   if (is_json) {
+    // The checked reader: syntax errors with line:column, caps on depth,
+    // strings and values; a rules file needs few.
+    JsonLimits lim;
+    lim.values = kRulesJsonValues;
     try {
-      root = json::parse(text);
-    } catch (const json::parse_error& e) {
-      throw Error(name + ": not valid JSON: " + e.what(), 2);
+      root = JsonReader(name, "rprof rules file").parse(text, lim);
+    } catch (const Error& e) {
+      throw Error(printable(e.what()), 2);
     }
   } else {
     TomlDocument doc = parse_toml_subset(text, name);
@@ -314,7 +321,7 @@ RuleSet parse_rules(const std::string& text, const std::string& name, bool is_js
   if (!root.is_object()) throw Error(name + ": the rules must be an object with a \"rule\" list", 2);
   for (const auto& [key, value] : root.items()) {
     if (key != "rule") {
-      throw Error(name + ": unknown key '" + key + "' (a rules file holds [[rule]] tables only)", 2);
+      throw Error(printable(name + ": unknown key '" + key + "' (a rules file holds [[rule]] tables only)"), 2);
     }
   }
   const auto it = root.find("rule");

@@ -145,7 +145,7 @@ TEST_CASE("rules file: TOML and JSON give the same rules, and mistakes are refus
         "r.toml: unknown key 'rules' (a rules file holds [[rule]] tables only)");
   CHECK(err("# nothing\n") == "r.toml: no rules (write at least one [[rule]] table; docs/ci.md)");
   CHECK_THAT(bad_input([] { parse_rules("{\"rule\": [", "r.json", true); }),
-             Catch::StartsWith("r.json: not valid JSON: "));
+             Catch::StartsWith("r.json: not a valid rprof rules file: "));
   CHECK(bad_input([] { load_rules("/nonexistent/rules.toml"); }) ==
         "/nonexistent/rules.toml: no such file or directory");
 }
