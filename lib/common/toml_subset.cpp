@@ -75,11 +75,13 @@ class LineReader {
     skip_space();
     const char c = peek();
     if (c == '"') {
-      if (s_.compare(pos_, 3, "\"\"\"") == 0) fail("multi-line strings are not in rprof's TOML subset");
+      if (s_.compare(pos_, 3, "\"\"\"") == 0)
+        fail("multi-line strings are not in rprof's TOML subset");
       return basic_string();
     }
     if (c == '\'') {
-      if (s_.compare(pos_, 3, "'''") == 0) fail("multi-line strings are not in rprof's TOML subset");
+      if (s_.compare(pos_, 3, "'''") == 0)
+        fail("multi-line strings are not in rprof's TOML subset");
       return literal_string();
     }
     if (c == '[') return array();
@@ -114,12 +116,24 @@ class LineReader {
       const char e = peek();
       ++pos_;
       switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case 'n': out += '\n'; break;
-        case 't': out += '\t'; break;
-        case 'u': out += unicode_escape(); break;
-        default: pos_ -= 2; fail("unknown escape in a string (\\\" \\\\ \\n \\t \\uXXXX)");
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 't':
+          out += '\t';
+          break;
+        case 'u':
+          out += unicode_escape();
+          break;
+        default:
+          pos_ -= 2;
+          fail("unknown escape in a string (\\\" \\\\ \\n \\t \\uXXXX)");
       }
     }
   }
@@ -130,10 +144,14 @@ class LineReader {
     for (int i = 0; i < 4; ++i) {
       const char h = s_[pos_++];
       cp <<= 4;
-      if (h >= '0' && h <= '9') cp |= static_cast<unsigned>(h - '0');
-      else if (h >= 'a' && h <= 'f') cp |= static_cast<unsigned>(h - 'a' + 10);
-      else if (h >= 'A' && h <= 'F') cp |= static_cast<unsigned>(h - 'A' + 10);
-      else fail("\\u needs 4 hexadecimal digits");
+      if (h >= '0' && h <= '9')
+        cp |= static_cast<unsigned>(h - '0');
+      else if (h >= 'a' && h <= 'f')
+        cp |= static_cast<unsigned>(h - 'a' + 10);
+      else if (h >= 'A' && h <= 'F')
+        cp |= static_cast<unsigned>(h - 'A' + 10);
+      else
+        fail("\\u needs 4 hexadecimal digits");
     }
     if (cp >= 0xD800 && cp <= 0xDFFF) fail("\\u of a surrogate is not a character");
     std::string out;

@@ -16,7 +16,6 @@ class Items {
   Items(const RegionDiff& r, std::vector<CheckItem>& out)
       : region_(path_string(r.path)), out_(out) {}
 
-
   void add(const std::string& check, const std::string& baseline, const std::string& now,
            bool failed, const std::string& message) {
     CheckItem it;
@@ -82,8 +81,8 @@ std::vector<CheckItem> compare_to_baseline(const ProfileDiff& d, const BaselineO
       const double a = *r.time_s.before, b = *r.time_s.after;
       const std::string was = fmt::format("{:.4g} s", a);
       if (short_region) {
-        items.add("time (not compared: too short to time)", was, fmt::format("{:.4g} s", b),
-                  false, "");
+        items.add("time (not compared: too short to time)", was, fmt::format("{:.4g} s", b), false,
+                  "");
       } else {
         const std::string now = fmt::format("{:.4g} s ({:+.1f}%)", b, 100 * (b / a - 1));
         items.add("time", was, now, b > a * (1 + t),

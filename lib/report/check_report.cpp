@@ -18,10 +18,14 @@ size_t failures(const std::vector<CheckItem>& items, const std::string& suite = 
 std::string gh_data(const std::string& s) {
   std::string out;
   for (char c : s) {
-    if (c == '%') out += "%25";
-    else if (c == '\r') out += "%0D";
-    else if (c == '\n') out += "%0A";
-    else out += c;
+    if (c == '%')
+      out += "%25";
+    else if (c == '\r')
+      out += "%0D";
+    else if (c == '\n')
+      out += "%0A";
+    else
+      out += c;
   }
   return out;
 }
@@ -29,9 +33,12 @@ std::string gh_data(const std::string& s) {
 std::string gh_property(const std::string& s) {
   std::string out;
   for (char c : gh_data(s)) {
-    if (c == ':') out += "%3A";
-    else if (c == ',') out += "%2C";
-    else out += c;
+    if (c == ':')
+      out += "%3A";
+    else if (c == ',')
+      out += "%2C";
+    else
+      out += c;
   }
   return out;
 }
@@ -65,8 +72,9 @@ std::string check_junit_xml(const std::vector<CheckItem>& items) {
     size_t n = 0;
     for (const CheckItem& it : items) n += it.suite == suite;
     if (n == 0) continue;
-    xml += fmt::format("  <testsuite name=\"rprof.{}\" tests=\"{}\" failures=\"{}\" errors=\"0\">\n",
-                       suite, n, failures(items, suite));
+    xml +=
+        fmt::format("  <testsuite name=\"rprof.{}\" tests=\"{}\" failures=\"{}\" errors=\"0\">\n",
+                    suite, n, failures(items, suite));
     for (const CheckItem& it : items) {
       if (it.suite != suite) continue;
       // The name stays the same from run to run (CI views track a test by

@@ -26,9 +26,8 @@ constexpr const char* kRuleKeys =
 constexpr std::array<Bound, 5> kAllBounds = {Bound::kUnknown, Bound::kCompute, Bound::kMemory,
                                              Bound::kWaiting, Bound::kBelowRoofs};
 constexpr std::array<Flag, 8> kAllFlags = {
-    Flag::kLatencyBound,      Flag::kLowVectorization, Flag::kUnderutilized,
-    Flag::kTrafficAboveIdeal, Flag::kAboveRoof,        Flag::kLoadImbalance,
-    Flag::kTooShort,          Flag::kImplausibleLatency};
+    Flag::kLatencyBound, Flag::kLowVectorization, Flag::kUnderutilized, Flag::kTrafficAboveIdeal,
+    Flag::kAboveRoof,    Flag::kLoadImbalance,    Flag::kTooShort,      Flag::kImplausibleLatency};
 
 // Reads one rule's keys; `where` names it in messages ("rules.toml:12").
 class RuleReader {
@@ -69,9 +68,9 @@ Rule read_rule(const json& j, const std::string& where, int line) {
   if (!j.is_object()) throw Error(where + ": a rule must be a table (object) of keys", 2);
   const RuleReader r(j, where);
   static const std::vector<std::string> known = {
-      "region",     "name",       "optional",      "min_fraction_of_roof", "bound",
-      "boundary",   "min_gflops", "max_time_s",    "flags_absent",         "flops",
-      "bytes_l1",   "bytes_l2",   "bytes_llc",     "bytes_dram",           "count_tolerance"};
+      "region",   "name",       "optional",   "min_fraction_of_roof", "bound",
+      "boundary", "min_gflops", "max_time_s", "flags_absent",         "flops",
+      "bytes_l1", "bytes_l2",   "bytes_llc",  "bytes_dram",           "count_tolerance"};
   for (const auto& [key, value] : j.items()) {
     bool ok = false;
     for (const std::string& k : known) ok |= key == k;
@@ -92,7 +91,8 @@ Rule read_rule(const json& j, const std::string& where, int line) {
     for (Bound k : kAllBounds) {
       if (*b == bound_key(k)) rule.bound = k;
     }
-    if (!rule.bound) r.fail("bound", "'" + *b + "' is not one of compute, memory, below-roofs, waiting, unknown");
+    if (!rule.bound)
+      r.fail("bound", "'" + *b + "' is not one of compute, memory, below-roofs, waiting, unknown");
   }
   if (const auto b = r.text("boundary")) {
     rule.boundary = parse_boundary(*b);
@@ -101,7 +101,8 @@ Rule read_rule(const json& j, const std::string& where, int line) {
   rule.min_gflops = r.number("min_gflops");
   rule.max_time_s = r.number("max_time_s");
   if (const json* f = r.get("flags_absent")) {
-    if (!f->is_array()) r.fail("flags_absent", "must be a list of flag names, or [\"*\"] for every flag");
+    if (!f->is_array())
+      r.fail("flags_absent", "must be a list of flag names, or [\"*\"] for every flag");
     for (const json& name : *f) {
       if (!name.is_string()) r.fail("flags_absent", "must be a list of flag names");
       const std::string s = name.get<std::string>();
@@ -131,8 +132,8 @@ Rule read_rule(const json& j, const std::string& where, int line) {
   rule.count_tolerance = r.number("count_tolerance", 1.0).value_or(0);
   bool any_bytes = false;
   for (const auto& b : rule.bytes) any_bytes |= b.has_value();
-  if (!rule.min_fraction && !rule.bound && !rule.boundary && !rule.min_gflops &&
-      !rule.max_time_s && rule.flags_absent.empty() && !rule.flops && !any_bytes) {
+  if (!rule.min_fraction && !rule.bound && !rule.boundary && !rule.min_gflops && !rule.max_time_s &&
+      rule.flags_absent.empty() && !rule.flops && !any_bytes) {
     r.fail("region", "the rule checks nothing (give at least one of its checks)");
   }
   return rule;
@@ -202,8 +203,8 @@ void check_region(const Rule& rule, const std::string& file, const RegionAnalysi
   const Facts f = facts_of(ra);
   const Region& reg = *ra.region;
   const std::string label = rule.name.empty() ? "" : rule.name + ": ";
-  auto add = [&](const std::string& check, const std::string& measured,
-                 const std::string& expected, bool pass, const std::string& why) {
+  auto add = [&](const std::string& check, const std::string& measured, const std::string& expected,
+                 bool pass, const std::string& why) {
     CheckItem it;
     it.suite = "rules";
     it.region = path_string(reg.path);
@@ -232,7 +233,8 @@ void check_region(const Rule& rule, const std::string& file, const RegionAnalysi
     const std::string got = v ? bound_key(v->bound) : bound_key(Bound::kUnknown);
     const std::string want = bound_key(*rule.bound);
     add("bound is", got, want, got == want,
-        "bound is " + got + ", not " + want + (v && !v->summary.empty() ? " (" + v->summary + ")" : ""));
+        "bound is " + got + ", not " + want +
+            (v && !v->summary.empty() ? " (" + v->summary + ")" : ""));
   }
   if (rule.boundary) {
     const std::string got = v && v->boundary ? boundary_name(*v->boundary) : "none";
@@ -291,7 +293,8 @@ void check_region(const Rule& rule, const std::string& file, const RegionAnalysi
     } else {
       add(check, count_text(t.bytes()) + " B", want,
           counts_equal(t.bytes(), *expected, rule.count_tolerance),
-          "counted " + count_text(t.bytes()) + " bytes at " + boundary_name(b) + ", expected " + want);
+          "counted " + count_text(t.bytes()) + " bytes at " + boundary_name(b) + ", expected " +
+              want);
     }
   }
 }
@@ -318,10 +321,13 @@ RuleSet parse_rules(const std::string& text, const std::string& name, bool is_js
     root = std::move(doc.root);
     lines = doc.table_lines["rule"];
   }
-  if (!root.is_object()) throw Error(name + ": the rules must be an object with a \"rule\" list", 2);
+  if (!root.is_object())
+    throw Error(name + ": the rules must be an object with a \"rule\" list", 2);
   for (const auto& [key, value] : root.items()) {
     if (key != "rule") {
-      throw Error(printable(name + ": unknown key '" + key + "' (a rules file holds [[rule]] tables only)"), 2);
+      throw Error(
+          printable(name + ": unknown key '" + key + "' (a rules file holds [[rule]] tables only)"),
+          2);
     }
   }
   const auto it = root.find("rule");
@@ -353,7 +359,8 @@ bool path_matches(const std::string& pattern, const std::vector<std::string>& pa
   size_t begin = 0;
   while (true) {
     const size_t slash = pattern.find('/', begin);
-    pat.push_back(pattern.substr(begin, slash == std::string::npos ? std::string::npos : slash - begin));
+    pat.push_back(
+        pattern.substr(begin, slash == std::string::npos ? std::string::npos : slash - begin));
     if (slash == std::string::npos) break;
     begin = slash + 1;
   }

@@ -21,16 +21,16 @@ struct Rule {
   std::string region;  // path pattern: '/' between names, '*' and '?' within one, '**' any levels
   std::string name;    // for people ("" : the pattern)
   int line = 0;        // of its [[rule]] header in a TOML file; 0 when unknown
-  bool optional = false;  // a pattern that matches no region passes
+  bool optional = false;               // a pattern that matches no region passes
   std::optional<double> min_fraction;  // of the applicable roof, 0..1
   std::optional<Bound> bound;
-  std::optional<Boundary> boundary;    // the limiting boundary of a memory-bound verdict
+  std::optional<Boundary> boundary;  // the limiting boundary of a memory-bound verdict
   std::optional<double> min_gflops;
-  std::optional<double> max_time_s;    // inclusive, slowest thread
+  std::optional<double> max_time_s;  // inclusive, slowest thread
   std::vector<Flag> flags_absent;
-  std::optional<double> flops;         // FMA = 2
+  std::optional<double> flops;                 // FMA = 2
   std::array<std::optional<double>, 4> bytes;  // by boundary (L1, L2, LLC, DRAM)
-  double count_tolerance = 0;          // relative, for flops and bytes (0: exact)
+  double count_tolerance = 0;                  // relative, for flops and bytes (0: exact)
 };
 
 struct RuleSet {
@@ -55,8 +55,8 @@ struct CheckItem {
   std::string measured;  // with its unit
   std::string expected;  // the rule's value or the baseline's limit, with its unit
   bool failed = false;
-  std::string message;   // one line for a failure; "" when it passed
-  std::string file;      // where the rule is (for annotations), or ""
+  std::string message;  // one line for a failure; "" when it passed
+  std::string file;     // where the rule is (for annotations), or ""
   int line = 0;
 };
 

@@ -79,19 +79,25 @@ TEST_CASE("toml subset: tables, arrays of tables, values, and refusals that name
   auto err = [](const std::string& text) {
     return bad_input([&] { parse_toml_subset(text, "r.toml"); });
   };
-  CHECK(err("a.b = 1") == "r.toml:1:2: dotted keys are not in rprof's TOML subset: use a [table] header");
-  CHECK(err("\n\nk = {x = 1}") == "r.toml:3:5: inline tables are not in rprof's TOML subset: use a [table] header");
+  CHECK(err("a.b = 1") ==
+        "r.toml:1:2: dotted keys are not in rprof's TOML subset: use a [table] header");
+  CHECK(err("\n\nk = {x = 1}") ==
+        "r.toml:3:5: inline tables are not in rprof's TOML subset: use a [table] header");
   CHECK(err("k = \"open") == "r.toml:1:10: unterminated string (strings end on their line)");
   CHECK(err("k = 1\nk = 2") == "r.toml:2:6: the key 'k' is set twice");
   CHECK(err("k = [1,\n2]") == "r.toml:1:8: arrays end on their line in rprof's TOML subset");
-  CHECK(err("k = 1979-05-27") == "r.toml:1:5: '1979-05-27' is not a number (dates and special floats are not in rprof's subset)");
-  CHECK(err("k = nan") == "r.toml:1:5: expected a value: a \"string\", a number, true, false or a [list]");
+  CHECK(err("k = 1979-05-27") ==
+        "r.toml:1:5: '1979-05-27' is not a number (dates and special floats are not in rprof's "
+        "subset)");
+  CHECK(err("k = nan") ==
+        "r.toml:1:5: expected a value: a \"string\", a number, true, false or a [list]");
   CHECK(err("[t]\n[t]") == "r.toml:2:4: 't' is defined twice");
   CHECK(err("k = 1 2") == "r.toml:1:7: unexpected '2' after the value");
   CHECK(err("k = \"\\q\"") == "r.toml:1:6: unknown escape in a string (\\\" \\\\ \\n \\t \\uXXXX)");
 }
 
-TEST_CASE("rules file: TOML and JSON give the same rules, and mistakes are refused, never ignored") {
+TEST_CASE(
+    "rules file: TOML and JSON give the same rules, and mistakes are refused, never ignored") {
   const RuleSet t = parse_rules(
       "[[rule]]\nregion = \"**/daxpy\"\nmin_fraction_of_roof = 0.5\nbound = \"memory\"\n"
       "boundary = \"dram\"\nflags_absent = [\"latency-bound\", \"too-short\"]\n"
@@ -118,7 +124,9 @@ TEST_CASE("rules file: TOML and JSON give the same rules, and mistakes are refus
   CHECK(t.rules[0].line == 1);
   CHECK(j.rules[0].line == 0);
   // "*" stands for every flag.
-  CHECK(parse_rules("[[rule]]\nregion='x'\nflags_absent=['*']", "r", false).rules[0].flags_absent.size() == 8);
+  CHECK(parse_rules("[[rule]]\nregion='x'\nflags_absent=['*']", "r", false)
+            .rules[0]
+            .flags_absent.size() == 8);
 
   auto err = [](const std::string& text) {
     return bad_input([&] { parse_rules(text, "r.toml", false); });
@@ -133,7 +141,8 @@ TEST_CASE("rules file: TOML and JSON give the same rules, and mistakes are refus
         "r.toml:1: boundary: 'L3' is not one of L1, L2, LLC, DRAM");
   CHECK(err("\n[[rule]]\nregion = 'x'\nmin_fraction_of_roof = 1.5") ==
         "r.toml:2: min_fraction_of_roof: 1.5 is out of range (0 to 1)");
-  CHECK(err("[[rule]]\nregion = 'x'\nmax_time_s = '1'") == "r.toml:1: max_time_s: must be a number");
+  CHECK(err("[[rule]]\nregion = 'x'\nmax_time_s = '1'") ==
+        "r.toml:1: max_time_s: must be a number");
   CHECK(err("[[rule]]\nregion = 'x'\nflags_absent = ['slow']") ==
         "r.toml:1: flags_absent: 'slow' is not a flag (latency-bound, low-vectorization, "
         "underutilized, traffic-above-ideal, above-roof, load-imbalance, too-short, "
@@ -174,7 +183,11 @@ TEST_CASE("rules against an analysis: exact counts pass, each failure says what 
       "[[rule]]\nregion = '**/inner'\nflops = 1000000\n",
       "ok.toml", false);
   std::vector<CheckItem> items = evaluate_rules(ok, a);
-  INFO([&] { std::ostringstream o; write_check_text(items, o); return o.str(); }());
+  INFO([&] {
+    std::ostringstream o;
+    write_check_text(items, o);
+    return o.str();
+  }());
   REQUIRE(items.size() == 8);
   // The DRAM roof: 2/24 FLOP/byte x 22.5 GB/s (the triad's traffic figure,
   // 0.9 x 20 x 5/4) = 1.875 GFLOP/s; 2e6 FLOPs in 0.1 s are 0.02 GFLOP/s,
@@ -277,7 +290,8 @@ TEST_CASE("baseline: times within the tolerance are noise, exact counts that cha
   CHECK(failures(items) == 2);
   bool gone = false, added = false;
   for (const CheckItem& it : items) {
-    gone |= it.message == "init: changed program: the region is in the baseline, not in the new run";
+    gone |=
+        it.message == "init: changed program: the region is in the baseline, not in the new run";
     added |= it.message == "setup: changed program: a new region, not in the baseline";
   }
   CHECK(gone);
@@ -292,19 +306,25 @@ TEST_CASE("baseline: times within the tolerance are noise, exact counts that cha
 
 TEST_CASE("check outputs: table, JUnit XML, GitHub annotations escaped") {
   std::vector<CheckItem> items(3);
-  items[0] = {"rules", "a/b", "time", "2 s", "<= 1 s", true, "a/b: took 2 s, 50% over: a,b", "r.toml", 7};
+  items[0] = {"rules",  "a/b", "time", "2 s", "<= 1 s", true, "a/b: took 2 s, 50% over: a,b",
+              "r.toml", 7};
   items[1] = {"rules", "a/<c>", "bound is", "memory", "memory", false, "", "r.toml", 9};
-  items[2] = {"baseline", "x", "FLOPs", "2 FLOPs", "1 FLOPs", true, "x: changed program\nnext", "", 0};
+  items[2] = {"baseline", "x", "FLOPs", "2 FLOPs", "1 FLOPs", true, "x: changed program\nnext",
+              "",         0};
   std::ostringstream text;
   write_check_text(items, text);
-  CHECK_THAT(text.str(), Catch::Contains("FAIL       rules     a/b      time       2 s    <= 1 s") &&
-                             Catch::EndsWith("\nrprof check: FAILED: 2 of 3 checks failed\n"));
+  CHECK_THAT(text.str(),
+             Catch::Contains("FAIL       rules     a/b      time       2 s    <= 1 s") &&
+                 Catch::EndsWith("\nrprof check: FAILED: 2 of 3 checks failed\n"));
   const std::string xml = check_junit_xml(items);
   CHECK_THAT(xml, Catch::Contains("<testsuites name=\"rprof check\" tests=\"3\" failures=\"2\">"));
-  CHECK_THAT(xml, Catch::Contains("<testsuite name=\"rprof.rules\" tests=\"2\" failures=\"1\" errors=\"0\">"));
-  CHECK_THAT(xml, Catch::Contains("classname=\"rprof.rules.a/&lt;c&gt;\" name=\"bound is: memory\""));
+  CHECK_THAT(xml, Catch::Contains(
+                      "<testsuite name=\"rprof.rules\" tests=\"2\" failures=\"1\" errors=\"0\">"));
+  CHECK_THAT(xml,
+             Catch::Contains("classname=\"rprof.rules.a/&lt;c&gt;\" name=\"bound is: memory\""));
   CHECK_THAT(xml, Catch::Contains("file=\"r.toml\" line=\"7\""));
-  CHECK_THAT(xml, Catch::Contains("<failure message=\"a/b: took 2 s, 50% over: a,b\" type=\"rule\">"));
+  CHECK_THAT(xml,
+             Catch::Contains("<failure message=\"a/b: took 2 s, 50% over: a,b\" type=\"rule\">"));
   std::ostringstream gh;
   write_github_annotations(items, "run/profile.json", gh);
   CHECK(gh.str() ==

@@ -108,10 +108,11 @@ int run_check(const CheckSetup& s) {
 }  // namespace
 
 int cmd_check(const Args& args) {
-  CLI::App app("Gate a run in CI: rules per region (fraction of roof, bound, boundary, GFLOP/s, "
-               "time, flags, exact FLOP and byte counts) and regressions against a baseline run. "
-               "Exit 0: every check passed; 1: a check failed; 2: bad input. docs/ci.md.",
-               "rprof check");
+  CLI::App app(
+      "Gate a run in CI: rules per region (fraction of roof, bound, boundary, GFLOP/s, "
+      "time, flags, exact FLOP and byte counts) and regressions against a baseline run. "
+      "Exit 0: every check passed; 1: a check failed; 2: bad input. docs/ci.md.",
+      "rprof check");
   CheckSetup s;
   app.add_option("run", s.run_path, "the run to check: output directory or profile file")
       ->required();
