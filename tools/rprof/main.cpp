@@ -25,6 +25,7 @@ const std::vector<Command> kCommands = {
     {"report", "re-render a saved profile (text, json, csv, svg, html)", cmd_report},
     {"plot", "draw the roofline chart of a saved profile (SVG)", cmd_plot},
     {"diff", "compare two runs region by region (time, FLOPs, bytes, intensity)", cmd_diff},
+    {"check", "gate a run in CI: rules per region, regressions against a baseline", cmd_check},
     {"merge", "merge raw profiles from several nodes or runs", cmd_merge},
     {"machine", "measure this machine's ceilings (peaks, bandwidths, latencies)", cmd_machine},
     {"lab", "the Roofline lab: bound, ridge and limit for I, B and P", cmd_lab},

@@ -1,0 +1,106 @@
+#include "report/check_baseline.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace rprof {
+namespace {
+
+std::string count_text(double v) { return fmt::format("{:.0f}", v); }
+
+bool too_short(const std::optional<Verdict>& v) { return v && v->has(Flag::kTooShort); }
+
+class Items {
+ public:
+  Items(const RegionDiff& r, std::vector<CheckItem>& out)
+      : region_(path_string(r.path)), out_(out) {}
+
+  void add(const std::string& check, const std::string& baseline, const std::string& now,
+           bool failed, const std::string& message) {
+    CheckItem it;
+    it.suite = "baseline";
+    it.region = region_;
+    it.check = check;
+    it.expected = baseline;
+    it.measured = now;
+    it.failed = failed;
+    if (failed) it.message = region_ + ": " + message;
+    out_.push_back(std::move(it));
+  }
+
+  // An exact count: equal, or the program changed.
+  void exact(const std::string& what, const Change& c, const std::string& unit,
+             double tolerance = 0) {
+    if (!c.any()) return;
+    const std::string a = c.before ? count_text(*c.before) + unit : "none";
+    const std::string b = c.after ? count_text(*c.after) + unit : "none";
+    const bool same =
+        c.both() && std::fabs(*c.after - *c.before) <= tolerance * std::fabs(*c.before);
+    std::string change;
+    if (const auto r = c.ratio()) change = fmt::format(" ({:+.2f}%)", 100 * (*r - 1));
+    add(what, a, b, !same,
+        "changed program: " + what + " " + a + " -> " + b + change +
+            " (exact counts: not noise; update the baseline if the change is intended)");
+  }
+
+ private:
+  std::string region_;
+  std::vector<CheckItem>& out_;
+};
+
+}  // namespace
+
+std::vector<CheckItem> compare_to_baseline(const ProfileDiff& d, const BaselineOptions& o) {
+  std::vector<CheckItem> out;
+  const double t = o.tolerance;
+  const std::string tol = fmt::format("{:g}%", 100 * t);
+  for (const RegionDiff& r : d.regions) {
+    Items items(r, out);
+    if (r.presence == Presence::kBeforeOnly) {
+      items.add("present", "present", "missing", true,
+                "changed program: the region is in the baseline, not in the new run");
+      continue;
+    }
+    if (r.presence == Presence::kAfterOnly) {
+      items.add("present", "missing", "present", true,
+                "changed program: a new region, not in the baseline");
+      continue;
+    }
+    items.exact("calls", r.calls, "");
+    if (o.exact_counts) {
+      items.exact("FLOPs", r.flops, " FLOPs", o.count_tolerance);
+      for (const BoundaryDiff& b : r.boundaries) {
+        items.exact(std::string("bytes at ") + boundary_name(b.boundary), b.bytes, " B",
+                    o.count_tolerance);
+      }
+    }
+    if (o.counts_only) continue;
+    const bool short_region = too_short(r.verdict_before) || too_short(r.verdict_after);
+    if (r.time_s.both() && *r.time_s.before > 0 && *r.time_s.after > 0) {
+      const double a = *r.time_s.before, b = *r.time_s.after;
+      const std::string was = fmt::format("{:.4g} s", a);
+      if (short_region) {
+        items.add("time (not compared: too short to time)", was, fmt::format("{:.4g} s", b), false,
+                  "");
+      } else {
+        const std::string now = fmt::format("{:.4g} s ({:+.1f}%)", b, 100 * (b / a - 1));
+        items.add("time", was, now, b > a * (1 + t),
+                  fmt::format("regression: time {:.4g} s -> {:.4g} s ({:+.1f}%), beyond the "
+                              "{} tolerance",
+                              a, b, 100 * (b / a - 1), tol));
+      }
+    }
+    if (r.gflops.both() && *r.gflops.before > 0 && !short_region) {
+      const double a = *r.gflops.before, b = *r.gflops.after;
+      const std::string now = fmt::format("{:.4g} GFLOP/s ({:+.1f}%)", b, 100 * (b / a - 1));
+      items.add("GFLOP/s", fmt::format("{:.4g} GFLOP/s", a), now, b * (1 + t) < a,
+                fmt::format("regression: {:.4g} GFLOP/s -> {:.4g} GFLOP/s ({:+.1f}%, FMA = 2 "
+                            "FLOPs), beyond the {} tolerance",
+                            a, b, 100 * (b / a - 1), tol));
+    }
+  }
+  return out;
+}
+
+}  // namespace rprof
