@@ -24,12 +24,13 @@ namespace {
 constexpr double kDefaultTolerance = 0.10;
 
 // Counts that are the same in every run of the same program and input: the
-// backend counted them by simulation or from a script, not by sampling
-// hardware counters.
+// backend counted them by simulation, by the program's own instrumentation
+// (inst) or from a script, not by sampling hardware counters.
 bool exact_counts(const Profile& p) {
   try {
     const CountSource s = make_driver(p.run.backend)->source();
-    return s == CountSource::kSimulation || s == CountSource::kScripted;
+    return s == CountSource::kSimulation || s == CountSource::kInstrumented ||
+           s == CountSource::kScripted;
   } catch (const Error&) {
     return false;  // a backend this build does not know
   }
