@@ -329,3 +329,28 @@ TEST_CASE("an instrumented program runs as usual alone, and --backend=auto picks
   CHECK(r.err.find("--backend=inst") != std::string::npos);
   CHECK(find_region(p, "daxpy")["counters"].value("flops.dp.scalar", 0.0) == 2.0 * 5000 * 2);
 }
+
+TEST_CASE("inst counts every OpenMP thread's FLOPs and a Fortran program's") {
+  need_plugin();
+  // samples/omp_triad.c, 2 threads: 2n FLOPs per repetition over both.
+  const std::string omp = build(source("samples/omp_triad.c"), "-O2 -fopenmp", true, {"-I" + source("samples")});
+  const auto o = regions_of(run_rprof({"--backend=inst", omp, "40000", "3"}, {"OMP_NUM_THREADS=2"}));
+  CHECK(flops_total(o.at("triad")) == 2.0 * 40000 * 3);
+  CHECK(counter(o.at("triad"), "bytes.l1.write") >= 8.0 * 40000 * 3);
+#if RPROF_TEST_FORTRAN
+  // samples/triad_f.f90 through gfortran: 2n FLOPs and 24n bytes per call.
+  const std::string out = fresh_path("triad_f_inst");
+  const RunResult built = run_command(
+      {RPROF_BIN, "cc", RPROF_TEST_FC, "-O2", source("samples/triad_f.f90"), "-I" RPROF_TEST_FORTRAN_MODDIR,
+       "-L" + kLibDir, "-Wl,-rpath," + kLibDir, "-lrprof-fortran", "-lrprof", "-o", out});
+  INFO(built.err);
+  REQUIRE(built.status == 0);
+  const auto f = regions_of(run_rprof({"--backend=inst", out, "30000", "2"}));
+  CHECK(counter(f.at("triad"), "flops.dp.scalar") + counter(f.at("triad"), "flops.dp.128") +
+            counter(f.at("triad"), "flops.dp.256") == 2.0 * 30000 * 2);
+  CHECK(counter(f.at("triad"), "bytes.l1.read") == 16.0 * 30000 * 2);
+  CHECK(counter(f.at("triad"), "bytes.l1.write") == 8.0 * 30000 * 2);
+#else
+  skip_test("rprof is built without Fortran (no gfortran): the Fortran case is not run");
+#endif
+}
