@@ -2,6 +2,8 @@
 // `rprof cc`, whose own code counts its FLOPs and the bytes it loads and
 // stores (inst_counters.h). With --backend=auto it is chosen for such a
 // program when no hardware counters work.
+#include <unistd.h>
+
 #include "backends/inst/inst_cc.h"
 #include "common/error.h"
 #include "run/native_driver.h"
@@ -14,6 +16,20 @@ const char* const kNote =
     "(FMA = 2, per lane) and the bytes its instrumented code loads and stores (the L1 "
     "boundary), exact for that code; code built without the plugin (libm, other libraries) "
     "is not counted (docs/inst-backend.md)";
+
+// "" when the program, or the program a launcher runs (`rprof mpirun -np 4
+// ./app`: mpirun, srun and the like are not instrumented, the app is), was
+// built with rprof cc; else why the program itself was not.
+std::string refusal_of(const RunRequest& request) {
+  const std::string why = inst_refusal(request.program);
+  if (why.empty()) return "";
+  for (size_t i = 1; i < request.app.size(); ++i) {
+    const std::string& a = request.app[i];
+    if (a.empty() || a[0] == '-' || access(a.c_str(), X_OK) != 0) continue;
+    if (inst_refusal(a).empty()) return "";
+  }
+  return why;
+}
 
 class InstDriver final : public NativeRunDriver {
  public:
@@ -40,7 +56,7 @@ class InstDriver final : public NativeRunDriver {
   // Chosen by --backend=auto for an instrumented program (after the hardware
   // backends); silent for any other program.
   std::optional<std::string> auto_refusal(const RunRequest& request) const override {
-    if (!inst_refusal(request.program).empty()) return std::nullopt;
+    if (!refusal_of(request).empty()) return std::nullopt;
     return "";
   }
   std::string auto_notice(const std::vector<AutoRefusal>& refused) const override {
@@ -49,7 +65,7 @@ class InstDriver final : public NativeRunDriver {
            "with rprof cc)";
   }
   RunPlan plan(const RunRequest& request) override {
-    const std::string why = inst_refusal(request.program);
+    const std::string why = refusal_of(request);
     if (!why.empty()) {
       throw Error("--backend=inst: " + why + "; build it with `rprof cc gcc ...` (docs/inst-backend.md)",
                   2);
