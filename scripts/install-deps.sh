@@ -6,6 +6,8 @@
 # likwid and libpapi-dev: their backends, and the tests that run LIKWID- and
 # PAPI-annotated programs built against the real libraries under rprof;
 # gfortran: the Fortran module, sample and tests.
+# python3-pandas, python3-matplotlib: the Python package `rprof` (python/rprof)
+# and its tests, run with Debian's /usr/bin/python3.
 # The HTML report's browser test needs Debian's chromium, Node.js and the npm
 # packages locked in tests/html/package-lock.json (playwright-core, which
 # drives /usr/bin/chromium and never downloads a browser of its own).
@@ -18,6 +20,7 @@ required=(
   openmpi-bin libopenmpi-dev
   chromium
   likwid libpapi-dev gfortran
+  python3 python3-pandas python3-matplotlib
 )
 optional=()
 
