@@ -243,10 +243,10 @@ Machine machine_from_ert(const std::string& path, const Topology& topo, int thre
   if (set.bandwidth.empty()) rg.fail_at("data", "no bandwidth ceiling");
   m.ceilings.push_back(std::move(set));
   m.notes.push_back(fmt::format(
-      "ceilings imported from ERT's {} ({} threads, from {}); ERT records neither vector width "
+      "ceilings imported from ERT's {} ({} thread{}, from {}); ERT records neither vector width "
       "nor operation mix: each peak is filed under this CPU's widest width and holds every "
       "region of its precision",
-      path, threads, threads_from));
+      path, threads, threads == 1 ? "" : "s", threads_from));
   return m;
 }
 

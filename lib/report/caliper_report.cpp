@@ -145,7 +145,8 @@ void CaliperReporter::write(const Analysis& a, const ReportOptions&, std::ostrea
 
   const std::vector<Column> cols = columns_of(a);
   json columns = json::array({"path"});
-  json metadata = json::array({{{"is_value", false}}});
+  json metadata = json::array();
+  metadata.push_back(json::object({{"is_value", false}}));
   for (const Column& c : cols) {
     columns.push_back(c.name);
     json m = {{"is_value", true}, {"rprof.description", c.description}};

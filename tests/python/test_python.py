@@ -33,7 +33,8 @@ class Ctx:
         os.makedirs(home, exist_ok=True)
         self.env = dict(os.environ, HOME=home, XDG_CACHE_HOME=os.path.join(home, ".cache"),
                         RPROF_SYSROOT=self.machine_root, RPROF_MACHINE_FILE=self.machine_file,
-                        MPLBACKEND="Agg", PYTHONPATH=os.path.join(src, "python"))
+                        MPLBACKEND="Agg", PYTHONPATH=os.path.join(src, "python"),
+                        PYTHONDONTWRITEBYTECODE="1")
         self.env.pop("RPROF_FAKE_STEP", None)
 
     def run(self, args, env=None, check=True):
@@ -118,12 +119,17 @@ def case_reader_sim(ctx):
     eq(set(p.regions.index), {"[program]", "init", "daxpy"}, "region paths")
     d = p.regions.loc["daxpy"]
     eq(int(d["calls"]), REPS, "daxpy calls")
-    # Exact counts: 2n FLOPs per call (FMA = 2), 24n bytes at L1 (x and y
-    # loaded, y stored: 8 bytes each per element).
+    # Exact counts: 2n FLOPs per call (FMA = 2); at L1 24n bytes per call (x
+    # and y loaded, y stored: 8 bytes each per element) plus the call's own
+    # few stack bytes (tests/sim: the difference of two sizes is exact, see
+    # case compare).
     eq(d["flops"], 2.0 * N * REPS, "daxpy FLOPs (sim, exact)")
-    eq(d["l1_bytes"], 24.0 * N * REPS, "daxpy L1 bytes (sim, exact)")
+    c = p.counters.loc["daxpy"]
+    eq(d["l1_bytes"], float(c["bytes.l1.read"] + c["bytes.l1.write"]), "L1 bytes = the counters")
+    check(24 * N * REPS <= d["l1_bytes"] < (24 * N + 256) * REPS,
+          f"daxpy L1 bytes {d['l1_bytes']}: 24n per call and under 256 B of call overhead")
     eq(d["declared_flops"], 2.0 * N * REPS, "declared FLOPs")
-    close(d["oi_l1_flop_per_byte"], 2.0 / 24.0, 1e-12, "L1 intensity")
+    close(d["oi_l1_flop_per_byte"], d["flops"] / d["l1_bytes"], 1e-12, "L1 intensity")
     close(d["gflops_per_s"], d["flops"] / d["time_s"] / 1e9, 1e-9, "GFLOP/s = FLOPs / time")
     check(d["time_s"] > 0 and d["exclusive_time_s"] <= d["time_s"], "daxpy times")
     check(d["verdict"] is not None, "daxpy has a verdict")
@@ -259,6 +265,12 @@ def case_compare(ctx):
     eq(c.loc["daxpy", "flops_other"], 4.0 * N * REPS, "flops of other")
     eq(c.loc["daxpy", "flops_ratio"], 2.0, "flops ratio (twice the elements)")
     eq(c.loc["daxpy", "calls_ratio"], 1.0, "calls ratio")
+    # The same calls, n more elements: exactly 24n more bytes at L1 (16 B
+    # loaded, 8 B stored per element), 16n more read.
+    eq(b.regions.loc["daxpy", "l1_bytes"] - a.regions.loc["daxpy", "l1_bytes"],
+       24.0 * N * REPS, "L1 bytes of n more elements")
+    eq(b.counters.loc["daxpy", "bytes.l1.read"] - a.counters.loc["daxpy", "bytes.l1.read"],
+       16 * N * REPS, "L1 bytes read of n more elements")
     eq(list(c["present"].unique()), ["both"], "every region in both")
     print("compare: daxpy FLOPs ratio 2.0 for 2x the elements")
 
@@ -362,10 +374,46 @@ def case_caliper(ctx):
             eq(row["inclusive#rprof.flops"], reg["roofline"]["flops"], f"{p} FLOPs")
             eq(row["inclusive#rprof.gflops_per_s"], reg["roofline"]["gflops"], f"{p} GFLOP/s")
     eq(rows["daxpy"]["inclusive#rprof.flops"], 2.0 * N * REPS, "daxpy FLOPs")
-    eq(rows["daxpy"]["inclusive#rprof.bytes.l1"], 24.0 * N * REPS, "daxpy L1 bytes")
+    dm = {x["boundary"]: x["bytes"] for x in want["daxpy"]["memory"]["boundaries"]}
+    for bnd, v in dm.items():
+        eq(rows["daxpy"][f"inclusive#rprof.bytes.{bnd}"], v, f"daxpy {bnd} bytes")
+        gbs = next(x["gbs"] for x in want["daxpy"]["memory"]["boundaries"] if x["boundary"] == bnd)
+        eq(rows["daxpy"][f"inclusive#rprof.gb_per_s.{bnd}"], gbs, f"daxpy {bnd} GB/s")
+    check("l1" in dm, "daxpy has L1 bytes")
     eq(doc["globals"]["rprof.backend"], "sim", "globals: backend")
     check("FMA = 2 FLOPs" in doc["globals"]["rprof.conventions"], "globals: conventions")
-    print(f"caliper: {len(paths)} nodes, {len(rows)} rows, {len(cols)} columns round-trip")
+
+    # A tree (samples/nested, 2 iterations; fake counters are exact): the
+    # node tree gives back every path, and Caliper's inclusive and exclusive
+    # counter columns the profile's.
+    k, step = 2, 10
+    nested = os.path.join(ctx.work, "nested")
+    ctx.run([ctx.rprof, "-q", "--backend=fake", "-o", nested,
+             os.path.join(ctx.samples, "nested"), str(k)], env={"RPROF_FAKE_STEP": str(step)})
+    cali = os.path.join(ctx.work, "nested.json")
+    ctx.run([ctx.rprof, "report", "--format", "caliper", "-o", cali, nested])
+    with open(cali) as f:
+        tpaths, trows, _, _ = read_caliper_like_hatchet(json.load(f))
+    with open(os.path.join(nested, "profile.json")) as f:
+        tprof = {"/".join(x["path"]): x for x in json.load(f)["regions"]}
+    for pth in ("solve", "solve/assemble", "solve/iterate", "solve/iterate/smooth",
+                "solve/iterate/residual", "fib"):
+        check(pth in trows, f"nested: {pth} in the node tree")
+    eq(set(trows), set(tprof), "nested: the paths")
+    eq(trows["solve/iterate/smooth"]["rprof.calls"], 4 * k, "smooth calls")
+    eq(trows["fib"]["rprof.calls"], 1973, "fib calls (recursion on one node)")
+    smooth = tpaths[next(i for i, q in tpaths.items() if q == ("solve", "iterate", "smooth"))]
+    eq(smooth, ("solve", "iterate", "smooth"), "smooth's ancestors")
+    for pth, reg in tprof.items():
+        for c_, v in reg.get("counters", {}).items():
+            eq(trows[pth]["inclusive#sum#" + c_], v, f"nested {pth} inclusive {c_}")
+        for c_, v in reg.get("exclusive_counters", {}).items():
+            eq(trows[pth]["sum#" + c_], v, f"nested {pth} exclusive {c_}")
+    inc = trows["solve"]["inclusive#sum#fake_a"]
+    exc = sum(trows[q]["sum#fake_a"] for q in trows if q == "solve" or q.startswith("solve/"))
+    eq(exc, inc, "solve's subtree: exclusive counts add up to its inclusive count")
+    print(f"caliper: {len(paths)} nodes, {len(rows)} rows, {len(cols)} columns round-trip; "
+          f"nested: {len(tpaths)} nodes, depth {max(len(q) for q in tpaths.values())}")
 
 
 # --- ERT roofline.json -------------------------------------------------------
@@ -415,13 +463,40 @@ def case_ert(ctx):
         emp2 = json.load(f)["empirical"]
     eq(emp2["gflops"]["data"], emp["gflops"]["data"], "round trip: gflops")
     eq(emp2["gbytes"]["data"], emp["gbytes"]["data"], "round trip: gbytes")
-    # The imported ceilings hold a profile's regions (any backend with bytes).
-    out = ctx.profile("fake-ert", "fake")
-    r = ctx.run([ctx.rprof, "report", "--format", "json", "--machine", imported, out])
-    rm = json.loads(r.stdout).get("roofline_machine")
-    if rm is not None:
-        got = {b["boundary"]: b["gbs"] for b in rm["ceilings"][0]["bandwidth"]}
-        eq(got, bw, "report's ceilings are the imported ones")
+    # The imported ceilings hold a profile's regions: a saved profile with
+    # FLOPs and L1 bytes (the fuzz corpus' valid one), rendered against them.
+    saved = os.path.join(ctx.src, "tests", "fuzz", "corpus", "profile", "valid-two-threads.json")
+    r = ctx.run([ctx.rprof, "report", "--format", "json", "--machine", imported, saved])
+    rep = json.loads(r.stdout)
+    rm = rep["roofline_machine"]
+    eq(rm["file"], imported, "the report's machine file")
+    got = {b["boundary"]: b["gbs"] for b in rm["ceilings"][0]["bandwidth"]}
+    eq(got, bw, "the report's ceilings are the imported ones")
+    roofs = [x["roofline"] for x in rep["regions"] if x.get("roofline", {}).get("available")]
+    check(roofs, "some region has a roofline against the imported ceilings")
+    for x in roofs:
+        eq(x["full_compute_roof"]["gflops"], peaks[x["full_compute_roof"]["precision"]],
+           "a region's compute roof is the imported peak")
+        for bb in x["boundaries"]:
+            eq(bb["bandwidth_gbs"], bw[bb["boundary"]], "a region's bandwidth is the imported one")
+
+    # Thread counts: --threads, else OPENMP_THREADS x MPI_PROCS; ERT 1.1's
+    # plain "GFLOPs" is FP64; HBM is the DRAM boundary.
+    hand = os.path.join(ctx.work, "hand.json")
+    with open(hand, "w") as f:
+        json.dump({"empirical": {"metadata": {"OPENMP_THREADS": 8, "MPI_PROCS": 2},
+                                 "gflops": {"data": [["GFLOPs", 1234.5]]},
+                                 "gbytes": {"data": [["L1", 9000.0], ["HBM", 800.0]]}}}, f)
+    for extra, want in (([], 16), (["--threads", "4"], 4)):
+        out_m = os.path.join(ctx.work, f"hand-{want}.json")
+        ctx.run([ctx.rprof, "machine", "--import-ert", hand, "-o", out_m, *extra])
+        with open(out_m) as f:
+            hm = json.load(f)
+        eq([s_["threads"] for s_ in hm["ceilings"]], [want], f"threads of {extra or 'metadata'}")
+        s0 = hm["ceilings"][0]
+        eq([(p_["precision"], p_["gflops"]) for p_ in s0["peaks"]], [("dp", 1234.5)], "GFLOPs = DP")
+        eq({b_["boundary"]: (b_["gbs"], b_["traffic_gbs"]) for b_ in s0["bandwidth"]},
+           {"l1": (9000.0, 9000.0), "dram": (800.0, 800.0)}, "L1 and HBM -> dram")
 
     # Bad input: one line naming the file, non-zero exit.
     def bad(text, why, name):
@@ -464,6 +539,7 @@ def main():
     ctx = Ctx(rprof_bin, samples, src, work)
     sys.path.insert(0, os.path.join(src, "python"))
     os.environ.update(MPLBACKEND="Agg")
+    sys.dont_write_bytecode = True  # no __pycache__ in the source tree
     CASES[case](ctx)
     print(f"PASS: {case}")
     return 0
