@@ -144,11 +144,16 @@ json machine_to_ert(const Machine& m, int threads) {
 }
 
 Machine machine_from_ert(const std::string& path, const Topology& topo, int threads) {
-  const JsonReader r(path, "ERT roofline.json");
   const std::string text = read_input_file(path, limits::kMachineFileBytes, "ERT roofline.json");
   JsonLimits lim;
   lim.values = limits::kMachineJsonValues;
-  const json doc = r.parse(text, lim);
+  return machine_from_ert_json(JsonReader(path, "ERT roofline.json").parse(text, lim), path, topo,
+                               threads);
+}
+
+Machine machine_from_ert_json(const json& doc, const std::string& path, const Topology& topo,
+                              int threads) {
+  const JsonReader r(path, "ERT roofline.json");
   if (!doc.is_object()) r.fail("expected an object with \"empirical\"");
   const json& emp = r.object(doc, "empirical");
   const JsonReader re = r.at("empirical");

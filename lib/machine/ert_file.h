@@ -30,6 +30,9 @@ nlohmann::json machine_to_ert(const Machine& m, int threads);
 // DRAM/HBM/MCDRAM/MEM; "GFLOPs" without a precision is FP64 (ERT's default).
 // Throws Error("<file>: not a valid ERT roofline.json: <where>: <why>").
 Machine machine_from_ert(const std::string& path, const Topology& topo, int threads);
+// The same for a document already parsed (`path` names it in errors).
+Machine machine_from_ert_json(const nlohmann::json& doc, const std::string& path,
+                              const Topology& topo, int threads);
 
 }  // namespace rprof
 

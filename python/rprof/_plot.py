@@ -36,12 +36,18 @@ def draw_roofline(profile, ax=None, boundary="dram", precision="dp", threads=Non
     peaks = sorted((p for p in cs.get("peaks", []) if p.get("precision") == precision),
                    key=lambda p: _WIDTHS.index(p["width"]))
     top = peaks[-1]["gflops"] if peaks else None
+    # One line per distinct roof: widths that reach the same GFLOP/s share it.
+    roofs = {}
     for p in peaks:
-        width = "scalar" if p["width"] == "scalar" else p["width"] + "-bit"
-        ax.hlines(p["gflops"], x_lo, x_hi, colors="tab:blue",
-                  linestyles="-" if p is peaks[-1] else ":", linewidth=1.2)
-        ax.annotate(f"{precision.upper()} {width} {p['mix']}: {p['gflops']:.4g} GFLOP/s",
-                    (x_hi, p["gflops"]), ha="right", va="bottom", fontsize=7, color="tab:blue")
+        roofs.setdefault(p["gflops"], []).append(p)
+    for gflops, same in roofs.items():
+        widths = "/".join(p["width"] for p in same)
+        width = "scalar" if widths == "scalar" else widths + "-bit"
+        mixes = "/".join(sorted({p["mix"] for p in same}))
+        ax.hlines(gflops, x_lo, x_hi, colors="tab:blue",
+                  linestyles="-" if gflops == top else ":", linewidth=1.2)
+        ax.annotate(f"{precision.upper()} {width} {mixes}: {gflops:.4g} GFLOP/s",
+                    (x_hi, gflops), ha="right", va="bottom", fontsize=7, color="tab:blue")
     colors = {"l1": "tab:green", "l2": "tab:olive", "llc": "tab:orange", "dram": "tab:red"}
     for bw in cs.get("bandwidth", []):
         b, gbs = bw["boundary"], bw["gbs"]
