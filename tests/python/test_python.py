@@ -521,6 +521,8 @@ def case_ert(ctx):
     bad('{"empirical": ', "not JSON", "truncated.json")
     r = ctx.run([ctx.rprof, "machine", "--export", "csv", ert], check=False)
     check(r.returncode == 2 and "unknown format 'csv'" in r.stderr, "--export csv refused")
+    r = ctx.run([ctx.rprof, "machine", "--export", "ert", ert, "--import-ert", ert], check=False)
+    check(r.returncode != 0 and "excludes" in r.stderr, f"--export with --import-ert: {r.stderr}")
     print(f"ert: FP64 {gflops['FP64 GFLOPs']} GFLOP/s, {len(gbytes)} levels, {top} threads; "
           "export -> import -> export identical; 5 bad files refused")
 

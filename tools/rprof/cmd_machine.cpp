@@ -106,25 +106,28 @@ int cmd_machine(const Args& args) {
   app.add_flag("--huge-pages", huge,
                "run on transparent huge pages (MADV_HUGEPAGE) instead of the pages the "
                "system gives ordinary programs");
-  app.add_flag("--show", show, "print the saved machine file instead of measuring");
+  CLI::Option* show_opt =
+      app.add_flag("--show", show, "print the saved machine file instead of measuring");
   app.add_flag("--json", json, "with --show: print the file itself (JSON)");
   app.add_option("-o,--output", output, "write the machine file here instead of the cache");
-  app.add_option("--machine", machine_file, "with --show: the file to print");
+  app.add_option("--machine", machine_file, "with --show or --export: the machine file to read");
   app.add_option("--threads", threads, "thread counts to measure, e.g. 1,2 (default: 1 and all CPUs)");
   app.add_option("--sizes", sizes,
                  "extra working sets for load/copy/triad, e.g. 32kB,1MB,64MB,2GB "
                  "(kB/MB/GB = 1000s, KiB/MiB/GiB = 1024s), stored as sweeps");
   std::vector<std::string> export_args;
   std::string import_ert;
-  app.add_option("--export", export_args,
+  CLI::Option* export_opt = app.add_option("--export", export_args,
                  "FORMAT FILE: write the machine file's ceilings in another tool's format: "
                  "ert (the Empirical Roofline Toolkit's roofline.json; the set of --threads, "
                  "default the most threads; --machine FILE chooses the machine file)")
       ->expected(2);
-  app.add_option("--import-ert", import_ert,
+  CLI::Option* import_opt = app.add_option("--import-ert", import_ert,
                  "read an ERT roofline.json as this machine's ceilings (for --threads N "
                  "threads, default the file's OPENMP_THREADS) and write a machine file "
                  "(--output, default the cache)");
+  export_opt->excludes(import_opt)->excludes(show_opt);
+  import_opt->excludes(show_opt);
   app.footer("Cache: $XDG_CACHE_HOME/rprof (default ~/.cache/rprof). File format: "
              "docs/machine-file.md.");
   if (!parse_cli(app, args)) return 0;
