@@ -178,6 +178,9 @@ Machine machine_from_ert_json(const json& doc, const std::string& path, const To
     m.caches.push_back({c.level, c.size_bytes, 0, c.associativity, c.line_bytes, c.shared_cpus});
   }
   CeilingSet set;
+  if (threads > limits::kLogicalCpus) {
+    throw Error(fmt::format("--threads {}: at most {} threads", threads, limits::kLogicalCpus), 2);
+  }
   std::string threads_from = "--threads";
   if (threads <= 0) {
     const json meta = emp.contains("metadata") ? emp["metadata"] : json::object();
