@@ -46,3 +46,26 @@ foreach(_pc IN LISTS _rprof_extra_pc)
   configure_file(${PROJECT_SOURCE_DIR}/cmake/${_pc}.pc.in ${PROJECT_BINARY_DIR}/${_pc}.pc @ONLY)
   install(FILES ${PROJECT_BINARY_DIR}/${_pc}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 endforeach()
+
+# The Python package `rprof` (python/rprof, docs/python.md) into the site
+# directory of Debian's /usr/bin/python3 under the prefix: its purelib path
+# relative to its data path (lib/python3.11/dist-packages on Debian 12, which
+# its python3 has on sys.path for /usr/local and /usr). RPROF_PYTHON_SITE_DIR
+# overrides it (relative to the prefix, or absolute).
+set(RPROF_PYTHON "/usr/bin/python3" CACHE FILEPATH "The Python the rprof package is installed for")
+if(NOT RPROF_PYTHON_SITE_DIR)
+  execute_process(
+    COMMAND ${RPROF_PYTHON} -c
+            "import os, sysconfig; print(os.path.relpath(sysconfig.get_path('purelib'), sysconfig.get_path('data')))"
+    OUTPUT_VARIABLE _rprof_py_site OUTPUT_STRIP_TRAILING_WHITESPACE
+    RESULT_VARIABLE _rprof_py_rc ERROR_QUIET)
+  if(NOT _rprof_py_rc EQUAL 0 OR _rprof_py_site STREQUAL "")
+    set(_rprof_py_site "lib/python3/dist-packages")
+    message(STATUS "rprof: ${RPROF_PYTHON} gave no site directory; the Python package goes to "
+                   "<prefix>/${_rprof_py_site}")
+  endif()
+  set(RPROF_PYTHON_SITE_DIR "${_rprof_py_site}" CACHE STRING
+      "Where the Python package rprof is installed (relative to the prefix, or absolute)")
+endif()
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/rprof DESTINATION ${RPROF_PYTHON_SITE_DIR}
+  FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)

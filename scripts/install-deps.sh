@@ -7,6 +7,8 @@
 # PAPI-annotated programs built against the real libraries under rprof;
 # gfortran: the Fortran module, sample and tests. gcc-N-plugin-dev: the inst
 # backend's GCC plugin (`rprof cc`).
+# python3-pandas, python3-matplotlib: the Python package `rprof` (python/rprof)
+# and its tests, run with Debian's /usr/bin/python3.
 # The HTML report's browser test needs Debian's chromium, Node.js and the npm
 # packages locked in tests/html/package-lock.json (playwright-core, which
 # drives /usr/bin/chromium and never downloads a browser of its own).
@@ -19,6 +21,7 @@ required=(
   openmpi-bin libopenmpi-dev
   chromium
   likwid libpapi-dev gfortran
+  python3 python3-pandas python3-matplotlib
 )
 optional=()
 # The inst backend's GCC plugin is built against the headers of the GCC that

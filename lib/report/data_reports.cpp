@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "profile/profile_json.h"
+#include "report/caliper_report.h"
 #include "report/html_report.h"
 #include "report/memory_report.h"
 #include "report/roofline_report.h"
@@ -178,7 +179,9 @@ std::unique_ptr<Reporter> make_reporter(const std::string& format) {
   if (format == "csv") return std::make_unique<CsvReporter>();
   if (format == "svg") return std::make_unique<SvgReporter>();
   if (format == "html") return std::make_unique<HtmlReporter>();
-  throw Error("unknown report format '" + format + "' (use text, json, csv, svg or html)", 2);
+  if (format == "caliper") return std::make_unique<CaliperReporter>();
+  throw Error("unknown report format '" + format + "' (use text, json, csv, svg, html or caliper)",
+              2);
 }
 
 }  // namespace rprof

@@ -1,5 +1,5 @@
 // Report writers: one interface, one class per format (text, json, csv, svg,
-// html). A writer renders an Analysis (analysis/analysis.h: the profile with
+// html, caliper). A writer renders an Analysis (analysis/analysis.h: the profile with
 // each region's metrics, roofline and verdict, computed once) and computes
 // none of it; ReportOptions only choose what to show.
 #ifndef RPROF_REPORT_REPORTER_H_
@@ -26,8 +26,9 @@ class Reporter {
   virtual void write(const Analysis& a, const ReportOptions& opt, std::ostream& out) const = 0;
 };
 
-// "text", "json", "csv", "svg" (the roofline chart) or "html" (the
-// self-contained report with the lab); throws Error for anything else.
+// "text", "json", "csv", "svg" (the roofline chart), "html" (the
+// self-contained report with the lab) or "caliper" (Caliper's json-split
+// layout, report/caliper_report.h); throws Error for anything else.
 std::unique_ptr<Reporter> make_reporter(const std::string& format);
 
 }  // namespace rprof

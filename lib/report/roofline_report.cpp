@@ -27,6 +27,38 @@ json roof_json(const ComputeRoof& c) {
 
 std::string num(double v) { return fmt::format("{:.4g}", v); }
 
+// The ceilings the roofline holds regions against, per measured thread count:
+// the best peak of each precision and width (over operation mixes) and each
+// boundary's roofline bandwidth (CeilingSet::roof_bandwidth), for readers
+// that draw the roofline from profile.json alone (python/rprof).
+json ceilings_json(const Machine& m) {
+  json sets = json::array();
+  for (const CeilingSet& s : m.ceilings) {
+    json peaks = json::array();
+    for (Precision p : {Precision::kDP, Precision::kSP}) {
+      for (Width w : {Width::kScalar, Width::k128, Width::k256, Width::k512}) {
+        if (const PeakCeiling* c = s.peak(p, w)) {
+          peaks.push_back({{"precision", p == Precision::kDP ? "dp" : "sp"},
+                           {"width", width_name(w)},
+                           {"mix", mix_key(c->mix)},
+                           {"gflops", c->gflops}});
+        }
+      }
+    }
+    json bandwidth = json::array();
+    for (Boundary b : {Boundary::kL1, Boundary::kL2, Boundary::kLLC, Boundary::kDRAM}) {
+      if (const BandwidthCeiling* c = s.roof_bandwidth(b)) {
+        bandwidth.push_back({{"boundary", boundary_key(b)},
+                             {"gbs", c->boundary_gbs()},
+                             {"kernel", stream_key(c->mix)}});
+      }
+    }
+    sets.push_back({{"threads", s.threads}, {"peaks", std::move(peaks)},
+                    {"bandwidth", std::move(bandwidth)}});
+  }
+  return sets;
+}
+
 }  // namespace
 
 std::string limited_by_text(const RegionRoofline& rr) {
@@ -46,6 +78,7 @@ json roofline_machine_json(const Analysis& a) {
              return t;
            }()},
           {"notes", a.machine.notes},
+          {"ceilings", ceilings_json(m)},
           {"conventions", kConventions}};
 }
 

@@ -38,4 +38,12 @@ export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 c++ -std=c++17 "$src/tests/install/consumer/consumer.cpp" -o "$work/pc-consumer" \
   $(pkg-config --cflags --libs rprof)
 check_profile "$work/pc-consumer" pkgconfig
-echo "install test: CMake package and pkg-config consumers profiled (3 calls each)"
+# 3. The Python package, found by Debian's python3 in the prefix's site
+# directory (on sys.path through PYTHONPATH here; /usr/local's is by default).
+site=$(/usr/bin/python3 -c 'import os, sysconfig; print(os.path.relpath(sysconfig.get_path("purelib"), sysconfig.get_path("data")))')
+[[ -f $prefix/$site/rprof/__init__.py ]] || { echo "FAIL: not installed: $site/rprof"; exit 1; }
+PYTHONPATH=$prefix/$site /usr/bin/python3 -m rprof "$work/out-cmake" >"$work/py.txt" ||
+  { echo "FAIL: python3 -m rprof on the installed package"; exit 1; }
+grep -q '^consumer_region  *3 ' "$work/py.txt" ||
+  { echo "FAIL: python3 -m rprof: no consumer_region row with 3 calls"; cat "$work/py.txt"; exit 1; }
+echo "install test: CMake package and pkg-config consumers profiled (3 calls each); python3 -m rprof read it"

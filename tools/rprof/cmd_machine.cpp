@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "common/fs.h"
 #include "machine/calibrate.h"
+#include "machine/ert_file.h"
 #include "machine/machine_file.h"
 #include "tools/rprof/cli.h"
 #include "tools/rprof/commands.h"
@@ -78,6 +79,14 @@ std::vector<uint64_t> parse_sizes(const std::string& text) {
   return out;
 }
 
+// --threads for the ERT import and export: one count (0: not given).
+int one_thread_count(const std::string& threads, const char* what) {
+  if (threads.empty()) return 0;
+  const std::vector<int> t = parse_int_list(threads, "--threads");
+  if (t.size() != 1) throw Error(std::string("--threads: give one thread count with ") + what, 2);
+  return t.front();
+}
+
 }  // namespace
 
 int cmd_machine(const Args& args) {
@@ -97,19 +106,56 @@ int cmd_machine(const Args& args) {
   app.add_flag("--huge-pages", huge,
                "run on transparent huge pages (MADV_HUGEPAGE) instead of the pages the "
                "system gives ordinary programs");
-  app.add_flag("--show", show, "print the saved machine file instead of measuring");
+  CLI::Option* show_opt =
+      app.add_flag("--show", show, "print the saved machine file instead of measuring");
   app.add_flag("--json", json, "with --show: print the file itself (JSON)");
   app.add_option("-o,--output", output, "write the machine file here instead of the cache");
-  app.add_option("--machine", machine_file, "with --show: the file to print");
+  app.add_option("--machine", machine_file, "with --show or --export: the machine file to read");
   app.add_option("--threads", threads, "thread counts to measure, e.g. 1,2 (default: 1 and all CPUs)");
   app.add_option("--sizes", sizes,
                  "extra working sets for load/copy/triad, e.g. 32kB,1MB,64MB,2GB "
                  "(kB/MB/GB = 1000s, KiB/MiB/GiB = 1024s), stored as sweeps");
+  std::vector<std::string> export_args;
+  std::string import_ert;
+  CLI::Option* export_opt = app.add_option("--export", export_args,
+                 "FORMAT FILE: write the machine file's ceilings in another tool's format: "
+                 "ert (the Empirical Roofline Toolkit's roofline.json; the set of --threads, "
+                 "default the most threads; --machine FILE chooses the machine file)")
+      ->expected(2);
+  CLI::Option* import_opt = app.add_option("--import-ert", import_ert,
+                 "read an ERT roofline.json as this machine's ceilings (for --threads N "
+                 "threads, default the file's OPENMP_THREADS) and write a machine file "
+                 "(--output, default the cache)");
+  export_opt->excludes(import_opt)->excludes(show_opt);
+  import_opt->excludes(show_opt);
   app.footer("Cache: $XDG_CACHE_HOME/rprof (default ~/.cache/rprof). File format: "
              "docs/machine-file.md.");
   if (!parse_cli(app, args)) return 0;
   if (static_cast<int>(quick) + static_cast<int>(full) + static_cast<int>(tiny) > 1) {
     throw Error("choose one of --quick, --full and --tiny", 2);
+  }
+
+  if (!export_args.empty()) {
+    if (export_args[0] != "ert") {
+      throw Error("--export: unknown format '" + export_args[0] + "' (use: --export ert FILE)", 2);
+    }
+    const std::string file = machine_file_path(machine_file);
+    const Machine m = load_machine_file(file);
+    const int t = one_thread_count(threads, "--export");
+    write_file_atomic(export_args[1], machine_to_ert(m, t).dump(3) + "\n");
+    std::cerr << "rprof: ERT roofline.json written to " << export_args[1] << " (from " << file
+              << ")\n";
+    return 0;
+  }
+  if (!import_ert.empty()) {
+    const int t = one_thread_count(threads, "--import-ert");
+    const Machine m = machine_from_ert(import_ert, detect_topology(), t);
+    const std::string file = output.empty() ? machine_file_path("") : output;
+    save_machine_file(m, file);
+    print_machine(m, file, std::cout);
+    std::cerr << "rprof: machine file written to " << file << " (ceilings from " << import_ert
+              << ")\n";
+    return 0;
   }
 
   if (show) {

@@ -21,8 +21,9 @@ int cmd_report(const Args& args) {
   app.add_option("profile", path, "output directory or profile file")->required();
   app.add_option("--format", format,
                  "text, json, csv, svg (the roofline chart) or html (the self-contained "
-                 "report with the chart and the Roofline lab)")
-      ->check(CLI::IsMember({"text", "json", "csv", "svg", "html"}));
+                 "report with the chart and the Roofline lab) or caliper (Caliper's "
+                 "json-split layout, for Hatchet and Thicket)")
+      ->check(CLI::IsMember({"text", "json", "csv", "svg", "html", "caliper"}));
   app.add_option("-o,--output", output, "write to this file instead of stdout");
   app.add_flag("--threads", opt.show_threads, "per-thread rows in the text report");
   std::string machine_file;

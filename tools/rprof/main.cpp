@@ -22,7 +22,7 @@ namespace {
 int cmd_help(const Args& args);
 
 const std::vector<Command> kCommands = {
-    {"report", "re-render a saved profile (text, json, csv, svg, html)", cmd_report},
+    {"report", "re-render a saved profile (text, json, csv, svg, html, caliper)", cmd_report},
     {"plot", "draw the roofline chart of a saved profile (SVG)", cmd_plot},
     {"diff", "compare two runs region by region (time, FLOPs, bytes, intensity)", cmd_diff},
     {"check", "gate a run in CI: rules per region, regressions against a baseline", cmd_check},
