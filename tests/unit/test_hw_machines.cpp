@@ -84,6 +84,7 @@ Region region(const PerfPlan& plan, const Kernel& k, double time_s, double ghz) 
   reg.path = {k.name};
   reg.calls = 1;
   reg.time_s = reg.exclusive_time_s = reg.thread_time_s = reg.cpu_time_s = time_s;
+  reg.has_cpu_time = true;
   const double cycles = time_s * ghz * 1e9;
   for (const PerfPass& pass : plan.passes) {
     for (const PerfGroupSpec& g : pass.groups) {
@@ -150,6 +151,11 @@ void check_machine(const std::string& name, const std::string& table, bool amd) 
   p.run.wall_time_s = t_stream + t_dense;
   p.regions.push_back(region(plan, stream, t_stream, ghz));
   p.regions.push_back(region(plan, dense, t_dense, ghz));
+  for (const Region& r : p.regions) {
+    for (const auto& kv : r.counters) p.counters.push_back(kv.first);
+  }
+  std::sort(p.counters.begin(), p.counters.end());
+  p.counters.erase(std::unique(p.counters.begin(), p.counters.end()), p.counters.end());
   MachineSource src;
   src.machine = &machine;
   src.file = root + "/machine.json";

@@ -25,6 +25,7 @@ int cmd_lab(const Args& args);     // rprof lab --intensity I --bandwidth B [--p
 int cmd_doctor(const Args& args);  // rprof doctor [--json]
 int cmd_plot(const Args& args);    // rprof plot PROFILE -o roofline.svg
 int cmd_diff(const Args& args);    // rprof diff BEFORE AFTER
+int cmd_validate(const Args& args);  // rprof validate ./app | --hardware H --exact E
 
 // Every subcommand, in the order `rprof --help` lists them.
 const std::vector<Command>& commands();

@@ -29,6 +29,7 @@ const std::vector<Command> kCommands = {
     {"machine", "measure this machine's ceilings (peaks, bandwidths, latencies)", cmd_machine},
     {"lab", "the Roofline lab: bound, ridge and limit for I, B and P", cmd_lab},
     {"doctor", "which counting backends work here, and why not", cmd_doctor},
+    {"validate", "check hardware counters against exact (sim) counts on one program", cmd_validate},
     {"help", "this list, or the help of one subcommand", cmd_help},
 };
 
