@@ -155,6 +155,12 @@ void print_json(const std::vector<Status>& all, const PerfHost& host, const Hard
   j["virtual_machine"] = host.hypervisor;
   j["core_pmu"] = host.cpu_pmu;
   j["privileged"] = host.privileged;
+  j["seccomp"] = host.seccomp;
+  j["container"] = host.container;
+  j["uncore_pmu"] = host.uncore_pmu;
+  for (const AccessFact& f : explain_access(host)) {
+    j["access"].push_back({{"topic", f.topic}, {"state", f.state}, {"fix", f.fix}});
+  }
   for (const Status& s : all) {
     j["backends"].push_back({{"backend", s.backend},
                              {"works", s.probe.works},
@@ -176,6 +182,12 @@ void print_text(const std::vector<Status>& all, const PerfHost& host, const Hard
             << "permissions    kernel.perf_event_paranoid = " << host.paranoid
             << " (per-thread counting needs <= 2, uncore <= 0), "
             << (host.privileged ? "privileged (root or CAP_PERFMON)" : "unprivileged") << "\n\n";
+  std::cout << "access to counters, explained:\n";
+  for (const AccessFact& f : explain_access(host)) {
+    std::cout << "  " << std::left << std::setw(21) << f.topic << f.state << "\n";
+    if (!f.fix.empty()) std::cout << std::string(23, ' ') << "fix: " << f.fix << "\n";
+  }
+  std::cout << "\n";
   for (const Status& s : all) {
     const std::string pad(s.backend.size() < 8 ? 8 - s.backend.size() : 1, ' ');
     std::cout << s.backend << pad << (s.probe.works ? "works     " : "no        ")
