@@ -113,6 +113,18 @@ std::optional<PerfEventSpec> encode_named_event(const std::string& name, std::st
   return std::nullopt;
 }
 
+std::vector<int> affinity_cpus() {
+  std::vector<int> out;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    for (int c = 0; c < CPU_SETSIZE; ++c) {
+      if (CPU_ISSET(c, &set)) out.push_back(c);
+    }
+  }
+  return out;
+}
+
 std::vector<int> parse_cpu_set(const std::string& text) {
   std::vector<int> out;
   std::stringstream ss(text);
@@ -196,19 +208,8 @@ PerfPlan plan_perf_run(const PerfPlanOptions& o) {
     const CpuTable& t = select_table(cpu);
     plan.table_id = t.id;
     if (t.hybrid) {
-      std::vector<int> allowed;
-      if (o.allowed_cpus) {
-        allowed = *o.allowed_cpus;
-      } else {
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-          for (int c = 0; c < CPU_SETSIZE; ++c) {
-            if (CPU_ISSET(c, &set)) allowed.push_back(c);
-          }
-        }
-      }
-      const std::string refused = hybrid_check(o.root, allowed);
+      const std::string refused =
+          hybrid_check(o.root, o.allowed_cpus ? *o.allowed_cpus : affinity_cpus());
       if (!refused.empty()) throw Error(refused, 2);
     }
     for (const auto& keys : t.groups) {

@@ -5,7 +5,6 @@
 #include <nlohmann/json.hpp>
 
 #include <iomanip>
-#include <sched.h>
 #include <sstream>
 
 #include "hwcounters/event_tables.h"
@@ -58,15 +57,7 @@ TableView table_view() {
           std::to_string(cpu.family) + ", model " + std::to_string(cpu.model) + ")";
   v.table = &select_table(cpu);
   if (v.table->hybrid) {
-    std::vector<int> allowed;
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-      for (int c = 0; c < CPU_SETSIZE; ++c) {
-        if (CPU_ISSET(c, &set)) allowed.push_back(c);
-      }
-    }
-    v.hybrid = hybrid_check(v.root == "/" ? "" : v.root, allowed);
+    v.hybrid = hybrid_check(v.root == "/" ? "" : v.root, affinity_cpus());
   }
   return v;
 }

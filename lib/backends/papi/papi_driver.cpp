@@ -1,5 +1,6 @@
 #include "backends/papi/papi_driver.h"
 
+#include "hwcounters/perf_plan.h"
 #include "hwcounters/perf_probe.h"
 #include "hwcounters/perf_spec.h"
 #include "common/error.h"
@@ -82,6 +83,10 @@ class PapiDriver final : public HwDriver {
     } else {
       if (!probe.works) throw Error(failure, 1);
       const CpuTable& t = select_table(detect_topology("/").cpu);
+      if (t.hybrid) {  // the table counts on performance cores only
+        const std::string refused = hybrid_check("", affinity_cpus());
+        if (!refused.empty()) throw Error("--backend=papi: " + refused, 2);
+      }
       groups = papi_event_groups(t);
       notes = table_notes(t, "PAPI");
     }
