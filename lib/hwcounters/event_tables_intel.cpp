@@ -220,6 +220,20 @@ std::vector<CpuTable> intel_tables() {
   t.push_back(icelake("icl", "Intel Ice Lake / Tiger Lake / Rocket Lake client", "icl"));
   t.push_back(sapphire_rapids());
   t.back().uncore = UncoreKind::kIntelImc;
+  // Linux perf pmu-events folders of the older tables: their libpfm4-named
+  // rows carry perf's name (the key); the LIKWID-only rows have none.
+  const std::pair<const char*, const char*> arch[] = {
+      {"skx", "skylakex"}, {"skl", "skylake"}, {"icx", "icelakex"}, {"icl", "icelake"},
+      {"spr", "sapphirerapids"}};
+  for (CpuTable& x : t) {
+    for (const auto& [id, folder] : arch) {
+      if (x.id != id) continue;
+      x.perf_arch = folder;
+      for (TableEvent& e : x.events) {
+        if (e.type == kRaw && !e.pfm.empty()) e.perf_json = e.key;
+      }
+    }
+  }
   t.push_back(granite_rapids());
   t.push_back(alder_lake());
   for (CpuTable& x : t) {
