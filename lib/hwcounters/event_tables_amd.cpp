@@ -221,7 +221,25 @@ CpuTable zen5() {
 }  // namespace
 
 std::vector<CpuTable> amd_tables() {
-  return {zen2(), zen(false), zen(true), zen5()};
+  CpuTable zen4 = zen(true);
+  // Linux perf's names for the Zen 4 rows (arch/x86/amdzen4): l2_request_g1's
+  // all_dc is 0xe8 there (it adds change_to_x), so the row names the three
+  // data requests it counts.
+  zen4.perf_arch = "amdzen4";
+  const std::pair<const char*, const char*> perf[] = {
+      {"RETIRED_SSE_AVX_FLOPS.ANY", "fp_ret_sse_avx_ops.all"},
+      {"REQUESTS_TO_L2_GROUP1.DATA",
+       "l2_request_g1.rd_blk_l+l2_request_g1.rd_blk_x+l2_request_g1.ls_rd_blk_c_s"},
+      {"L2_PREFETCH_HIT_L3.ALL", "l2_pf_miss_l2_hit_l3.all"},
+      {"L2_PREFETCH_MISS_L3.ALL", "l2_pf_miss_l2_l3.all"},
+      {"CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS.LS_RD_BLK_C", "l2_cache_req_stat.ls_rd_blk_c"},
+      {"ANY_DATA_CACHE_FILLS_FROM_SYSTEM.DRAM", "ls_any_fills_from_sys.dram_io_all"}};
+  for (TableEvent& e : zen4.events) {
+    for (const auto& [key, name] : perf) {
+      if (e.key == key) e.perf_json = name;
+    }
+  }
+  return {zen2(), zen(false), zen4, zen5()};
 }
 
 }  // namespace rprof
