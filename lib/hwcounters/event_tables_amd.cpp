@@ -221,6 +221,26 @@ CpuTable zen5() {
 }  // namespace
 
 std::vector<CpuTable> amd_tables() {
+  // Linux perf's names for the Zen 3 rows (arch/x86/amdzen3): the FLOP row
+  // names the four operation masks (perf's .all writes 0xff).
+  CpuTable zen3 = zen(false);
+  zen3.perf_arch = "amdzen3";
+  const std::pair<const char*, const char*> perf3[] = {
+      {"RETIRED_SSE_AVX_FLOPS.ANY",
+       "fp_ret_sse_avx_ops.add_sub_flops+fp_ret_sse_avx_ops.mult_flops+"
+       "fp_ret_sse_avx_ops.div_flops+fp_ret_sse_avx_ops.mac_flops"},
+      {"REQUESTS_TO_L2_GROUP1.DATA",
+       "l2_request_g1.rd_blk_l+l2_request_g1.rd_blk_x+l2_request_g1.ls_rd_blk_c_s"},
+      {"L2_PREFETCH_HIT_L3.ALL", "l2_pf_miss_l2_hit_l3"},
+      {"L2_PREFETCH_MISS_L3.ALL", "l2_pf_miss_l2_l3"},
+      {"CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS.LS_RD_BLK_C", "l2_cache_req_stat.ls_rd_blk_c"},
+      {"ANY_DATA_CACHE_FILLS_FROM_SYSTEM.DRAM",
+       "ls_any_fills_from_sys.mem_io_local+ls_any_fills_from_sys.mem_io_remote"}};
+  for (TableEvent& e : zen3.events) {
+    for (const auto& [key, name] : perf3) {
+      if (e.key == key) e.perf_json = name;
+    }
+  }
   CpuTable zen4 = zen(true);
   // Linux perf's names for the Zen 4 rows (arch/x86/amdzen4): l2_request_g1's
   // all_dc is 0xe8 there (it adds change_to_x), so the row names the three
@@ -239,7 +259,7 @@ std::vector<CpuTable> amd_tables() {
       if (e.key == key) e.perf_json = name;
     }
   }
-  return {zen2(), zen(false), zen4, zen5()};
+  return {zen2(), zen3, zen4, zen5()};
 }
 
 }  // namespace rprof
