@@ -3,6 +3,7 @@
 #include <map>
 
 #include "common/error.h"
+#include "common/kinds.h"
 
 namespace rprof {
 namespace {
@@ -38,7 +39,18 @@ std::string table_id_for(const CpuId& cpu) {
     if (in(cpu.model, {0x6a, 0x6c})) return "icx";
     if (in(cpu.model, {0x7d, 0x7e, 0x8c, 0x8d, 0xa7})) return "icl";
     if (in(cpu.model, {0x8f, 0xcf})) return "spr";
+    if (in(cpu.model, {0xad, 0xae})) return "gnr";  // Granite Rapids X and D
+    // Alder Lake (S, P/H) and Raptor Lake (S, P, S refresh): hybrid.
+    if (in(cpu.model, {0x97, 0x9a, 0xb7, 0xba, 0xbf})) return "adl";
   }
+  if (cpu.vendor == "AuthenticAMD" && cpu.family == 0x17) {
+    // Family 17h: Zen and Zen+ are models 00-2F, Zen 2 models 30-FF (Rome
+    // 31h, Renoir 60h, Matisse 71h, ...), as libpfm4 decides.
+    if (cpu.model >= 0x30) return "zen2";
+  }
+  // Family 1Ah models 00-7F: Zen 5 (Turin 02h/11h, Strix 20h/24h, Granite
+  // Ridge 44h, Krackan 60h/70h).
+  if (cpu.vendor == "AuthenticAMD" && cpu.family == 0x1a && cpu.model < 0x80) return "zen5";
   if (cpu.vendor == "AuthenticAMD" && cpu.family == 0x19) {
     // Family 19h: Zen 3 is models 00-0F and 20-5F, Zen 4 the rest (10-1F
     // Genoa, 60-7F client, A0-AF Bergamo/Siena), as libpfm4 decides.
@@ -91,6 +103,27 @@ const CpuTable& table_by_id(const std::string& id) {
 }
 
 const CpuTable& select_table(const CpuId& cpu) { return table_by_id(table_id_for(cpu)); }
+
+std::string describe_role(const EventRole& r) {
+  const std::string b = std::string("bytes ") + boundary_name(r.boundary) + " " +
+                        (r.write ? "written" : "read");
+  switch (r.kind) {
+    case RoleKind::kCycles: return "cycles (core clock)";
+    case RoleKind::kInstructions: return "instructions retired";
+    case RoleKind::kFpInstructions: {
+      const int n = lanes(r.precision, r.width);
+      return std::string(precision_name(r.precision)) + " FLOPs += " + std::to_string(n) +
+             " x count (" + width_name(r.width) +
+             (r.width == Width::kScalar ? "" : "-bit") + "; FMA counted twice: FMA = 2 FLOPs)";
+    }
+    case RoleKind::kFlopsAny: return "FLOPs (SP+DP together) += count (FMA = 2 FLOPs)";
+    case RoleKind::kLines: return b + " += 64 x count";
+    case RoleKind::kLinesApprox: return b + " ~ 64 x count (stand-in, used only without an exact event)";
+    case RoleKind::kPendingMisses: return "outstanding L1D misses, summed over cycles";
+    case RoleKind::kPendingCycles: return "cycles with an outstanding L1D miss";
+  }
+  return "";
+}
 
 const std::vector<EventRole>* roles_of(const std::string& key) {
   static const std::map<std::string, const std::vector<EventRole>*> by_key = [] {

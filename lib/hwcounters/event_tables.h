@@ -55,12 +55,28 @@ struct TableEvent {
   std::string source;  // where the code was verified
   std::string likwid;  // LIKWID event name ("" = not available through likwid)
   std::vector<EventRole> roles;
+  // Linux perf pmu-events name(s) of the same count, '+' between events whose
+  // unit masks are OR-ed ("l2_request_g1.rd_blk_l+l2_request_g1.rd_blk_x");
+  // "" for kernel generic events. tests/unit/test_pmu_events.cpp checks the
+  // raw code against tests/fixtures/pmu-events/<perf_arch>/.
+  std::string perf_json = "";
 };
 
 struct CpuTable {
   std::string id;       // "skx", "icx", "spr", "zen3", "zen4", "generic"
   std::string name;     // for people
   std::string pfm_pmu;  // libpfm4 PMU name (LIBPFM_FORCE_PMU), "" for generic
+  // The libpfm4 PMU the encoding check falls back to when the installed
+  // libpfm4 lacks pfm_pmu (Debian 12's 4.13 has no Zen 5, Granite Rapids or
+  // Alder Lake PMU): the previous generation of the same core, whose names
+  // the rows use with the unit masks spelled out. "" = no fallback.
+  std::string pfm_check_pmu;
+  std::string perf_arch;  // Linux perf pmu-events folder (arch/x86/<perf_arch>)
+  // Hybrid client CPU (Alder/Raptor Lake): the events are the performance
+  // cores' (cpu_core PMU); the efficiency cores (cpu_atom) have no
+  // FP_ARITH_INST_RETIRED event, so a run that may land on them is refused
+  // (hybrid_check in perf_plan.h).
+  bool hybrid = false;
   std::vector<TableEvent> events;
   // Event keys per group: each fits the core's general counters (4 per
   // thread on Intel with SMT, 6 on AMD Zen) next to the fixed counters.
@@ -87,6 +103,10 @@ const CpuTable& table_by_id(const std::string& id);  // throws Error
 const CpuTable& select_table(const CpuId& cpu);
 // The roles of an event key in any table; null when no table has it.
 const std::vector<EventRole>* roles_of(const std::string& key);
+
+// What a count feeds, in words: "DP FLOPs += 4 x count (256-bit, FMA
+// counted twice by the event)", "bytes L1<->L2 read += 64 x count".
+std::string describe_role(const EventRole& role);
 
 // Table builders (event_tables_intel.cpp, event_tables_amd.cpp).
 std::vector<CpuTable> intel_tables();

@@ -1,8 +1,12 @@
 // Intel tables: Skylake-SP (and Cascade/Cooper Lake), Ice Lake-SP, Sapphire
 // and Emerald Rapids, and the client cores whose events match (Skylake client
 // with its Kaby/Coffee/Comet Lake refreshes, Ice/Tiger/Rocket Lake).
-// Hybrid client cores (Alder/Raptor Lake) expose two PMUs (cpu_core,
-// cpu_atom) and fall back to the generic table.
+// Granite Rapids (Redwood Cove cores) keeps Sapphire Rapids' core events.
+// Hybrid client CPUs (Alder/Raptor Lake) expose two PMUs: the table is the
+// performance cores' (cpu_core, Golden Cove/Raptor Cove, the events of
+// Sapphire Rapids without AVX-512); the efficiency cores (cpu_atom,
+// Gracemont) have no FP_ARITH_INST_RETIRED event, so runs that may land on
+// them are refused (perf_plan.h, hybrid_check).
 //
 // Raw codes are event | umask << 8 | cmask << 24 (PERF_TYPE_RAW config).
 #include "hwcounters/event_tables.h"
@@ -149,6 +153,61 @@ CpuTable sapphire_rapids() {
   return t;
 }
 
+// Sources per row of the tables below: the libpfm4 name (checked with
+// libpfm4's spr PMU where Debian's 4.13 lacks gnr/adl_glc), the Intel
+// perfmon event list the Linux perf pmu-events JSON is generated from
+// (graniterapids_core.json V1.20, alderlake_goldencove_core.json V1.40), and
+// the Intel 64 and IA-32 SDM vol. 3B ch. 20 (FP_ARITH counts an FMA twice).
+void cite(CpuTable& t, const std::string& perfmon_file) {
+  for (TableEvent& e : t.events) {
+    if (e.type != kRaw) continue;
+    e.perf_json = e.key;  // Intel's perf names are the keys
+    e.source = (e.pfm.empty() ? e.source : "libpfm4 " + e.pfm + " (spr PMU)") + "; perf " +
+               t.perf_arch + "/" + e.key + " (Intel perfmon " + perfmon_file + ")";
+  }
+}
+
+CpuTable granite_rapids() {
+  CpuTable t = sapphire_rapids();
+  t.id = "gnr";
+  t.name = "Intel Granite Rapids (Xeon 6 with P-cores)";
+  t.pfm_pmu = "gnr";
+  t.pfm_check_pmu = "spr";
+  t.perf_arch = "graniterapids";
+  t.uncore = UncoreKind::kNone;
+  t.notes = {"L1<->L2 traffic is L1D fills only: Redwood Cove has no public event for "
+             "L1D write-backs",
+             "Granite Rapids' memory controllers (UNC_M_CAS_COUNT_SCH0/1) are not read yet: "
+             "DRAM traffic is the labelled LLC-miss stand-in"};
+  cite(t, "graniterapids_core.json V1.20");
+  return t;
+}
+
+CpuTable alder_lake() {
+  CpuTable t = base("adl", "Intel Alder Lake / Raptor Lake performance cores (hybrid)",
+                    "adl_glc", false);
+  t.pfm_check_pmu = "spr";
+  t.perf_arch = "alderlake";
+  t.hybrid = true;
+  t.events.push_back({"L2_LINES_IN.ALL", "L2_LINES_IN:ALL", kRaw, 0x1f25, "libpfm4",
+                      "L2_LINES_IN_ALL", {lines(Boundary::kLLC, false)}});
+  t.events.push_back({"L2_LINES_OUT.NON_SILENT", "L2_LINES_OUT:NON_SILENT", kRaw, 0x0226,
+                      "libpfm4", "L2_LINES_OUT_NON_SILENT",
+                      {lines(Boundary::kLLC, true),
+                       approx(Boundary::kDRAM, true, kDramWriteApprox)}});
+  t.groups.push_back(
+      {"L1D.REPLACEMENT", "L2_LINES_IN.ALL", "L2_LINES_OUT.NON_SILENT", "LONGEST_LAT_CACHE.MISS"});
+  t.groups.push_back({"L1D_PEND_MISS.PENDING", "L1D_PEND_MISS.PENDING_CYCLES"});
+  t.uncore_group = 2;
+  t.notes.push_back("hybrid CPU: counters are the performance cores' (cpu_core PMU); the "
+                    "program must run pinned to them (the efficiency cores have no FLOP "
+                    "event)");
+  t.notes.push_back("L1<->L2 traffic is L1D fills only: Golden Cove has no public event for "
+                    "L1D write-backs");
+  cite(t, "alderlake_goldencove_core.json V1.40");
+  return t;
+}
+
 }  // namespace
 
 std::vector<CpuTable> intel_tables() {
@@ -161,7 +220,24 @@ std::vector<CpuTable> intel_tables() {
   t.push_back(icelake("icl", "Intel Ice Lake / Tiger Lake / Rocket Lake client", "icl"));
   t.push_back(sapphire_rapids());
   t.back().uncore = UncoreKind::kIntelImc;
+  // Linux perf pmu-events folders of the older tables: their libpfm4-named
+  // rows carry perf's name (the key); the LIKWID-only rows have none.
+  const std::pair<const char*, const char*> arch[] = {
+      {"skx", "skylakex"}, {"skl", "skylake"}, {"icx", "icelakex"}, {"icl", "icelake"},
+      {"spr", "sapphirerapids"}};
   for (CpuTable& x : t) {
+    for (const auto& [id, folder] : arch) {
+      if (x.id != id) continue;
+      x.perf_arch = folder;
+      for (TableEvent& e : x.events) {
+        if (e.type == kRaw && !e.pfm.empty()) e.perf_json = e.key;
+      }
+    }
+  }
+  t.push_back(granite_rapids());
+  t.push_back(alder_lake());
+  for (CpuTable& x : t) {
+    if (x.id == "adl") continue;  // no AVX-512
     x.notes.push_back("FP_ARITH counts masked AVX-512 lanes as full width: FLOPs are "
                       "overcounted on masked code");
   }

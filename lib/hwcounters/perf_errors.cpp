@@ -1,5 +1,6 @@
 #include "hwcounters/perf_errors.h"
 
+#include <dirent.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -54,7 +55,87 @@ PerfHost detect_perf_host(const std::string& root) {
   const std::string p = slurp(root + "/proc/sys/kernel/perf_event_paranoid");
   if (!p.empty()) h.paranoid = std::atoi(p.c_str());
   h.privileged = (root.empty() && geteuid() == 0) || has_perf_capability(root);
+  {
+    std::istringstream status(slurp(root + "/proc/self/status"));
+    while (std::getline(status, line)) {
+      if (line.rfind("Seccomp:", 0) == 0) h.seccomp = std::atoi(line.c_str() + 8);
+    }
+  }
+  const std::string cgroup = slurp(root + "/proc/1/cgroup");
+  h.container = exists(root + "/.dockerenv") || exists(root + "/run/.containerenv") ||
+                cgroup.find("docker") != std::string::npos ||
+                cgroup.find("kubepods") != std::string::npos ||
+                cgroup.find("containerd") != std::string::npos ||
+                cgroup.find("lxc") != std::string::npos;
+  if (DIR* d = opendir(dev.c_str())) {
+    while (const dirent* e = readdir(d)) {
+      const std::string n = e->d_name;
+      if (n.rfind("uncore_imc", 0) == 0 || n.rfind("amd_umc", 0) == 0 || n == "amd_df") {
+        h.uncore_pmu = true;
+      }
+    }
+    closedir(d);
+  }
   return h;
+}
+
+std::vector<AccessFact> explain_access(const PerfHost& h) {
+  std::vector<AccessFact> out;
+  const char* meaning = h.paranoid <= -1  ? "no restrictions"
+                        : h.paranoid == 0 ? "CPU-wide and memory-controller counting allowed"
+                        : h.paranoid == 1 ? "per-process counting, user and kernel space"
+                        : h.paranoid == 2
+                            ? "per-process user-space counting only: enough for rprof's "
+                              "per-thread counters, not for memory controllers (need 0)"
+                            : "perf_event_open denied to unprivileged users (a distribution "
+                              "patch: Debian, Ubuntu, Android)";
+  std::string fix;
+  if (!h.privileged && h.paranoid > 2) {
+    fix = "sudo sysctl kernel.perf_event_paranoid=2 (or 0 for memory controllers; keep it in "
+          "/etc/sysctl.d/), or give the process CAP_PERFMON";
+  } else if (!h.privileged && h.paranoid > 0) {
+    fix = "memory-controller (DRAM) counters need kernel.perf_event_paranoid=0 or "
+          "CAP_PERFMON; without them DRAM traffic is the labelled stand-in";
+  }
+  out.push_back({"perf_event_paranoid",
+                 std::to_string(h.paranoid) + ": " + meaning +
+                     (h.privileged ? " (does not apply: this process is privileged)" : ""),
+                 fix});
+  out.push_back({"CAP_PERFMON",
+                 h.privileged ? "held (root, CAP_PERFMON or CAP_SYS_ADMIN): paranoid limits "
+                                "do not apply"
+                              : "not held (Linux 5.8 and later: CAP_PERFMON lifts the paranoid "
+                                "limits for one program, without root)",
+                 ""});
+  std::string c = h.container ? "inside a container" : "no container detected";
+  c += h.seccomp == 2   ? "; a seccomp filter is active (Seccomp: 2)"
+       : h.seccomp == 1 ? "; strict seccomp (Seccomp: 1)"
+                        : "; no seccomp filter";
+  out.push_back({"container", c,
+                 h.seccomp >= 1
+                     ? "a seccomp filter can deny perf_event_open: Docker's default profile "
+                       "lets it through only for containers with CAP_PERFMON (or "
+                       "CAP_SYS_ADMIN): docker run --cap-add PERFMON ..., or a profile that "
+                       "allows perf_event_open (--security-opt seccomp=FILE)"
+                     : ""});
+  if (!h.hypervisor) {
+    out.push_back({"virtual machine", "not flagged as one (bare metal, or an unflagged VM)", ""});
+  } else if (!h.cpu_pmu) {
+    out.push_back({"virtual machine",
+                   "yes, and the hypervisor exposes no PMU: no hardware counters",
+                   "enable the virtual PMU (KVM/QEMU: -cpu host,pmu=on; libvirt: <pmu "
+                   "state='on'/>; VMware: \"Virtualize CPU performance counters\"), or use a "
+                   "bare-metal instance; meanwhile --backend=sim counts exactly"});
+  } else if (!h.uncore_pmu) {
+    out.push_back({"virtual machine",
+                   "yes, with a core PMU but no memory-controller PMU: FLOPs and cache "
+                   "traffic are counted, DRAM traffic is the labelled stand-in",
+                   "for measured DRAM traffic, a bare-metal host (VMs rarely get uncore "
+                   "counters)"});
+  } else {
+    out.push_back({"virtual machine", "yes, with core and memory-controller PMUs", ""});
+  }
+  return out;
 }
 
 std::string errno_name(int err) {
@@ -102,6 +183,14 @@ PerfErrorText explain_perf_error(int err, PerfEventClass cls, const PerfHost& h)
                     " counting needs " + std::to_string(needed) + " or less" + tag,
                 "Run `sudo sysctl kernel.perf_event_paranoid=" + std::to_string(needed) +
                     "`, or give the profiled program CAP_PERFMON."};
+      }
+      if (h.seccomp == 2) {
+        return {"counters not permitted: this process runs under a seccomp filter that "
+                "denies perf_event_open" + std::string(h.container ? " (a container's)" : "") +
+                    tag,
+                "Docker's default seccomp profile allows perf_event_open only with "
+                "CAP_PERFMON or CAP_SYS_ADMIN: docker run --cap-add PERFMON, or a profile "
+                "that allows it. " + std::string(kAlternatives)};
       }
       return {"counters not permitted although perf_event_paranoid allows them" + tag,
               "A security module (SELinux, AppArmor, a container's seccomp filter) "

@@ -5,6 +5,7 @@
 #define RPROF_HWCOUNTERS_PERF_ERRORS_H_
 
 #include <string>
+#include <vector>
 
 namespace rprof {
 
@@ -21,10 +22,23 @@ struct PerfHost {
   bool hypervisor = false;  // /proc/cpuinfo flags contain "hypervisor"
   int paranoid = 2;         // /proc/sys/kernel/perf_event_paranoid (-1..4)
   bool privileged = false;  // euid 0 or CAP_PERFMON / CAP_SYS_ADMIN effective
+  int seccomp = 0;          // /proc/self/status Seccomp: 0 none, 1 strict, 2 filter
+  bool container = false;   // /.dockerenv, /run/.containerenv, or a container cgroup
+  bool uncore_pmu = false;  // a memory-controller PMU in sysfs (uncore_imc_*, amd_umc_*, amd_df)
 };
 
 // Reads the facts from /proc and /sys under `root` ("" = the real ones).
 PerfHost detect_perf_host(const std::string& root = "");
+
+// What decides access to the counters on this host, one topic at a time
+// (perf_event_paranoid, CAP_PERFMON, container and seccomp, virtual
+// machine), each with its state here and, where it stops rprof, the fix.
+struct AccessFact {
+  std::string topic;  // "perf_event_paranoid", "CAP_PERFMON", "container", "virtual machine"
+  std::string state;  // what it is here and what that means
+  std::string fix;    // "" when it does not stop hardware counting
+};
+std::vector<AccessFact> explain_access(const PerfHost& host);
 
 // "ENOENT", "EACCES", ... or "errno N".
 std::string errno_name(int err);

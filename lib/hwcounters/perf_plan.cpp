@@ -1,7 +1,11 @@
 #include "hwcounters/perf_plan.h"
 
 #include <linux/perf_event.h>
+#include <sched.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <sstream>
 
 #include <cerrno>
 #include <cstdlib>
@@ -12,6 +16,7 @@
 #include "hwcounters/pfm_encoder.h"
 #include "hwcounters/uncore.h"
 #include "common/error.h"
+#include "common/fs.h"
 #include "runtime/handshake.h"
 
 namespace rprof {
@@ -108,6 +113,73 @@ std::optional<PerfEventSpec> encode_named_event(const std::string& name, std::st
   return std::nullopt;
 }
 
+std::vector<int> affinity_cpus() {
+  std::vector<int> out;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    for (int c = 0; c < CPU_SETSIZE; ++c) {
+      if (CPU_ISSET(c, &set)) out.push_back(c);
+    }
+  }
+  return out;
+}
+
+std::vector<int> parse_cpu_set(const std::string& text) {
+  std::vector<int> out;
+  std::stringstream ss(text);
+  std::string part;
+  while (std::getline(ss, part, ',')) {
+    part.erase(std::remove_if(part.begin(), part.end(), [](char c) { return c == '\n' || c == ' '; }),
+               part.end());
+    if (part.empty()) continue;
+    int a = 0, b = 0;
+    char dash = 0, extra = 0;
+    std::istringstream in(part);
+    if (part.find('-') == std::string::npos) {
+      if (!(in >> a) || in >> extra) return {};
+      b = a;
+    } else if (!(in >> a >> dash >> b) || dash != '-' || in >> extra || b < a) {
+      return {};
+    }
+    if (a < 0 || b > 65535) return {};
+    for (int c = a; c <= b; ++c) out.push_back(c);
+  }
+  return out;
+}
+
+std::string hybrid_check(const std::string& root, const std::vector<int>& allowed) {
+  const std::string base = (root.empty() ? std::string() : root) + "/sys/devices/";
+  std::string atom_text, core_text;
+  try {
+    atom_text = read_file(base + "cpu_atom/cpus");
+  } catch (const std::exception&) {
+    return "";  // no efficiency cores online (or not a hybrid kernel)
+  }
+  try {
+    core_text = read_file(base + "cpu_core/cpus");
+  } catch (const std::exception&) {
+  }
+  const std::vector<int> atom = parse_cpu_set(atom_text);
+  std::vector<int> on_atom;
+  for (int c : allowed) {
+    if (std::find(atom.begin(), atom.end(), c) != atom.end()) on_atom.push_back(c);
+  }
+  if (on_atom.empty()) return "";
+  auto trim = [](std::string s) {
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+    return s;
+  };
+  const std::string core = trim(core_text);
+  return "hybrid CPU: the event table counts on the performance cores only (cpu_core PMU, "
+         "CPUs " + (core.empty() ? std::string("?") : core) + "); this run may use " +
+         std::to_string(on_atom.size()) + " efficiency core(s) (cpu_atom, CPUs " +
+         trim(atom_text) + "), which have no FP_ARITH_INST_RETIRED event and where the "
+         "counters would stop (counts extrapolated). Pin the run to the performance cores: "
+         "taskset -c " + (core.empty() ? std::string("<cpu_core cpus>") : core) +
+         " rprof run --backend=perf ...";
+}
+
 PerfPlan plan_perf_run(const PerfPlanOptions& o) {
   PerfPlan plan;
   std::vector<PerfGroupSpec> groups;
@@ -135,6 +207,11 @@ PerfPlan plan_perf_run(const PerfPlanOptions& o) {
     const CpuId cpu = o.cpu ? *o.cpu : detect_topology(o.root.empty() ? "/" : o.root).cpu;
     const CpuTable& t = select_table(cpu);
     plan.table_id = t.id;
+    if (t.hybrid) {
+      const std::string refused =
+          hybrid_check(o.root, o.allowed_cpus ? *o.allowed_cpus : affinity_cpus());
+      if (!refused.empty()) throw Error(refused, 2);
+    }
     for (const auto& keys : t.groups) {
       PerfGroupSpec g;
       for (const std::string& k : keys) {

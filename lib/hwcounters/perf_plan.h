@@ -30,6 +30,9 @@ struct PerfPlanOptions {
   bool try_uncore = true;
   std::string root;                 // sysfs/proc root, for tests
   std::optional<CpuId> cpu;         // default: this machine's
+  // CPUs the program may run on (hybrid tables check them); default: this
+  // process's affinity (the program inherits it).
+  std::optional<std::vector<int>> allowed_cpus;
 };
 
 struct PerfPass {
@@ -50,6 +53,18 @@ struct PerfPlan {
 // Throws Error (exit code 2) for unknown --events names or a plan that does
 // not fit the runtime's counter slots.
 PerfPlan plan_perf_run(const PerfPlanOptions& options);
+
+// A hybrid CPU's table counts on the performance cores only (cpu_core); on
+// an efficiency core (cpu_atom) the counters stop and the kernel's
+// enabled/running scaling would extrapolate. "" when every allowed CPU is a
+// performance core (or sysfs under `root` shows no cpu_atom PMU), else why
+// the run is refused and the taskset command that pins it.
+std::string hybrid_check(const std::string& root, const std::vector<int>& allowed);
+// The CPUs this process may run on (its affinity; a program it starts
+// inherits it).
+std::vector<int> affinity_cpus();
+// "0-3,8" -> {0, 1, 2, 3, 8}; empty on malformed text.
+std::vector<int> parse_cpu_set(const std::string& text);
 
 // Encoding of one table event for this machine: libpfm4 when it drives the
 // table's PMU and knows the name, else the table's raw code.

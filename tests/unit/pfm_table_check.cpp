@@ -1,7 +1,11 @@
 // pfm_table_check TABLE: encodes every event of an rprof event table with
 // libpfm4 for the table's PMU (set LIBPFM_FORCE_PMU itself, then re-execs)
-// and compares with the table's raw code. Prints each event; exit 0 when all
-// libpfm4-named events match, 1 otherwise, 77 when libpfm4 lacks the PMU.
+// and compares with the table's raw code. Where this libpfm4 lacks the PMU
+// and the table names a fallback (pfm_check_pmu: the same core's previous
+// generation, whose names the rows spell with explicit unit masks), the
+// names are encoded with that PMU, and the output says so. Prints each
+// event; exit 0 when all libpfm4-named events match, 1 otherwise, 77 when
+// libpfm4 can drive neither PMU.
 #include <perfmon/pfmlib_perf_event.h>
 #include <unistd.h>
 
@@ -20,16 +24,27 @@ int main(int argc, char** argv) {
   }
   const rprof::CpuTable& t = rprof::table_by_id(argv[1]);
   const char* forced = std::getenv("LIBPFM_FORCE_PMU");
-  if (forced == nullptr || t.pfm_pmu != forced) {
+  if (forced == nullptr || (t.pfm_pmu != forced && t.pfm_check_pmu != forced)) {
     setenv("LIBPFM_FORCE_PMU", t.pfm_pmu.c_str(), 1);  // read by pfm_initialize
     execv("/proc/self/exe", argv);
     std::perror("exec");
     return 2;
   }
-  if (rprof::libpfm_core_pmu() != t.pfm_pmu) {
-    std::printf("SKIP: this libpfm4 cannot drive PMU %s\n", t.pfm_pmu.c_str());
+  const std::string pmu = rprof::libpfm_core_pmu();
+  if (pmu != forced || pmu.empty()) {
+    if (std::string(forced) == t.pfm_pmu && !t.pfm_check_pmu.empty()) {
+      std::printf("this libpfm4 has no PMU %s: encoding with %s\n", t.pfm_pmu.c_str(),
+                  t.pfm_check_pmu.c_str());
+      setenv("LIBPFM_FORCE_PMU", t.pfm_check_pmu.c_str(), 1);
+      execv("/proc/self/exe", argv);
+      std::perror("exec");
+      return 2;
+    }
+    std::printf("SKIP: this libpfm4 cannot drive PMU %s\n", forced);
     return 77;
   }
+  std::printf("%s: libpfm4 PMU %s%s\n", t.id.c_str(), pmu.c_str(),
+              pmu == t.pfm_pmu ? "" : " (fallback: the table's own PMU is missing)");
   int bad = 0, checked = 0;
   for (const rprof::TableEvent& e : t.events) {
     if (e.pfm.empty()) {

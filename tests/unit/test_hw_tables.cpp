@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <set>
 
+#include "common/error.h"
 #include "runtime/backend.h"
 #include "hwcounters/event_tables.h"
 #include "hwcounters/perf_plan.h"
@@ -38,7 +39,11 @@ TEST_CASE("table selection from CPU identification strings") {
       {"GenuineIntel", 6, 94, 3, "Intel(R) Core(TM) i7-6700 CPU @ 3.40GHz", "skl"},
       {"GenuineIntel", 6, 140, 1, "11th Gen Intel(R) Core(TM) i7-1165G7 @ 2.80GHz", "icl"},
       {"GenuineIntel", 6, 126, 5, "Intel(R) Core(TM) i7-1065G7 CPU @ 1.30GHz", "icl"},
-      {"GenuineIntel", 6, 151, 2, "12th Gen Intel(R) Core(TM) i9-12900K", "generic"},  // hybrid
+      {"GenuineIntel", 6, 151, 2, "12th Gen Intel(R) Core(TM) i9-12900K", "adl"},  // hybrid
+      {"GenuineIntel", 6, 183, 1, "13th Gen Intel(R) Core(TM) i9-13900K", "adl"},   // Raptor Lake
+      {"GenuineIntel", 6, 170, 4, "Intel(R) Core(TM) Ultra 7 155H", "generic"},     // Meteor Lake
+      {"GenuineIntel", 6, 173, 1, "Intel(R) Xeon(R) 6980P", "gnr"},
+      {"GenuineIntel", 6, 175, 3, "Intel(R) Xeon(R) 6780E", "generic"},  // Sierra Forest
       {"AuthenticAMD", 25, 1, 1, "AMD EPYC 7763 64-Core Processor", "zen3"},
       {"AuthenticAMD", 25, 33, 0, "AMD Ryzen 9 5950X 16-Core Processor", "zen3"},
       {"AuthenticAMD", 25, 80, 0, "AMD Ryzen 7 5800U with Radeon Graphics", "zen3"},
@@ -46,8 +51,11 @@ TEST_CASE("table selection from CPU identification strings") {
       {"AuthenticAMD", 25, 17, 1, "AMD EPYC", "zen4"},  // this VM's spelling
       {"AuthenticAMD", 25, 97, 2, "AMD Ryzen 9 7950X 16-Core Processor", "zen4"},
       {"AuthenticAMD", 25, 160, 2, "AMD EPYC 9754 128-Core Processor", "zen4"},  // Bergamo
-      {"AuthenticAMD", 23, 49, 0, "AMD EPYC 7742 64-Core Processor", "generic"},   // Zen 2
-      {"AuthenticAMD", 26, 2, 0, "AMD EPYC 9755 128-Core Processor", "generic"},   // Zen 5
+      {"AuthenticAMD", 23, 49, 0, "AMD EPYC 7742 64-Core Processor", "zen2"},
+      {"AuthenticAMD", 23, 113, 0, "AMD Ryzen 9 3900X 12-Core Processor", "zen2"},
+      {"AuthenticAMD", 23, 1, 2, "AMD EPYC 7601 32-Core Processor", "generic"},  // Zen 1
+      {"AuthenticAMD", 26, 2, 0, "AMD EPYC 9755 128-Core Processor", "zen5"},
+      {"AuthenticAMD", 26, 68, 0, "AMD Ryzen 9 9950X 16-Core Processor", "zen5"},
       {"CentaurHauls", 6, 15, 0, "VIA Nano", "generic"},
   };
   for (const Case& c : cases) {
@@ -108,11 +116,13 @@ TEST_CASE("plans: one run per group, ids numbered across runs, within the runtim
     o.try_uncore = false;
     CpuId cpu;  // any CPU whose table is t: pick by trying the cases above is overkill,
     cpu.vendor = t.id.rfind("zen", 0) == 0 ? "AuthenticAMD" : "GenuineIntel";
-    cpu.family = t.id.rfind("zen", 0) == 0 ? 25 : 6;
-    const std::map<std::string, int> model = {{"skx", 85}, {"skl", 158}, {"icx", 106},
-                                              {"icl", 140}, {"spr", 143}, {"zen3", 1},
-                                              {"zen4", 17}, {"generic", 1}};
+    cpu.family = t.id == "zen2" ? 23 : t.id == "zen5" ? 26 : t.id.rfind("zen", 0) == 0 ? 25 : 6;
+    const std::map<std::string, int> model = {
+        {"skx", 85}, {"skl", 158}, {"icx", 106}, {"icl", 140}, {"spr", 143}, {"gnr", 173},
+        {"adl", 151}, {"zen2", 49}, {"zen3", 1}, {"zen4", 17}, {"zen5", 2}, {"generic", 1}};
     cpu.model = model.at(t.id);
+    o.allowed_cpus = std::vector<int>{0};  // a performance core on every hybrid machine
+    o.root = std::string(RPROF_SOURCE_DIR) + "/tests/fixtures/machines/alder-lake";
     if (t.id == "generic") cpu.vendor = "Other";
     o.cpu = cpu;
     const PerfPlan plan = plan_perf_run(o);
@@ -167,4 +177,38 @@ TEST_CASE("events: --events generic names, raw codes -- unknown and duplicate na
   CHECK(two.env(1).at("RPROF_PERF_EVENTS") == "task-clock=1:0x1:0x0:0x0:u,minor-faults=1:0x5:0x0:0x0:u");
   o.multiplex = true;
   CHECK(plan_perf_run(o).passes.size() == 1);
+}
+
+TEST_CASE("hybrid Alder Lake: runs that may use efficiency cores are refused, pinned runs planned") {
+  const std::string root = std::string(RPROF_SOURCE_DIR) + "/tests/fixtures/machines/alder-lake";
+  PerfPlanOptions o;
+  o.root = root;
+  o.try_uncore = false;
+  o.cpu = detect_topology(root).cpu;
+  std::vector<int> all;
+  for (int c = 0; c < 24; ++c) all.push_back(c);
+  o.allowed_cpus = all;
+  try {
+    plan_perf_run(o);
+    FAIL("a run over all 24 CPUs was planned");
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    CHECK(e.exit_code() == 2);
+    CHECK_THAT(m, Catch::Contains("CPUs 0-15"));
+    CHECK_THAT(m, Catch::Contains("8 efficiency core(s) (cpu_atom, CPUs 16-23)"));
+    CHECK_THAT(m, Catch::Contains("no FP_ARITH_INST_RETIRED"));
+    CHECK_THAT(m, Catch::Contains("taskset -c 0-15"));
+  }
+  o.allowed_cpus = std::vector<int>{15, 16};  // one efficiency core is enough to refuse
+  CHECK_THROWS_WITH(plan_perf_run(o), Catch::Contains("1 efficiency core(s)"));
+  o.allowed_cpus = std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+  const PerfPlan p = plan_perf_run(o);
+  CHECK(p.table_id == "adl");
+  REQUIRE(p.passes.size() == 4);
+  // Without a cpu_atom PMU in sysfs (efficiency cores off), nothing to refuse.
+  CHECK(hybrid_check(std::string(RPROF_SOURCE_DIR) + "/tests/fixtures/machines/zen4-desktop",
+                     all).empty());
+  CHECK(parse_cpu_set("0-3,8\n") == std::vector<int>{0, 1, 2, 3, 8});
+  CHECK(parse_cpu_set("3-1").empty());
+  CHECK(parse_cpu_set("x").empty());
 }

@@ -118,3 +118,35 @@ TEST_CASE("the probe on this machine agrees with the host's facts") {
   CHECK(p.software_events);  // kernel software events need no PMU
   CHECK_FALSE(p.table_id.empty());
 }
+
+TEST_CASE("access explained: paranoid levels, CAP_PERFMON, seccomp, VMs with and without PMUs") {
+  PerfHost h;
+  h.paranoid = 3;
+  auto facts = explain_access(h);
+  REQUIRE(facts.size() == 4);
+  CHECK(facts[0].topic == "perf_event_paranoid");
+  CHECK(facts[0].state.find("3: perf_event_open denied to unprivileged users") == 0);
+  CHECK(facts[0].fix.find("sudo sysctl kernel.perf_event_paranoid=2") == 0);
+  h.paranoid = 2;
+  CHECK(explain_access(h)[0].fix.find("need kernel.perf_event_paranoid=0") != std::string::npos);
+  h.privileged = true;
+  facts = explain_access(h);
+  CHECK(facts[0].fix.empty());
+  CHECK(facts[1].state.find("held") == 0);
+  h.seccomp = 2;
+  h.container = true;
+  facts = explain_access(h);
+  CHECK(facts[2].state == "inside a container; a seccomp filter is active (Seccomp: 2)");
+  CHECK(facts[2].fix.find("docker run --cap-add PERFMON") != std::string::npos);
+  // EPERM under the filter names the filter, not paranoid.
+  const PerfErrorText t = explain_perf_error(EPERM, PerfEventClass::kHardware, h);
+  CHECK(t.what == "counters not permitted: this process runs under a seccomp filter that denies "
+                  "perf_event_open (a container's) (perf_event_open: EPERM)");
+  h.hypervisor = true;
+  CHECK(explain_access(h)[3].fix.find("-cpu host,pmu=on") != std::string::npos);
+  h.cpu_pmu = true;
+  CHECK(explain_access(h)[3].state.find("core PMU but no memory-controller PMU") !=
+        std::string::npos);
+  h.uncore_pmu = true;
+  CHECK(explain_access(h)[3].fix.empty());
+}

@@ -27,6 +27,7 @@ int cmd_plot(const Args& args);    // rprof plot PROFILE -o roofline.svg
 int cmd_diff(const Args& args);    // rprof diff BEFORE AFTER
 int cmd_cc(const Args& args);      // rprof cc [--] COMPILER ARGS...
 int cmd_check(const Args& args);   // rprof check RUN [--rules FILE] [--baseline OLD]
+int cmd_validate(const Args& args);  // rprof validate ./app | --hardware H --exact E
 
 // Every subcommand, in the order `rprof --help` lists them.
 const std::vector<Command>& commands();

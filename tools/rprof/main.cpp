@@ -31,6 +31,7 @@ const std::vector<Command> kCommands = {
     {"lab", "the Roofline lab: bound, ridge and limit for I, B and P", cmd_lab},
     {"cc", "compile and link with rprof's GCC plugin: counts at near-native speed", cmd_cc},
     {"doctor", "which counting backends work here, and why not", cmd_doctor},
+    {"validate", "check hardware counters against exact (sim) counts on one program", cmd_validate},
     {"help", "this list, or the help of one subcommand", cmd_help},
 };
 

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "hwcounters/perf_plan.h"
 #include "hwcounters/perf_probe.h"
 #include "hwcounters/perf_spec.h"
 #include "common/error.h"
@@ -97,6 +98,10 @@ class LikwidDriver final : public HwDriver {
                           {"events chosen with --events (likwid names)"});
     }
     const CpuTable& t = select_table(detect_topology("/").cpu);
+    if (t.hybrid) {  // the table counts on performance cores only
+      const std::string refused = hybrid_check("", affinity_cpus());
+      if (!refused.empty()) throw Error("--backend=likwid: " + refused, 2);
+    }
     std::vector<std::string> missing;
     const LibraryGroups groups = likwid_event_groups(t, &missing);
     std::vector<std::string> notes = table_notes(t, "likwid");

@@ -1,5 +1,6 @@
 #include "backends/papi/papi_driver.h"
 
+#include "hwcounters/perf_plan.h"
 #include "hwcounters/perf_probe.h"
 #include "hwcounters/perf_spec.h"
 #include "common/error.h"
@@ -82,6 +83,10 @@ class PapiDriver final : public HwDriver {
     } else {
       if (!probe.works) throw Error(failure, 1);
       const CpuTable& t = select_table(detect_topology("/").cpu);
+      if (t.hybrid) {  // the table counts on performance cores only
+        const std::string refused = hybrid_check("", affinity_cpus());
+        if (!refused.empty()) throw Error("--backend=papi: " + refused, 2);
+      }
       groups = papi_event_groups(t);
       notes = table_notes(t, "PAPI");
     }
@@ -97,7 +102,10 @@ LibraryGroups papi_event_groups(const CpuTable& t) {
     std::vector<LibraryEvent> g;
     for (const std::string& k : keys) {
       const TableEvent& e = *t.find(k);
-      std::string name = e.pfm;
+      // A table whose libpfm4 names are another generation's (pfm_check_pmu:
+      // Zen 5, Granite Rapids, Alder Lake) gives PAPI raw codes: the CPU's own
+      // PMU in PAPI's libpfm4 may spell the events differently.
+      std::string name = t.pfm_check_pmu.empty() ? e.pfm : "";
       if (e.type == 0) name = e.raw == 0 ? "PAPI_TOT_CYC" : "PAPI_TOT_INS";
       if (name.empty()) name = "perf_raw::r" + hex_digits(e.raw);  // libpfm4's raw PMU
       g.push_back({e.key, name});
