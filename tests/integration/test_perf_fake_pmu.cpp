@@ -35,20 +35,26 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kMachines =
-    std::string(RPROF_SOURCE_DIR) + "/tests/fixtures/machines/";
+const std::string kMachines = std::string(RPROF_SOURCE_DIR) + "/tests/fixtures/machines/";
+
+// The fake PMU is preloaded ahead of everything: a sanitized rprof or
+// sample would have it ahead of the sanitizer's runtime, which refuses that.
+void skip_if_sanitized() {
+#if defined(RPROF_TEST_SANITIZED)
+  skip_test("sanitized build: the preloaded fake PMU would come before ASan's runtime");
+#endif
+}
 
 struct Kernel {
-  const char *name;
-  double flops;       // DP, 256-bit FMA
-  double read_lines;  // per boundary
-  double write_lines; // per boundary
+  const char* name;
+  double flops;        // DP, 256-bit FMA
+  double read_lines;   // per boundary
+  double write_lines;  // per boundary
 };
 
 // The count of `key` for kernel k running `cycles` cycles (as in
 // tests/unit/test_hw_machines.cpp); false for an event not scripted here.
-bool scripted(const std::string &key, const Kernel &k, double cycles,
-              double *n) {
+bool scripted(const std::string& key, const Kernel& k, double cycles, double* n) {
   const double r = k.read_lines, w = k.write_lines;
   const std::map<std::string, double> counts = {
       {"cycles", cycles},
@@ -79,22 +85,20 @@ bool scripted(const std::string &key, const Kernel &k, double cycles,
       {"DATA_CACHE_REFILLS_FROM_SYSTEM.DRAM", r / 4},
   };
   auto it = counts.find(key);
-  if (it == counts.end())
-    return false;
+  if (it == counts.end()) return false;
   *n = it->second;
   return true;
 }
 
-std::string fresh_file(const std::string &name) {
+std::string fresh_file(const std::string& name) {
   const std::string dir = std::string(RPROF_TEST_BIN_DIR) + "/fake_pmu_scripts";
   std::filesystem::create_directories(dir);
   return dir + "/" + name;
 }
 
-double boundary_bytes(const json &roofline, const std::string &boundary) {
-  for (const json &b : roofline["boundaries"]) {
-    if (b["boundary"] == boundary)
-      return b["bytes"].get<double>();
+double boundary_bytes(const json& roofline, const std::string& boundary) {
+  for (const json& b : roofline["boundaries"]) {
+    if (b["boundary"] == boundary) return b["bytes"].get<double>();
   }
   return -1;
 }
@@ -102,30 +106,28 @@ double boundary_bytes(const json &roofline, const std::string &boundary) {
 struct Expect {
   double flops_per_s;
   double dram_bytes_per_s;
-  bool memory; // memory-bound at DRAM, else compute-bound
+  bool memory;  // memory-bound at DRAM, else compute-bound
 };
 
 // Runs triad under the fake PMU of `machine` with kernel k's rates; the
 // region "triad"'s profile entry and the profile's notes.
-json run_kernel(const std::string &machine, const PerfPlan &plan,
-                const Kernel &k, double t_k, double ghz, double running,
-                bool multiplex, std::string *notes) {
-  const std::string script =
-      fresh_file(machine + "-" + k.name + (multiplex ? "-mux" : ""));
+json run_kernel(const std::string& machine, const PerfPlan& plan, const Kernel& k, double t_k,
+                double ghz, double running, bool multiplex, std::string* notes) {
+  const std::string script = fresh_file(machine + "-" + k.name + (multiplex ? "-mux" : ""));
   {
     std::ofstream s(script);
     s << "root " << kMachines + machine << "\n";
     s << "running " << running << "\n";
     // The probe's own question: user-space cycles (PERF_TYPE_HARDWARE, 0).
     s << "event 0 0 0 0 " << ghz * 1e9 << "\n";
-    for (const PerfPass &pass : plan.passes) {
-      for (const PerfGroupSpec &g : pass.groups) {
-        for (const PerfEventSpec &e : g.events) {
+    for (const PerfPass& pass : plan.passes) {
+      for (const PerfGroupSpec& g : pass.groups) {
+        for (const PerfEventSpec& e : g.events) {
           double n = 0;
           INFO(e.key);
           REQUIRE(scripted(e.key, k, t_k * ghz * 1e9, &n));
-          s << "event " << e.type << " " << e.config << " " << e.config1 << " "
-            << e.config2 << " " << n / t_k << "\n";
+          s << "event " << e.type << " " << e.config << " " << e.config1 << " " << e.config2 << " "
+            << n / t_k << "\n";
         }
       }
     }
@@ -134,19 +136,16 @@ json run_kernel(const std::string &machine, const PerfPlan &plan,
   env.push_back("RPROF_FAKE_PMU=" + script);
   env.push_back(std::string("LD_PRELOAD=") + RPROF_FAKE_PMU_LIB);
   std::vector<std::string> args = {"--backend=perf", "-q"};
-  if (multiplex)
-    args.push_back("--perf-multiplex");
+  if (multiplex) args.push_back("--perf-multiplex");
   // 24 MB of arrays, 20 sweeps: tens of milliseconds in the region.
-  for (const std::string &a :
-       {sample("triad"), std::string("1000000"), std::string("20")}) {
+  for (const std::string& a : {sample("triad"), std::string("1000000"), std::string("20")}) {
     args.push_back(a);
   }
   const RunResult r = run_rprof_on_cpu(args, "triad", env, 8);
   INFO(machine << " " << k.name << ": " << r.err);
   REQUIRE(r.status == 0);
   const json p = load_json(r.dir + "/profile.json");
-  for (const json &n : p["notes"])
-    *notes += n.get<std::string>() + "\n";
+  for (const json& n : p["notes"]) *notes += n.get<std::string>() + "\n";
   json region = find_region(p, "triad");
   REQUIRE(region.is_object());
   return region;
@@ -156,47 +155,42 @@ json run_kernel(const std::string &machine, const PerfPlan &plan,
 // shares the region's time; else one run per group, the counts of each run
 // over the first run's time (docs/backends.md, multi-pass), and only the
 // verdict's bound and boundary are asserted.
-void check_region(const json &region, const Expect &e, const std::string &notes,
-                  bool precise) {
+void check_region(const json& region, const Expect& e, const std::string& notes, bool precise) {
   INFO(region.dump(1) << "\nnotes:\n" << notes);
   REQUIRE(region.contains("roofline"));
-  const json &rl = region["roofline"];
+  const json& rl = region["roofline"];
   REQUIRE(rl["available"] == true);
   const double t = rl["time_s"].get<double>();
   REQUIRE(t > 0);
-  const json &v = region["verdict"];
+  const json& v = region["verdict"];
   CHECK(v["bound"] == (e.memory ? "memory" : "compute"));
-  if (e.memory)
-    CHECK(v["boundary"] == "dram");
-  if (!precise)
-    return;
+  if (e.memory) CHECK(v["boundary"] == "dram");
+  if (!precise) return;
   CHECK(rl["flops"].get<double>() / t == Approx(e.flops_per_s).epsilon(0.01));
-  CHECK(boundary_bytes(rl, "dram") / t ==
-        Approx(e.dram_bytes_per_s).epsilon(0.01));
+  CHECK(boundary_bytes(rl, "dram") / t == Approx(e.dram_bytes_per_s).epsilon(0.01));
   CHECK(v["fraction_of_roof"].get<double>() == Approx(0.9).epsilon(0.02));
 }
 
-double best_dram(const Machine &m) {
+double best_dram(const Machine& m) {
   double g = 0;
-  for (const auto &b : m.ceilings.front().bandwidth) {
-    if (std::string(boundary_key(b.boundary)) == "dram")
-      g = std::max(g, b.boundary_gbs());
+  for (const auto& b : m.ceilings.front().bandwidth) {
+    if (std::string(boundary_key(b.boundary)) == "dram") g = std::max(g, b.boundary_gbs());
   }
   return g;
 }
 
-void check_machine(const std::string &machine, bool amd, double running = 1.0) {
+void check_machine(const std::string& machine, bool amd, double running = 1.0) {
+  skip_if_sanitized();
   const std::string root = kMachines + machine;
-  const CpuTable &table = select_table(detect_topology(root).cpu);
+  const CpuTable& table = select_table(detect_topology(root).cpu);
   if (table.id == "generic") {
-    skip_test(
-        machine +
-        ": no event table for its CPU, so the perf backend has no FLOP or "
-        "traffic formulas to drive there");
+    skip_test(machine +
+              ": no event table for its CPU, so the perf backend has no FLOP or "
+              "traffic formulas to drive there");
   }
   const Machine m = load_machine_file(root + "/machine.json");
   double roof = 0;
-  for (const auto &p : m.ceilings.front().peaks) {
+  for (const auto& p : m.ceilings.front().peaks) {
     if (amd) {
       roof = std::max(roof, p.gflops);
     } else if (p.precision == Precision::kDP && p.width == Width::k256 &&
@@ -210,37 +204,32 @@ void check_machine(const std::string &machine, bool amd, double running = 1.0) {
 
   const Kernel stream{"stream", 2e8, 3e8 / 8, 1e8 / 8};
   const Kernel dense{"dense", 2e10, 1e5, 1e5};
-  const double stream_dram =
-      64 * (stream.read_lines + (amd ? 0 : stream.write_lines));
-  const double dense_dram =
-      64 * (dense.read_lines + (amd ? 0 : dense.write_lines));
+  const double stream_dram = 64 * (stream.read_lines + (amd ? 0 : stream.write_lines));
+  const double dense_dram = 64 * (dense.read_lines + (amd ? 0 : dense.write_lines));
   const double t_stream = stream_dram / (0.9 * dram * 1e9);
   const double t_dense = dense.flops / (0.9 * roof * 1e9);
-  const Expect stream_expect{stream.flops / t_stream, stream_dram / t_stream,
-                             true};
+  const Expect stream_expect{stream.flops / t_stream, stream_dram / t_stream, true};
   const Expect dense_expect{dense.flops / t_dense, dense_dram / t_dense, false};
 
   for (const bool multiplex : {true, false}) {
-    if (running < 1 && !multiplex)
-      break;
+    if (running < 1 && !multiplex) break;
     INFO((multiplex ? "--perf-multiplex" : "one run per group"));
     PerfPlanOptions o;
     o.root = root;
-    o.try_uncore = false; // the fake PMU has no memory-controller PMUs
+    o.try_uncore = false;  // the fake PMU has no memory-controller PMUs
     o.multiplex = multiplex;
     const PerfPlan plan = plan_perf_run(o);
     REQUIRE(plan.table_id == table.id);
     std::string notes;
-    const json s = run_kernel(machine, plan, stream, t_stream, m.clock_ghz,
-                              running, multiplex, &notes);
+    const json s =
+        run_kernel(machine, plan, stream, t_stream, m.clock_ghz, running, multiplex, &notes);
     check_region(s, stream_expect, notes, multiplex);
     CHECK(notes.find(table.name + " event table") != std::string::npos);
     if (running < 1) {
       // Raw counts are the share of time running; the report scales them back.
       int groups = 0;
-      for (const auto &[key, value] : s["counters"].items()) {
-        if (key.size() > 11 &&
-            key.compare(key.size() - 11, 11, ".running_ns") == 0) {
+      for (const auto& [key, value] : s["counters"].items()) {
+        if (key.size() > 11 && key.compare(key.size() - 11, 11, ".running_ns") == 0) {
           const std::string en = key.substr(0, key.size() - 11) + ".enabled_ns";
           REQUIRE(s["counters"].contains(en));
           INFO(key);
@@ -250,67 +239,55 @@ void check_machine(const std::string &machine, bool amd, double running = 1.0) {
         }
       }
       CHECK(groups == static_cast<int>(plan.passes.front().groups.size()));
-      const std::string pct =
-          std::to_string(static_cast<int>(100 * running + 0.5)) + "%";
+      const std::string pct = std::to_string(static_cast<int>(100 * running + 0.5)) + "%";
       CHECK(notes.find("counters were multiplexed and counts scaled by time "
                        "enabled / time "
                        "running; lowest share of time counted: 'triad' " +
                        pct) != std::string::npos);
     } else {
-      CHECK(notes.find("counters were multiplexed and counts scaled") ==
-            std::string::npos);
+      CHECK(notes.find("counters were multiplexed and counts scaled") == std::string::npos);
     }
     notes.clear();
-    const json d = run_kernel(machine, plan, dense, t_dense, m.clock_ghz,
-                              running, multiplex, &notes);
+    const json d =
+        run_kernel(machine, plan, dense, t_dense, m.clock_ghz, running, multiplex, &notes);
     check_region(d, dense_expect, notes, multiplex);
   }
 }
 
-} // namespace
+}  // namespace
 
-TEST_CASE("fake PMU, recorded zen2-rome: perf backend reads, FLOPs, bytes, "
-          "verdicts") {
+TEST_CASE("fake PMU, recorded zen2-rome: perf backend reads, FLOPs, bytes, verdicts") {
   check_machine("zen2-rome", true);
 }
-TEST_CASE("fake PMU, recorded zen4-desktop: perf backend reads, FLOPs, bytes, "
-          "verdicts") {
+TEST_CASE("fake PMU, recorded zen4-desktop: perf backend reads, FLOPs, bytes, verdicts") {
   check_machine("zen4-desktop", true);
 }
-TEST_CASE("fake PMU, recorded zen5-turin: perf backend reads, FLOPs, bytes, "
-          "verdicts") {
+TEST_CASE("fake PMU, recorded zen5-turin: perf backend reads, FLOPs, bytes, verdicts") {
   check_machine("zen5-turin", true);
 }
-TEST_CASE("fake PMU, recorded sapphire-rapids: perf backend reads, FLOPs, "
-          "bytes, verdicts") {
+TEST_CASE("fake PMU, recorded sapphire-rapids: perf backend reads, FLOPs, bytes, verdicts") {
   check_machine("sapphire-rapids", false);
 }
-TEST_CASE("fake PMU, recorded granite-rapids: perf backend reads, FLOPs, "
-          "bytes, verdicts") {
+TEST_CASE("fake PMU, recorded granite-rapids: perf backend reads, FLOPs, bytes, verdicts") {
   check_machine("granite-rapids", false);
 }
-TEST_CASE("fake PMU, recorded alder-lake: perf backend reads, FLOPs, bytes, "
-          "verdicts") {
+TEST_CASE("fake PMU, recorded alder-lake: perf backend reads, FLOPs, bytes, verdicts") {
   check_machine("alder-lake", false);
 }
-TEST_CASE("fake PMU, recorded skylake-sp: perf backend reads, FLOPs, bytes, "
-          "verdicts") {
+TEST_CASE("fake PMU, recorded skylake-sp: perf backend reads, FLOPs, bytes, verdicts") {
   check_machine("skylake-sp", false);
 }
-TEST_CASE("fake PMU, recorded cloud-vm-480m: perf backend reads, FLOPs, bytes, "
-          "verdicts") {
+TEST_CASE("fake PMU, recorded cloud-vm-480m: perf backend reads, FLOPs, bytes, verdicts") {
   check_machine("cloud-vm-480m", false);
 }
-TEST_CASE("fake PMU multiplexed (zen4-desktop, 40% of the time running): "
-          "counts scaled, noted") {
+TEST_CASE("fake PMU multiplexed (zen4-desktop, 40% of the time running): counts scaled, noted") {
   check_machine("zen4-desktop", true, 0.4);
 }
-TEST_CASE("fake PMU multiplexed on Intel (sapphire-rapids, 25% running): "
-          "counts scaled, noted") {
+TEST_CASE("fake PMU multiplexed on Intel (sapphire-rapids, 25% running): counts scaled, noted") {
   check_machine("sapphire-rapids", false, 0.25);
 }
-TEST_CASE("fake PMU: rprof doctor's probe sees the recorded machine's PMU and "
-          "table") {
+TEST_CASE("fake PMU: rprof doctor's probe sees the recorded machine's PMU and table") {
+  skip_if_sanitized();
   const std::string script = fresh_file("doctor-granite-rapids");
   {
     std::ofstream s(script);
@@ -334,33 +311,28 @@ TEST_CASE("fake PMU: rprof doctor's probe sees the recorded machine's PMU and "
   {
     std::ofstream s(script, std::ios::app);
     s << "event 0 0 0 0 1e9\n";
-    for (const PerfEventSpec &e : plan.passes.front().groups.front().events) {
-      s << "event " << e.type << " " << e.config << " " << e.config1 << " "
-        << e.config2 << " 1e6\n";
+    for (const PerfEventSpec& e : plan.passes.front().groups.front().events) {
+      s << "event " << e.type << " " << e.config << " " << e.config1 << " " << e.config2
+        << " 1e6\n";
     }
   }
   for (int scripted_run = 0; scripted_run < 2; ++scripted_run) {
-    INFO((scripted_run ? "cycles and the first group scripted"
-                       : "nothing scripted"));
+    INFO((scripted_run ? "cycles and the first group scripted" : "nothing scripted"));
     if (scripted_run) {
       r = run_command({RPROF_BIN, "doctor", "--json"}, env);
       REQUIRE(r.status == 0);
       j = json::parse(r.out);
     }
     bool found = false;
-    for (const json &b : j["backends"]) {
-      if (b["backend"] != "perf")
-        continue;
+    for (const json& b : j["backends"]) {
+      if (b["backend"] != "perf") continue;
       found = true;
       INFO(b.dump());
       CHECK(b["works"] == (scripted_run == 1));
       if (scripted_run) {
-        CHECK(
-            b["why"] ==
-            "hardware counters through perf_event with the " +
-                select_table(detect_topology(kMachines + "granite-rapids").cpu)
-                    .name +
-                " table");
+        CHECK(b["why"] == "hardware counters through perf_event with the " +
+                              select_table(detect_topology(kMachines + "granite-rapids").cpu).name +
+                              " table");
       } else {
         CHECK(b["why"].get<std::string>().find("ENOENT") != std::string::npos);
       }

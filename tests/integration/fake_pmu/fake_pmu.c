@@ -6,7 +6,7 @@
  * It interposes:
  *   syscall(SYS_perf_event_open, ...)  hardware (type 0) and raw (type 4)
  *       events listed in the script open as fake fds (a real /dev/null fd,
- *       so close, dup and fork behave; mmap of it fails, so rdpmc is off);
+ *       so close and fork behave; mmap of it fails, so rdpmc is off);
  *       any other hardware event fails with ENOENT, as on a machine whose
  *       PMU lacks it; software, tracepoint and other types go to the kernel.
  *   ioctl(fd, PERF_EVENT_IOC_ENABLE/DISABLE/RESET/ID, ...) on fake fds
@@ -75,8 +75,8 @@ typedef void (*any_fn)(void);
 
 /* The next definition of `name` (libc's): dlsym's object pointer copied
  * into a function pointer, the conversion POSIX guarantees. */
-static any_fn next_fn(const char *name) {
-  void *p = dlsym(RTLD_NEXT, name);
+static any_fn next_fn(const char* name) {
+  void* p = dlsym(RTLD_NEXT, name);
   any_fn f;
   memcpy(&f, &p, sizeof(f));
   return f;
@@ -92,56 +92,48 @@ static char g_root[4096];
 static struct fake g_fakes[MAX_FDS];
 static uint64_t g_next_id = 1000;
 
-static void die(const char *what, const char *detail) {
+static void die(const char* what, const char* detail) {
   fprintf(stderr, "fake_pmu: %s%s\n", what, detail);
   _exit(2);
 }
 
-static uint64_t parse_u64(const char *s, const char *line) {
-  char *end = NULL;
+static uint64_t parse_u64(const char* s, const char* line) {
+  char* end = NULL;
   errno = 0;
   const unsigned long long v = strtoull(s, &end, 0);
-  if (errno != 0 || end == s || *end != '\0')
-    die("bad number in script line: ", line);
+  if (errno != 0 || end == s || *end != '\0') die("bad number in script line: ", line);
   return (uint64_t)v;
 }
 
 static void load_script(void) {
-  const char *path = getenv("RPROF_FAKE_PMU");
-  if (path == NULL || *path == '\0')
-    return; /* no script: no hardware events */
-  FILE *f = REAL(fopen)(path, "r");
-  if (f == NULL)
-    die("cannot read the script RPROF_FAKE_PMU=", path);
+  const char* path = getenv("RPROF_FAKE_PMU");
+  if (path == NULL || *path == '\0') return; /* no script: no hardware events */
+  FILE* f = REAL(fopen)(path, "r");
+  if (f == NULL) die("cannot read the script RPROF_FAKE_PMU=", path);
   char line[8192];
   while (fgets(line, sizeof(line), f) != NULL) {
     line[strcspn(line, "#\n")] = '\0';
     char word[32], a[64], b[64], c[64], d[64], e[64], extra[2];
-    const int n = sscanf(line, "%31s %63s %63s %63s %63s %63s %1s", word, a, b,
-                         c, d, e, extra);
-    if (n <= 0)
-      continue;
+    const int n = sscanf(line, "%31s %63s %63s %63s %63s %63s %1s", word, a, b, c, d, e, extra);
+    if (n <= 0) continue;
     if (strcmp(word, "root") == 0 && n == 2) {
-      if (strlen(a) >= sizeof(g_root) - 64)
-        die("root too long: ", a);
+      if (strlen(a) >= sizeof(g_root) - 64) die("root too long: ", a);
       sscanf(line, "%*s %4000s", g_root);
     } else if (strcmp(word, "running") == 0 && n == 2) {
-      char *end = NULL;
+      char* end = NULL;
       g_running = strtod(a, &end);
       if (*end != '\0' || !(g_running > 0 && g_running <= 1))
         die("running share not in (0, 1]: ", a);
     } else if (strcmp(word, "event") == 0 && n == 6) {
-      if (g_nevents == MAX_EVENTS)
-        die("too many events in the script", "");
-      struct scripted *s = &g_events[g_nevents++];
+      if (g_nevents == MAX_EVENTS) die("too many events in the script", "");
+      struct scripted* s = &g_events[g_nevents++];
       s->type = (uint32_t)parse_u64(a, line);
       s->config = parse_u64(b, line);
       s->config1 = parse_u64(c, line);
       s->config2 = parse_u64(d, line);
-      char *end = NULL;
+      char* end = NULL;
       s->per_second = strtod(e, &end);
-      if (*end != '\0' || s->per_second < 0)
-        die("bad rate in script line: ", line);
+      if (*end != '\0' || s->per_second < 0) die("bad rate in script line: ", line);
     } else {
       die("bad script line: ", line);
     }
@@ -157,34 +149,29 @@ static uint64_t now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static struct fake *fake_of(int fd) {
+static struct fake* fake_of(int fd) {
   return fd >= 0 && fd < MAX_FDS && g_fakes[fd].used ? &g_fakes[fd] : NULL;
 }
 
 /* Caller holds g_lock. */
-static uint64_t time_enabled(const struct fake *f, uint64_t now) {
-  const struct fake *l = &g_fakes[f->leader];
+static uint64_t time_enabled(const struct fake* f, uint64_t now) {
+  const struct fake* l = &g_fakes[f->leader];
   return l->enabled_ns + (l->enabled ? now - l->since_ns : 0);
 }
-static uint64_t time_running(uint64_t enabled) {
-  return (uint64_t)((double)enabled * g_running);
-}
-static uint64_t raw_value(const struct fake *f, uint64_t now) {
-  const double v =
-      f->per_second * (double)time_running(time_enabled(f, now)) / 1e9;
+static uint64_t time_running(uint64_t enabled) { return (uint64_t)((double)enabled * g_running); }
+static uint64_t raw_value(const struct fake* f, uint64_t now) {
+  const double v = f->per_second * (double)time_running(time_enabled(f, now)) / 1e9;
   return (uint64_t)v;
 }
 
-static long fake_open(const struct perf_event_attr *attr, int group_fd,
-                      unsigned long flags) {
+static long fake_open(const struct perf_event_attr* attr, int group_fd, unsigned long flags) {
   init();
-  if (attr->type != PERF_TYPE_HARDWARE && attr->type != PERF_TYPE_RAW)
-    return -2; /* kernel's */
-  const struct scripted *s = NULL;
+  if (attr->type != PERF_TYPE_HARDWARE && attr->type != PERF_TYPE_RAW) return -2; /* kernel's */
+  const struct scripted* s = NULL;
   for (int i = 0; i < g_nevents; ++i) {
-    const struct scripted *e = &g_events[i];
-    if (e->type == attr->type && e->config == attr->config &&
-        e->config1 == attr->config1 && e->config2 == attr->config2) {
+    const struct scripted* e = &g_events[i];
+    if (e->type == attr->type && e->config == attr->config && e->config1 == attr->config1 &&
+        e->config2 == attr->config2) {
       s = e;
       break;
     }
@@ -193,21 +180,19 @@ static long fake_open(const struct perf_event_attr *attr, int group_fd,
     errno = ENOENT;
     return -1;
   }
-  const int fd = REAL(open)(
-      "/dev/null", O_RDONLY | ((flags & PERF_FLAG_FD_CLOEXEC) ? O_CLOEXEC : 0));
-  if (fd < 0)
-    return -1;
+  const int fd =
+      REAL(open)("/dev/null", O_RDONLY | ((flags & PERF_FLAG_FD_CLOEXEC) ? O_CLOEXEC : 0));
+  if (fd < 0) return -1;
   pthread_mutex_lock(&g_lock);
-  struct fake *leader = group_fd == -1 ? NULL : fake_of(group_fd);
-  if (fd >= MAX_FDS ||
-      (group_fd != -1 && (leader == NULL || leader->leader != group_fd ||
-                          leader->nmembers == MAX_MEMBERS))) {
+  struct fake* leader = group_fd == -1 ? NULL : fake_of(group_fd);
+  if (fd >= MAX_FDS || (group_fd != -1 && (leader == NULL || leader->leader != group_fd ||
+                                           leader->nmembers == MAX_MEMBERS))) {
     pthread_mutex_unlock(&g_lock);
     REAL(close)(fd);
     errno = EINVAL;
     return -1;
   }
-  struct fake *f = &g_fakes[fd];
+  struct fake* f = &g_fakes[fd];
   memset(f, 0, sizeof(*f));
   f->used = 1;
   f->leader = leader == NULL ? fd : group_fd;
@@ -228,101 +213,91 @@ long syscall(long number, ...) {
   va_list ap;
   va_start(ap, number);
   long a[6];
-  for (int i = 0; i < 6; ++i)
-    a[i] = va_arg(ap, long);
+  for (int i = 0; i < 6; ++i) a[i] = va_arg(ap, long);
   va_end(ap);
   if (number == SYS_perf_event_open) {
-    const long r = fake_open((const struct perf_event_attr *)a[0], (int)a[3],
-                             (unsigned long)a[4]);
-    if (r != -2)
-      return r;
+    const long r = fake_open((const struct perf_event_attr*)a[0], (int)a[3], (unsigned long)a[4]);
+    if (r != -2) return r;
   }
   return REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
 /* libpfm4 and others call it by this name. */
-int perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
-                    int group_fd, unsigned long flags) {
+int perf_event_open(struct perf_event_attr* attr, pid_t pid, int cpu, int group_fd,
+                    unsigned long flags) {
   return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
 }
 
 int ioctl(int fd, unsigned long request, ...) {
   va_list ap;
   va_start(ap, request);
-  void *arg = va_arg(ap, void *);
+  void* arg = va_arg(ap, void*);
   va_end(ap);
   pthread_mutex_lock(&g_lock);
-  struct fake *f = fake_of(fd);
+  struct fake* f = fake_of(fd);
   if (f == NULL) {
     pthread_mutex_unlock(&g_lock);
     return REAL(ioctl)(fd, request, arg);
   }
-  struct fake *l = &g_fakes[f->leader];
+  struct fake* l = &g_fakes[f->leader];
   const uint64_t now = now_ns();
   int rc = 0;
   switch (request) {
-  case PERF_EVENT_IOC_ENABLE:
-    if (!l->enabled) {
-      l->enabled = 1;
-      l->since_ns = now;
-    }
-    break;
-  case PERF_EVENT_IOC_DISABLE:
-    if (l->enabled) {
-      l->enabled_ns += now - l->since_ns;
-      l->enabled = 0;
-    }
-    break;
-  case PERF_EVENT_IOC_RESET:
-    f->reset_value = raw_value(f, now);
-    if (((uintptr_t)arg & PERF_IOC_FLAG_GROUP) && f == l) {
-      for (int i = 0; i < l->nmembers; ++i) {
-        struct fake *m = &g_fakes[l->members[i]];
-        m->reset_value = raw_value(m, now);
+    case PERF_EVENT_IOC_ENABLE:
+      if (!l->enabled) {
+        l->enabled = 1;
+        l->since_ns = now;
       }
-    }
-    break;
-  case PERF_EVENT_IOC_ID:
-    *(uint64_t *)arg = f->id;
-    break;
-  default:
-    errno = ENOTTY;
-    rc = -1;
+      break;
+    case PERF_EVENT_IOC_DISABLE:
+      if (l->enabled) {
+        l->enabled_ns += now - l->since_ns;
+        l->enabled = 0;
+      }
+      break;
+    case PERF_EVENT_IOC_RESET:
+      f->reset_value = raw_value(f, now);
+      if (((uintptr_t)arg & PERF_IOC_FLAG_GROUP) && f == l) {
+        for (int i = 0; i < l->nmembers; ++i) {
+          struct fake* m = &g_fakes[l->members[i]];
+          m->reset_value = raw_value(m, now);
+        }
+      }
+      break;
+    case PERF_EVENT_IOC_ID:
+      *(uint64_t*)arg = f->id;
+      break;
+    default:
+      errno = ENOTTY;
+      rc = -1;
   }
   pthread_mutex_unlock(&g_lock);
   return rc;
 }
 
-static ssize_t fake_read(struct fake *f, void *buf, size_t count) {
+static ssize_t fake_read(struct fake* f, void* buf, size_t count) {
   const uint64_t fmt = f->read_format;
   const uint64_t now = now_ns();
   const uint64_t en = time_enabled(f, now);
   uint64_t out[3 + 2 * (MAX_MEMBERS + 1)];
   size_t n = 0;
   if (fmt & PERF_FORMAT_GROUP) {
-    if (f->leader !=
-        (int)(f - g_fakes)) { /* the kernel reads a member's group too */
+    if (f->leader != (int)(f - g_fakes)) { /* the kernel reads a member's group too */
       f = &g_fakes[f->leader];
     }
     out[n++] = 1 + (uint64_t)f->nmembers;
-    if (fmt & PERF_FORMAT_TOTAL_TIME_ENABLED)
-      out[n++] = en;
-    if (fmt & PERF_FORMAT_TOTAL_TIME_RUNNING)
-      out[n++] = time_running(en);
+    if (fmt & PERF_FORMAT_TOTAL_TIME_ENABLED) out[n++] = en;
+    if (fmt & PERF_FORMAT_TOTAL_TIME_RUNNING) out[n++] = time_running(en);
     for (int i = -1; i < f->nmembers; ++i) {
-      const struct fake *e = i < 0 ? f : &g_fakes[f->members[i]];
+      const struct fake* e = i < 0 ? f : &g_fakes[f->members[i]];
       out[n++] = raw_value(e, now) - e->reset_value;
-      if (fmt & PERF_FORMAT_ID)
-        out[n++] = e->id;
+      if (fmt & PERF_FORMAT_ID) out[n++] = e->id;
     }
   } else {
     out[n++] = raw_value(f, now) - f->reset_value;
-    if (fmt & PERF_FORMAT_TOTAL_TIME_ENABLED)
-      out[n++] = en;
-    if (fmt & PERF_FORMAT_TOTAL_TIME_RUNNING)
-      out[n++] = time_running(en);
-    if (fmt & PERF_FORMAT_ID)
-      out[n++] = f->id;
+    if (fmt & PERF_FORMAT_TOTAL_TIME_ENABLED) out[n++] = en;
+    if (fmt & PERF_FORMAT_TOTAL_TIME_RUNNING) out[n++] = time_running(en);
+    if (fmt & PERF_FORMAT_ID) out[n++] = f->id;
   }
   if (count < n * sizeof(uint64_t)) {
     errno = ENOSPC;
@@ -332,9 +307,9 @@ static ssize_t fake_read(struct fake *f, void *buf, size_t count) {
   return (ssize_t)(n * sizeof(uint64_t));
 }
 
-ssize_t read(int fd, void *buf, size_t count) {
+ssize_t read(int fd, void* buf, size_t count) {
   pthread_mutex_lock(&g_lock);
-  struct fake *f = fake_of(fd);
+  struct fake* f = fake_of(fd);
   if (f != NULL) {
     const ssize_t r = fake_read(f, buf, count);
     pthread_mutex_unlock(&g_lock);
@@ -344,22 +319,20 @@ ssize_t read(int fd, void *buf, size_t count) {
   return REAL(read)(fd, buf, count);
 }
 
-ssize_t __read_chk(int fd, void *buf, size_t count, size_t buflen) {
+ssize_t __read_chk(int fd, void* buf, size_t count, size_t buflen) {
   (void)buflen;
   return read(fd, buf, count);
 }
 
 int close(int fd) {
   pthread_mutex_lock(&g_lock);
-  struct fake *f = fake_of(fd);
+  struct fake* f = fake_of(fd);
   if (f != NULL) {
-    if (f->leader != fd &&
-        fake_of(f->leader) != NULL) { /* leave the leader's list */
-      struct fake *l = &g_fakes[f->leader];
+    if (f->leader != fd && fake_of(f->leader) != NULL) { /* leave the leader's list */
+      struct fake* l = &g_fakes[f->leader];
       for (int i = 0; i < l->nmembers; ++i) {
         if (l->members[i] == fd) {
-          memmove(&l->members[i], &l->members[i + 1],
-                  sizeof(int) * (size_t)(l->nmembers - i - 1));
+          memmove(&l->members[i], &l->members[i + 1], sizeof(int) * (size_t)(l->nmembers - i - 1));
           --l->nmembers;
           break;
         }
@@ -372,29 +345,27 @@ int close(int fd) {
 }
 
 /* The files that identify the PMU rprof runs on, from the script's root. */
-static const char *redirect(const char *path, char *buf, size_t size) {
+static const char* redirect(const char* path, char* buf, size_t size) {
   init();
-  if (g_root[0] == '\0' || path == NULL)
-    return path;
-  if (strcmp(path, "/proc/cpuinfo") != 0 &&
-      strncmp(path, "/sys/devices/cpu_", 17) != 0) {
+  if (g_root[0] == '\0' || path == NULL) return path;
+  if (strcmp(path, "/proc/cpuinfo") != 0 && strncmp(path, "/sys/devices/cpu_", 17) != 0) {
     return path;
   }
   snprintf(buf, size, "%s%s", g_root, path);
   return buf;
 }
 
-FILE *fopen(const char *path, const char *mode) {
+FILE* fopen(const char* path, const char* mode) {
   char buf[8192];
   return REAL(fopen)(redirect(path, buf, sizeof(buf)), mode);
 }
 
-FILE *fopen64(const char *path, const char *mode) {
+FILE* fopen64(const char* path, const char* mode) {
   char buf[8192];
   return REAL(fopen64)(redirect(path, buf, sizeof(buf)), mode);
 }
 
-int open(const char *path, int flags, ...) {
+int open(const char* path, int flags, ...) {
   va_list ap;
   va_start(ap, flags);
   const mode_t mode = (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, mode_t) : 0;
@@ -403,7 +374,7 @@ int open(const char *path, int flags, ...) {
   return REAL(open)(redirect(path, buf, sizeof(buf)), flags, mode);
 }
 
-int open64(const char *path, int flags, ...) {
+int open64(const char* path, int flags, ...) {
   va_list ap;
   va_start(ap, flags);
   const mode_t mode = (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, mode_t) : 0;
@@ -412,7 +383,7 @@ int open64(const char *path, int flags, ...) {
   return REAL(open64)(redirect(path, buf, sizeof(buf)), flags, mode);
 }
 
-int openat(int dirfd, const char *path, int flags, ...) {
+int openat(int dirfd, const char* path, int flags, ...) {
   va_list ap;
   va_start(ap, flags);
   const mode_t mode = (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, mode_t) : 0;
