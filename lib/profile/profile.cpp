@@ -56,6 +56,18 @@ Spread spread_of(const std::vector<double>& v) {
 
 }  // namespace
 
+RepeatTimes RepeatTimes::of(std::vector<double> times) {
+  RepeatTimes r;
+  if (times.empty()) return r;
+  std::sort(times.begin(), times.end());
+  const size_t n = times.size();
+  r.runs = n;
+  r.min_s = times.front();
+  r.max_s = times.back();
+  r.median_s = n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
+  return r;
+}
+
 Spread Region::thread_spread() const {
   std::vector<double> t;
   for (const ThreadRow& r : threads) t.push_back(r.time_s);

@@ -49,6 +49,21 @@ struct Spread {
   double imbalance() const { return mean_s > 0 ? max_s / mean_s - 1 : 0; }
 };
 
+// --repeat N: a region's inclusive time (time_s's convention: the maximum over
+// threads) in each of the N timed runs of the program, as min, median (the
+// middle one; the mean of the middle two for even N) and max. The spread is
+// (max - min) / median, relative: 0.05 = the runs' times lie within 5% of the
+// median. runs == 0: the run was not repeated.
+struct RepeatTimes {
+  size_t runs = 0;
+  double min_s = 0;
+  double median_s = 0;
+  double max_s = 0;
+  double spread() const { return median_s > 0 ? (max_s - min_s) / median_s : 0; }
+  // From the region's time in each run (none: runs == 0).
+  static RepeatTimes of(std::vector<double> times);
+};
+
 struct Region {
   std::string name;
   std::vector<std::string> path;  // outermost first; path.back() == name
@@ -87,6 +102,9 @@ struct Region {
   uint64_t fn_samples = 0;
   double fn_period_s = 0;   // CPU seconds per sample
   unsigned fn_threads = 0;
+  // --repeat N: its time over the N timed runs (time_s is the first run's,
+  // the one the counts come from).
+  RepeatTimes repeat;
 
   size_t depth() const { return path.size() - 1; }
   // Over the threads that ran the region (inclusive time of each).
@@ -120,6 +138,7 @@ struct RunInfo {
   int world_size = -1;         // MPI ranks the job had, -1 when not MPI
   std::vector<int> missing_ranks;  // ranks that left no profile
   int threads = 0;             // threads that ran markers
+  int repeat = 0;              // --repeat N: timed runs of the program (0: one, not repeated)
 };
 
 struct Profile {

@@ -152,6 +152,17 @@ Region region_from_json(const json& j, const JsonReader& ri) {
   g.complete = ri.get<bool>(j, "complete");
   g.open_calls = ri.get_or<uint64_t>(j, "open_calls", 0);
   g.open_time_s = j.contains("open_time_s") ? ri.nonneg(j, "open_time_s") : 0;
+  if (j.contains("repeat_times")) {
+    const json& t = ri.object(j, "repeat_times");
+    const JsonReader rt = ri.at("repeat_times");
+    g.repeat.runs = static_cast<size_t>(rt.in_range(t, "runs", 1, 1000000));
+    g.repeat.min_s = rt.nonneg(t, "min_time_s");
+    g.repeat.median_s = rt.nonneg(t, "median_time_s");
+    g.repeat.max_s = rt.nonneg(t, "max_time_s");
+    if (!(g.repeat.min_s <= g.repeat.median_s && g.repeat.median_s <= g.repeat.max_s)) {
+      rt.fail("expected min_time_s <= median_time_s <= max_time_s");
+    }
+  }
   if (j.contains("declared_work")) {
     const json& w = ri.object(j, "declared_work");
     const JsonReader rw = ri.at("declared_work");
@@ -206,6 +217,7 @@ json profile_head_json(const Profile& p) {
       {"world_size", r.world_size},   {"missing_ranks", r.missing_ranks},
       {"threads", r.threads},
   };
+  if (r.repeat > 0) doc["run"]["repeat"] = r.repeat;
   doc["counters"] = p.counters;
   json errors = json::array();
   for (const MarkerError& e : p.errors) {
@@ -242,6 +254,11 @@ json region_to_json(const Region& g, const RunInfo& r) {
                            {"imbalance", ps.imbalance()}};
   }
   if (r.wall_time_s > 0) j["percent_of_run"] = 100.0 * g.time_s / r.wall_time_s;
+  if (g.repeat.runs > 0) {
+    j["repeat_times"] = {{"runs", g.repeat.runs},          {"min_time_s", g.repeat.min_s},
+                         {"median_time_s", g.repeat.median_s}, {"max_time_s", g.repeat.max_s},
+                         {"spread", g.repeat.spread()}};
+  }
   j["complete"] = g.complete;
   j["open_calls"] = g.open_calls;
   j["open_time_s"] = g.open_time_s;
@@ -391,6 +408,17 @@ void append_region_json(std::string& out, const Region& g, const RunInfo& r) {
     spread_text(out, ps, "processes");
     out += ',';
   }
+  if (g.repeat.runs > 0) {
+    jo::key(out, "repeat_times");
+    out += '{';
+    num("max_time_s", g.repeat.max_s);
+    num("median_time_s", g.repeat.median_s);
+    num("min_time_s", g.repeat.min_s);
+    num("runs", static_cast<uint64_t>(g.repeat.runs));
+    jo::key(out, "spread");
+    jo::number(out, g.repeat.spread());
+    out += "},";
+  }
   jo::key(out, "thread_spread");
   spread_text(out, g.thread_spread(), "threads");
   out += ',';
@@ -483,6 +511,9 @@ Profile profile_from_json(const json& doc, const std::string& file) {
   p.run.signal = static_cast<int>(rr.in_range(run, "signal", 0, 128));
   p.run.processes = static_cast<int>(rr.in_range(run, "processes", 0, lim::kWorldSize));
   p.run.threads = static_cast<int>(rr.in_range(run, "threads", 0, INT32_MAX));
+  if (run.contains("repeat")) {
+    p.run.repeat = static_cast<int>(rr.in_range(run, "repeat", 1, 1000000));
+  }
   p.run.world_size = -1;
   if (run.contains("world_size")) {
     p.run.world_size = static_cast<int>(rr.in_range(run, "world_size", -1, lim::kWorldSize));

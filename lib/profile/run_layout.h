@@ -20,6 +20,8 @@ inline constexpr const char* kRawDir = "raw";
 inline constexpr const char* kPassPrefix = "pass";  // raw/pass1, raw/pass2, ...
 inline constexpr const char* kSimRawDir = "raw-sim";
 inline constexpr const char* kSimDir = "sim";
+// --repeat N: the timed pass's runs after the first, raw-repeat/run2 ... runN.
+inline constexpr const char* kRepeatDir = "raw-repeat";
 
 // The raw folder of pass `index` (0-based) of `count` hardware event groups:
 // "raw" for a single group, else "raw/pass<index + 1>".

@@ -129,6 +129,12 @@ ChartModel build_chart_model(const Analysis& an) {
       cr.share = total > 0 ? std::min(1.0, cr.time_s / total) : 0;
       cr.gflops = *ra.time_bound->min_gflops;
     }
+    if (r.repeat.runs > 1 && r.repeat.min_s > 0 && cr.flops > 0 && !cr.lower_bound) {
+      cr.repeat_runs = r.repeat.runs;
+      cr.gflops_low = cr.flops / r.repeat.max_s / 1e9;
+      cr.gflops_high = cr.flops / r.repeat.min_s / 1e9;
+      cr.repeat_spread = r.repeat.spread();
+    }
     if (ra.sampling && ra.sampling->uncertain && !ra.time_bound) {
       cr.uncertain = true;
       cr.samples = ra.sampling->samples;
@@ -237,6 +243,10 @@ ChartModel build_chart_model(const Analysis& an) {
   auto take_y = [&](double v) { y_lo = std::min(y_lo, v); y_hi = std::max(y_hi, v); };
   for (const ChartRegion& r : c.regions) {
     take_y(r.gflops);
+    if (r.repeat_runs > 0) {
+      take_y(r.gflops_low);
+      take_y(r.gflops_high);
+    }
     for (const ChartPoint& pt : r.points) take_x(pt.intensity);
   }
   for (const ChartRidge& r : c.ridges) take_x(r.intensity);

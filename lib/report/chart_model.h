@@ -71,6 +71,11 @@ struct ChartRegion {
   // drawn, never judged; the tooltip says so.
   bool uncertain = false;
   uint64_t samples = 0;
+  // --repeat N: the rate over the timed runs, FLOPs / max time to FLOPs / min
+  // time (GFLOP/s, FMA = 2 FLOPs), drawn as an error bar; runs == 0: none.
+  size_t repeat_runs = 0;
+  double gflops_low = 0, gflops_high = 0;
+  double repeat_spread = 0;  // (max - min) / median time
 };
 
 struct ChartModel {

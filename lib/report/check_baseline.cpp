@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace rprof {
 namespace {
@@ -77,27 +79,46 @@ std::vector<CheckItem> compare_to_baseline(const ProfileDiff& d, const BaselineO
     }
     if (o.counts_only) continue;
     const bool short_region = too_short(r.verdict_before) || too_short(r.verdict_after);
-    if (r.time_s.both() && *r.time_s.before > 0 && *r.time_s.after > 0) {
-      const double a = *r.time_s.before, b = *r.time_s.after;
-      const std::string was = fmt::format("{:.4g} s", a);
+    // The runs' own spread: medians compared within the larger spread.
+    const bool spread = o.runs_spread && r.repeat_before && r.repeat_after &&
+                        r.repeat_before->median_s > 0 && r.repeat_after->median_s > 0;
+    const double rt = spread ? std::max(r.repeat_before->spread(), r.repeat_after->spread()) : t;
+    const std::string rtol =
+        spread ? fmt::format("{:.3g}% tolerance (the runs' spread, median of {} and {} runs)",
+                             100 * rt, r.repeat_before->runs, r.repeat_after->runs)
+               : tol + " tolerance";
+    const std::string median = spread ? "median " : "";
+    std::optional<double> ta = r.time_s.before, tb = r.time_s.after;
+    if (spread) {
+      ta = r.repeat_before->median_s;
+      tb = r.repeat_after->median_s;
+    }
+    if (ta && tb && *ta > 0 && *tb > 0) {
+      const double a = *ta, b = *tb;
+      const std::string was = fmt::format("{}{:.4g} s", median, a);
       if (short_region) {
         items.add("time (not compared: too short to time)", was, fmt::format("{:.4g} s", b), false,
                   "");
       } else {
-        const std::string now = fmt::format("{:.4g} s ({:+.1f}%)", b, 100 * (b / a - 1));
-        items.add("time", was, now, b > a * (1 + t),
-                  fmt::format("regression: time {:.4g} s -> {:.4g} s ({:+.1f}%), beyond the "
-                              "{} tolerance",
-                              a, b, 100 * (b / a - 1), tol));
+        std::string now = fmt::format("{}{:.4g} s ({:+.1f}%)", median, b, 100 * (b / a - 1));
+        if (spread) now += fmt::format(" within {:.3g}%", 100 * rt);
+        items.add(median + "time", was, now, b > a * (1 + rt),
+                  fmt::format("regression: {}time {:.4g} s -> {:.4g} s ({:+.1f}%), beyond the {}",
+                              median, a, b, 100 * (b / a - 1), rtol));
       }
     }
-    if (r.gflops.both() && *r.gflops.before > 0 && !short_region) {
-      const double a = *r.gflops.before, b = *r.gflops.after;
+    std::optional<double> ga = r.gflops.before, gb = r.gflops.after;
+    if (spread && r.flops.both()) {
+      ga = *r.flops.before / r.repeat_before->median_s / 1e9;
+      gb = *r.flops.after / r.repeat_after->median_s / 1e9;
+    }
+    if (ga && gb && *ga > 0 && !short_region) {
+      const double a = *ga, b = *gb;
       const std::string now = fmt::format("{:.4g} GFLOP/s ({:+.1f}%)", b, 100 * (b / a - 1));
-      items.add("GFLOP/s", fmt::format("{:.4g} GFLOP/s", a), now, b * (1 + t) < a,
-                fmt::format("regression: {:.4g} GFLOP/s -> {:.4g} GFLOP/s ({:+.1f}%, FMA = 2 "
-                            "FLOPs), beyond the {} tolerance",
-                            a, b, 100 * (b / a - 1), tol));
+      items.add(median + "GFLOP/s", fmt::format("{:.4g} GFLOP/s", a), now, b * (1 + rt) < a,
+                fmt::format("regression: {}{:.4g} GFLOP/s -> {:.4g} GFLOP/s ({:+.1f}%, FMA = 2 "
+                            "FLOPs), beyond the {}",
+                            median, a, b, 100 * (b / a - 1), rtol));
     }
   }
   return out;

@@ -23,6 +23,11 @@ struct BaselineOptions {
   // FLOPs and bytes equal within this relative difference (0: exactly). The
   // simulated caches see addresses, which follow the environment's size.
   double count_tolerance = 0;
+  // Both runs were repeated (rprof --repeat N) and no --tolerance was given:
+  // a region with repeat times in both runs compares its median times (and
+  // GFLOP/s from them) with the larger of the two runs' spreads,
+  // (max - min) / median, as its tolerance; other regions use `tolerance`.
+  bool runs_spread = false;
 };
 
 // One item per compared quantity of every region (rprof check's table,

@@ -148,6 +148,10 @@ void CsvReporter::write(const Analysis& a, const ReportOptions&, std::ostream& o
            "function_gflops_lower_bound,function_dram_gbs_lower_bound,function_time_samples,"
            "function_time_relative_error,function_time_uncertain";
   }
+  // --repeat N: the time over the timed runs, last (existing columns keep
+  // their places); spread = (max - min) / median, relative.
+  const bool any_repeat = p.run.repeat > 1;
+  if (any_repeat) out << ",repeat_runs,min_time_s,median_time_s,max_time_s,time_spread";
   out << "\n";
   for (size_t i = 0; i < p.regions.size(); ++i) {
     const Region& r = p.regions[i];
@@ -168,6 +172,12 @@ void CsvReporter::write(const Analysis& a, const ReportOptions&, std::ostream& o
     if (a.any_memory && i < a.regions.size()) out << memory_csv_cells(a.regions[i]);
     if (a.any_function) {
       out << (i < a.regions.size() ? function_csv_cells(a.regions[i]) : std::string(",,,,,,,,"));
+    }
+    if (any_repeat) {
+      const RepeatTimes& t = r.repeat;
+      out << (t.runs > 0 ? fmt::format(",{},{:.9g},{:.9g},{:.9g},{:.6g}", t.runs, t.min_s,
+                                       t.median_s, t.max_s, t.spread())
+                         : std::string(",,,,,"));
     }
     out << "\n";
   }

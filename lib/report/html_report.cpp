@@ -37,6 +37,12 @@ json region_data(const RegionAnalysis& ra, const Profile& p, int number) {
   j["percent_of_run"] = p.run.wall_time_s > 0 ? json(100.0 * r.time_s / p.run.wall_time_s)
                                               : json(nullptr);
   j["imbalance"] = r.threads.size() > 1 ? json(r.thread_spread().imbalance()) : json(nullptr);
+  j["repeat_times"] = r.repeat.runs > 0 ? json{{"runs", r.repeat.runs},
+                                               {"min_time_s", r.repeat.min_s},
+                                               {"median_time_s", r.repeat.median_s},
+                                               {"max_time_s", r.repeat.max_s},
+                                               {"spread", r.repeat.spread()}}
+                                        : json(nullptr);
   j["declared"] = r.work_calls > 0 ? json{{"flops", r.work_flops}, {"bytes", r.work_bytes}}
                                    : json(nullptr);
   json bytes = boundary_map(), intensity = boundary_map();

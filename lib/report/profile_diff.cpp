@@ -15,6 +15,7 @@ struct Side {
   std::optional<double> bytes[4], intensity[4];
   std::optional<std::string> limited;
   std::optional<Verdict> verdict;
+  std::optional<RepeatTimes> repeat;
 };
 
 Side side_of(const RegionAnalysis& ra) {
@@ -22,6 +23,7 @@ Side side_of(const RegionAnalysis& ra) {
   Side s;
   s.calls = static_cast<double>(r.calls);
   s.time_s = r.time_s;
+  if (r.repeat.runs > 1) s.repeat = r.repeat;
   if (r.work_calls > 0) {
     s.declared_flops = r.work_flops;
     s.declared_bytes = r.work_bytes;
@@ -71,6 +73,8 @@ RegionDiff combine(const std::vector<std::string>& path, const Side* a, const Si
   d.limited_after = y.limited;
   d.verdict_before = x.verdict;
   d.verdict_after = y.verdict;
+  d.repeat_before = x.repeat;
+  d.repeat_after = y.repeat;
   for (Boundary bd : kBoundaries) {
     const int k = static_cast<int>(bd);
     BoundaryDiff bdiff{bd, {x.bytes[k], y.bytes[k]}, {x.intensity[k], y.intensity[k]}};

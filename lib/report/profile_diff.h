@@ -45,6 +45,8 @@ struct RegionDiff {
   Change bound_gflops;                    // with ceilings
   std::optional<std::string> limited_before, limited_after;  // "compute", "memory (DRAM)"
   std::optional<Verdict> verdict_before, verdict_after;
+  // --repeat: the region's time over each run's timed runs, when it has them.
+  std::optional<RepeatTimes> repeat_before, repeat_after;
 };
 
 struct ProfileDiff {

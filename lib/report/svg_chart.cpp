@@ -250,6 +250,21 @@ void SvgWriter::regions(LabelPlacer& placer) {
           esc(least), human_number(r->gflops), human_number(p.bytes / 1e9),
           p.limiting ? "; the limiting boundary" : "", esc(where), esc(bound_note));
     }
+    if (r->repeat_runs > 0) {
+      // --repeat: the rate's range over the timed runs, an error bar with
+      // caps through the highest-intensity dot.
+      const double xa = x_.to_px(r->points.back().intensity);
+      const double lo = y_.to_px(r->gflops_low), hi = y_.to_px(r->gflops_high);
+      o_ += fmt::format(
+          "<path data-role=\"repeat-spread\" data-runs=\"{}\" data-gflops-low=\"{}\" "
+          "data-gflops-high=\"{}\" data-spread=\"{}\" d=\"M{} {}V{}M{} {}H{}M{} {}H{}\" "
+          "fill=\"none\" stroke=\"{}\" stroke-width=\"1.2\"><title>{}: {} to {} GFLOP/s over "
+          "{} timed runs (FMA = 2 FLOPs; time spread (max - min) / median {:.1f}%)</title></path>\n",
+          r->repeat_runs, n(r->gflops_low), n(r->gflops_high), n(r->repeat_spread), px(xa),
+          px(lo), px(hi), px(xa - 4), px(lo), px(xa + 4), px(xa - 4), px(hi), px(xa + 4), kInk,
+          esc(r->path), human_number(r->gflops_low), human_number(r->gflops_high),
+          r->repeat_runs, 100 * r->repeat_spread);
+    }
     if (r->lower_bound) {
       // An arrow up from the highest-intensity dot: the rate is at least this.
       const double xa = x_.to_px(r->points.back().intensity), top = yp - rad - 16;

@@ -167,8 +167,19 @@ void TextReporter::write(const Analysis& a, const ReportOptions& opt,
   if (any_ranks) {
     out << "Procs, Min/Mean/Max = over processes (MPI ranks), each its slowest thread.\n";
   }
+  const bool any_repeat = run.repeat > 1;
+  if (any_repeat) {
+    out << fmt::format("--repeat {}: Time is the first timed run's (the counts' run); Min, "
+                       "Median over the {} timed runs; Spread = (max - min) / median.\n",
+                       run.repeat, run.repeat);
+  }
   out << "\n";
   std::vector<std::string> headers = {"Region", "Calls", "Time [s]", "Excl [s]"};
+  if (any_repeat) {
+    headers.push_back("Min [s]");
+    headers.push_back("Median [s]");
+    headers.push_back("Spread [%]");
+  }
   if (any_cpu) headers.push_back("CPU [s]");
   if (run.wall_time_s > 0) headers.push_back("% run");
   if (any_threads) {
@@ -213,6 +224,12 @@ void TextReporter::write(const Analysis& a, const ReportOptions& opt,
         : bound   ? "< " + seconds(bound->max_time_s)
                   : seconds(r.time_s),
         only_open ? "" : bound ? "< " + seconds(bound->max_time_s) : seconds(r.exclusive_time_s)};
+    if (any_repeat) {
+      const RepeatTimes& t = r.repeat;
+      row.push_back(t.runs > 0 ? seconds(t.min_s) : "");
+      row.push_back(t.runs > 0 ? seconds(t.median_s) : "");
+      row.push_back(t.runs > 0 ? fmt::format("{:.1f}", 100 * t.spread()) : "");
+    }
     if (any_cpu) row.push_back(r.has_cpu_time ? seconds(r.cpu_time_s) : "");
     if (run.wall_time_s > 0) {
       row.push_back(bound ? "< " + fmt::format("{:.1f}", 100.0 * bound->max_time_s / run.wall_time_s)

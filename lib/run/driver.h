@@ -85,6 +85,13 @@ struct RunPlan {
   std::string progress_what;
   double progress_slowdown = 0;
   bool progress_line = false;
+  // The pass whose times the profile shows (SIZE_MAX: none, e.g. sim's
+  // --sim-only), and --repeat N: how many times it runs. The pipeline runs
+  // it again N - 1 times right after it, into raw-repeat/run<k>; the driver
+  // finishes with the first run (its counts), and each region gets its time
+  // over all N runs (Region::repeat).
+  size_t timed_pass = 0;
+  size_t repeat = 1;
 };
 
 // What a run of rprof ends with.

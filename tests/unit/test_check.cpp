@@ -345,3 +345,76 @@ TEST_CASE("docs/ci.md: its rules example is a valid rules file") {
   CHECK(*r.rules[1].min_gflops == 2.0);
   CHECK(*r.rules[2].bytes[static_cast<size_t>(Boundary::kDRAM)] == 2400000);
 }
+
+TEST_CASE("RepeatTimes: min, median (middle, or mean of the middle two), max, spread") {
+  const RepeatTimes odd = RepeatTimes::of({0.3, 0.1, 0.2});
+  CHECK(odd.runs == 3);
+  CHECK(odd.min_s == 0.1);
+  CHECK(odd.median_s == 0.2);
+  CHECK(odd.max_s == 0.3);
+  CHECK(odd.spread() == Approx(1.0).epsilon(1e-12));  // (0.3 - 0.1) / 0.2
+  const RepeatTimes even = RepeatTimes::of({4, 1, 2, 3});
+  CHECK(even.median_s == 2.5);
+  CHECK(even.spread() == Approx(1.2).epsilon(1e-12));  // (4 - 1) / 2.5
+  CHECK(RepeatTimes::of({}).runs == 0);
+  CHECK(RepeatTimes::of({}).spread() == 0);
+}
+
+TEST_CASE("baseline: repeated runs compare median times within the runs' own spread") {
+  const Machine m = rprof::test::synthetic_machine();
+  const MachineSource ms{&m, "synthetic", {}};
+  // daxpy: first-run time `first`, 3 runs with this median, spread +-half.
+  auto repeated = [](double first, double median, double half) {
+    Profile p = run(kN, first);
+    p.regions[1].time_s = 0.05;  // daxpy/inner: no repeat times
+    p.run.repeat = 3;
+    p.regions[0].repeat = RepeatTimes::of({median * (1 - half), median, median * (1 + half)});
+    return p;
+  };
+  auto compare = [&](const Profile& a, const Profile& b, bool spread) {
+    BaselineOptions o;
+    o.exact_counts = true;
+    o.runs_spread = spread;
+    return compare_to_baseline(diff_profiles(analyze(a, ms), analyze(b, ms)), o);
+  };
+  // Baseline median 0.1 s with a 20% spread; the new run's median 15% slower
+  // (its first run 30% slower: not what is compared): within 20%.
+  const Profile old_run = repeated(0.1, 0.1, 0.10);
+  std::vector<CheckItem> items = compare(old_run, repeated(0.13, 0.115, 0.02), true);
+  CHECK(failed_item(items, "median time") == nullptr);
+  CHECK(failed_item(items, "time") == nullptr);
+  bool seen = false;
+  for (const CheckItem& it : items) {
+    if (it.region == "daxpy" && it.check == "median time") {
+      seen = true;
+      CHECK(it.expected == "median 0.1 s");
+      CHECK(it.measured == "median 0.115 s (+15.0%) within 20%");
+    }
+  }
+  CHECK(seen);
+  // 25% slower: beyond the spread, in time and in GFLOP/s (1/1.25 = -20.0%).
+  items = compare(old_run, repeated(0.1, 0.125, 0.02), true);
+  REQUIRE(failed_item(items, "median time") != nullptr);
+  CHECK(failed_item(items, "median time")->message ==
+        "daxpy: regression: median time 0.1 s -> 0.125 s (+25.0%), beyond the 20% tolerance "
+        "(the runs' spread, median of 3 and 3 runs)");
+  REQUIRE(failed_item(items, "median GFLOP/s") != nullptr);
+  CHECK(failed_item(items, "median GFLOP/s")->message ==
+        "daxpy: regression: median 0.02 GFLOP/s -> 0.016 GFLOP/s (-20.0%, FMA = 2 FLOPs), beyond "
+        "the 20% tolerance (the runs' spread, median of 3 and 3 runs)");
+  // The larger spread of the two counts: the new run's 30% lets 25% pass.
+  CHECK(failures(compare(old_run, repeated(0.1, 0.125, 0.15), true)) == 0);
+  // Without runs_spread (--tolerance given): first-run times, the 10% default.
+  items = compare(old_run, repeated(0.115, 0.115, 0.02), false);
+  REQUIRE(failed_item(items, "time") != nullptr);
+  CHECK(failed_item(items, "time")->message ==
+        "daxpy: regression: time 0.1 s -> 0.115 s (+15.0%), beyond the 10% tolerance");
+  // Regions without repeat times (daxpy/inner here) keep the default: 12% slower fails.
+  Profile inner_slower = repeated(0.1, 0.1, 0.02);
+  inner_slower.regions[1].time_s = 0.056;
+  items = compare(old_run, inner_slower, true);
+  REQUIRE(failed_item(items, "time") != nullptr);
+  CHECK(failed_item(items, "time")->message ==
+        "daxpy/inner: regression: time 0.05 s -> 0.056 s (+12.0%), beyond the 10% tolerance");
+  CHECK(failed_item(items, "median time") == nullptr);
+}

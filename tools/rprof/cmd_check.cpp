@@ -70,9 +70,15 @@ int run_check(const CheckSetup& s) {
     o.exact_counts = exact_counts(*old) && exact_counts(now);
     o.counts_only = s.counts_only;
     o.count_tolerance = s.count_tolerance;
+    o.runs_spread = !s.tolerance_given && old->run.repeat > 1 && now.run.repeat > 1;
     std::cout << "  baseline: " << s.baseline_path << " (backend " << old->run.backend << "): ";
     if (s.counts_only) {
       std::cout << "times not compared (--counts-only); ";
+    } else if (o.runs_spread) {
+      std::cout << "median time and GFLOP/s within the runs' own spread, (max - min) / median, "
+                   "the larger of the two (both runs repeated: "
+                << old->run.repeat << " and " << now.run.repeat << " timed runs; "
+                << 100 * o.tolerance << "% for regions without it, --tolerance overrides); ";
     } else {
       std::cout << "time and GFLOP/s within " << 100 * o.tolerance << "% ("
                 << (s.tolerance_given ? "--tolerance" : "the default; --tolerance sets it")

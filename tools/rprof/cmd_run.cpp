@@ -44,6 +44,7 @@ struct RunOptions {
   bool perf_multiplex = false;
   std::string functions;  // --functions[=N], "" when not given
   std::string sample_period;  // --sample-period, "" when not given
+  std::string repeat;         // --repeat N, "" when not given
   ReportOptions report;
   std::vector<std::string> app;
 };
@@ -79,6 +80,10 @@ void add_run_options(CLI::App& app, RunOptions& o) {
                  "function view: CPU time per cpu-clock sample and thread, a time (250us, "
                  "1ms) or a rate (4kHz); default 250us (a 50 ms function gets about 200 "
                  "samples); raised to 1 / kernel.perf_event_max_sample_rate when faster");
+  app.add_option("--repeat", o.repeat,
+                 "time the program N times (counts once, from the first timed run): each "
+                 "region's time min, median and spread = (max - min) / median over the N "
+                 "runs; rprof check --baseline uses the spread as its tolerance");
   app.add_option("--format", o.format, "report printed on stdout: text, json or csv")
       ->check(CLI::IsMember({"text", "json", "csv"}));
   app.add_flag("--threads", o.report.show_threads, "per-thread rows in the text report");
@@ -234,12 +239,27 @@ int write_reports(RunOptions& o, const std::string& out_dir, const Profile& p,
   return result.shell_status();
 }
 
+// --repeat N: 1 to 1000 timed runs; throws Error (exit 2) for anything else.
+size_t parse_repeat(const std::string& text) {
+  size_t v = 0;
+  bool ok = !text.empty() && text.size() <= 4;
+  for (char c : text) {
+    if (c < '0' || c > '9') ok = false;
+  }
+  if (ok) v = static_cast<size_t>(std::stoul(text));
+  if (!ok || v < 1 || v > 1000) {
+    throw Error("--repeat expects a number of timed runs from 1 to 1000, not '" + text + "'", 2);
+  }
+  return v;
+}
+
 }  // namespace
 
 int cmd_run(const Args& args) {
   RunOptions o;
   if (!parse_run_options(args, o)) return 0;
   // Fail on a program that cannot run before anything is created.
+  const size_t repeat = o.repeat.empty() ? 1 : parse_repeat(o.repeat);
   const std::string program = resolve_program(o.app.front());
   RunRequest request = run_request(o, program);
   // A broken machine file costs the roofline, never the run.
@@ -280,6 +300,10 @@ int cmd_run(const Args& args) {
                 2);
   }
   RunPlan plan = backend.driver->plan(request);  // refuses before anything is created
+  if (repeat > 1 && plan.timed_pass >= plan.passes.size()) {
+    throw Error("--repeat needs a timed native run (not with --sim-only)", 2);
+  }
+  plan.repeat = repeat;
   // Launch-environment additions that are no backend's go into plan.env here:
   // LIKWID / PAPI marker programs get rprof's drop-in preloaded.
   preload_marker_shims(marker_apis, plan.env);

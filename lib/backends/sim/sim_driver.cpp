@@ -196,6 +196,7 @@ RunPlan SimDriver::plan(const RunRequest& request) {
     }
   }
   plan.passes.push_back({"counted", "sim", layout::kSimRawDir, {}});  // spec: before_pass
+  if (!native_) plan.timed_pass = SIZE_MAX;  // the simulator's times only
   plan.progress_pass = plan.passes.size() - 1;
   plan.progress_what = "simulating";
   plan.progress_slowdown = kExpectedSlowdown;

@@ -63,6 +63,13 @@
     { key: 'excl', head: 'Excl. [s]', val: (r) => (r.time_bound ? r.time_bound.max_time_s : r.exclusive_time_s),
       cell: (r) => (r.time_bound ? el('span', { class: 'bound', text: '< ' + num(r.time_bound.max_time_s) }) : num(r.exclusive_time_s)) },
   ];
+  // --repeat N: the time over the timed runs; spread = (max - min) / median.
+  if (regions.some((r) => r.repeat_times)) {
+    cols.push({ key: 'median', head: 'Median [s]', val: (r) => (r.repeat_times ? r.repeat_times.median_time_s : null),
+      cell: (r) => (r.repeat_times ? num(r.repeat_times.median_time_s) : '') });
+    cols.push({ key: 'spread', head: 'Spread [%]', val: (r) => (r.repeat_times ? r.repeat_times.spread : null),
+      cell: (r) => (r.repeat_times ? el('span', { title: 'min ' + num(r.repeat_times.min_time_s) + ' s, max ' + num(r.repeat_times.max_time_s) + ' s over ' + r.repeat_times.runs + ' timed runs; (max - min) / median', text: num(100 * r.repeat_times.spread) }) : '') });
+  }
   if (anyShare) {
     cols.push({ key: 'share', head: '% of run', val: (r) => r.percent_of_run,
       cell: (r) => el('span', {}, num(r.percent_of_run),
