@@ -1,5 +1,7 @@
 #include "hwcounters/perf_plan.h"
 
+#include "machine/thread_team.h"
+
 #include <linux/perf_event.h>
 #include <sched.h>
 #include <unistd.h>
@@ -113,18 +115,6 @@ std::optional<PerfEventSpec> encode_named_event(const std::string& name, std::st
   return std::nullopt;
 }
 
-std::vector<int> affinity_cpus() {
-  std::vector<int> out;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-    for (int c = 0; c < CPU_SETSIZE; ++c) {
-      if (CPU_ISSET(c, &set)) out.push_back(c);
-    }
-  }
-  return out;
-}
-
 std::vector<int> parse_cpu_set(const std::string& text) {
   std::vector<int> out;
   std::stringstream ss(text);
@@ -209,7 +199,7 @@ PerfPlan plan_perf_run(const PerfPlanOptions& o) {
     plan.table_id = t.id;
     if (t.hybrid) {
       const std::string refused =
-          hybrid_check(o.root, o.allowed_cpus ? *o.allowed_cpus : affinity_cpus());
+          hybrid_check(o.root, o.allowed_cpus ? *o.allowed_cpus : allowed_cpus());
       if (!refused.empty()) throw Error(refused, 2);
     }
     for (const auto& keys : t.groups) {

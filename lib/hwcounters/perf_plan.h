@@ -60,9 +60,7 @@ PerfPlan plan_perf_run(const PerfPlanOptions& options);
 // performance core (or sysfs under `root` shows no cpu_atom PMU), else why
 // the run is refused and the taskset command that pins it.
 std::string hybrid_check(const std::string& root, const std::vector<int>& allowed);
-// The CPUs this process may run on (its affinity; a program it starts
-// inherits it).
-std::vector<int> affinity_cpus();
+// (The CPUs this process may run on: machine/thread_team.h allowed_cpus().)
 // "0-3,8" -> {0, 1, 2, 3, 8}; empty on malformed text.
 std::vector<int> parse_cpu_set(const std::string& text);
 

@@ -24,60 +24,16 @@
 #include "machine/machine_file.h"
 #include "machine/topology.h"
 
+#include "hw_scripted_counts.h"
+
 using namespace rprof;
 
 namespace {
 
 const std::string kMachines = std::string(RPROF_SOURCE_DIR) + "/tests/fixtures/machines/";
 
-struct Kernel {
-  const char* name;
-  double flops;        // DP, 256-bit FMA
-  double read_lines;   // per boundary
-  double write_lines;  // per boundary
-};
-
-// The count of `key` for kernel k running `cycles` cycles; false for an
-// event this test does not know (a new table event must be scripted here).
-bool scripted(const std::string& key, const Kernel& k, double cycles, double* n) {
-  const double r = k.read_lines, w = k.write_lines;
-  const std::map<std::string, double> counts = {
-      {"cycles", cycles},
-      {"instructions", 2 * cycles},
-      // Intel: FP_ARITH counts an FMA instruction twice; 4 DP lanes.
-      {"FP_ARITH_INST_RETIRED.256B_PACKED_DOUBLE", k.flops / 4},
-      {"FP_ARITH_INST_RETIRED.SCALAR_DOUBLE", 0},
-      {"FP_ARITH_INST_RETIRED.128B_PACKED_DOUBLE", 0},
-      {"FP_ARITH_INST_RETIRED.512B_PACKED_DOUBLE", 0},
-      {"FP_ARITH_INST_RETIRED.SCALAR_SINGLE", 0},
-      {"FP_ARITH_INST_RETIRED.128B_PACKED_SINGLE", 0},
-      {"FP_ARITH_INST_RETIRED.256B_PACKED_SINGLE", 0},
-      {"FP_ARITH_INST_RETIRED.512B_PACKED_SINGLE", 0},
-      {"L1D.REPLACEMENT", r},
-      {"L1D.M_EVICT", w},
-      {"L2_TRANS.L1D_WB", w},
-      {"L2_LINES_IN.ALL", r},
-      {"L2_LINES_OUT.NON_SILENT", w},
-      {"L2_TRANS.L2_WB", w},
-      {"LONGEST_LAT_CACHE.MISS", r},
-      {"L1D_PEND_MISS.PENDING", 2 * cycles},  // 4 misses in flight on average
-      {"L1D_PEND_MISS.PENDING_CYCLES", cycles / 2},
-      // AMD: FLOPs directly (FMA = 2). L2<->LLC reads split between demand
-      // misses (1/4) and L2 prefetches that missed L3 (3/4); DRAM reads are
-      // those prefetches plus the demand fills from DRAM (1/4).
-      {"RETIRED_SSE_AVX_FLOPS.ANY", k.flops},
-      {"REQUESTS_TO_L2_GROUP1.DATA", r},
-      {"CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS.LS_RD_BLK_C", r / 4},
-      {"L2_PREFETCH_HIT_L3.ALL", 0},
-      {"L2_PREFETCH_MISS_L3.ALL", 3 * r / 4},
-      {"ANY_DATA_CACHE_FILLS_FROM_SYSTEM.DRAM", r / 4},
-      {"DATA_CACHE_REFILLS_FROM_SYSTEM.DRAM", r / 4},
-  };
-  auto it = counts.find(key);
-  if (it == counts.end()) return false;
-  *n = it->second;
-  return true;
-}
+using rprof::test::Kernel;
+using rprof::test::scripted;
 
 Region region(const PerfPlan& plan, const Kernel& k, double time_s, double ghz) {
   Region reg;

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "hwcounters/event_tables.h"
+#include "machine/thread_team.h"
 #include "hwcounters/perf_errors.h"
 #include "hwcounters/perf_plan.h"
 #include "hwcounters/perf_probe.h"
@@ -57,7 +58,7 @@ TableView table_view() {
           std::to_string(cpu.family) + ", model " + std::to_string(cpu.model) + ")";
   v.table = &select_table(cpu);
   if (v.table->hybrid) {
-    v.hybrid = hybrid_check(v.root == "/" ? "" : v.root, affinity_cpus());
+    v.hybrid = hybrid_check(v.root == "/" ? "" : v.root, allowed_cpus());
   }
   return v;
 }

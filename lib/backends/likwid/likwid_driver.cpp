@@ -1,4 +1,5 @@
 #include "backends/likwid/likwid_driver.h"
+#include "machine/thread_team.h"
 
 #include <filesystem>
 
@@ -99,7 +100,7 @@ class LikwidDriver final : public HwDriver {
     }
     const CpuTable& t = select_table(detect_topology("/").cpu);
     if (t.hybrid) {  // the table counts on performance cores only
-      const std::string refused = hybrid_check("", affinity_cpus());
+      const std::string refused = hybrid_check("", allowed_cpus());
       if (!refused.empty()) throw Error("--backend=likwid: " + refused, 2);
     }
     std::vector<std::string> missing;

@@ -1,4 +1,5 @@
 #include "backends/papi/papi_driver.h"
+#include "machine/thread_team.h"
 
 #include "hwcounters/perf_plan.h"
 #include "hwcounters/perf_probe.h"
@@ -84,7 +85,7 @@ class PapiDriver final : public HwDriver {
       if (!probe.works) throw Error(failure, 1);
       const CpuTable& t = select_table(detect_topology("/").cpu);
       if (t.hybrid) {  // the table counts on performance cores only
-        const std::string refused = hybrid_check("", affinity_cpus());
+        const std::string refused = hybrid_check("", allowed_cpus());
         if (!refused.empty()) throw Error("--backend=papi: " + refused, 2);
       }
       groups = papi_event_groups(t);
