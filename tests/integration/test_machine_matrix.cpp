@@ -148,12 +148,29 @@ void check_machine(const std::string& machine) {
   const uint64_t chase_bytes = 4 * std::max(g.llc, host_largest_cache());
   const Run chase = run_on(machine, {sample("chase"), n_of(chase_bytes / 64), "200000"}, "chase");
   INFO(chase.verdict.dump());
-  CHECK(chase.verdict["bound"] == "memory");
-  CHECK(chase.verdict["boundary"] == "dram");
-  REQUIRE(has_flag(chase.verdict, "latency-bound"));
-  for (const json& f : chase.verdict["flags"]) {
-    if (f["name"] == "latency-bound") {
-      CHECK_THAT(f["reason"].get<std::string>(), Catch::Contains("Little's law"));
+  // The native run's time is this host's; the verdict holds it against the
+  // recorded machine's DRAM latency (Little's law, misses in flight between
+  // 0.25 and 2.5). Where a miss costs this host several times that latency
+  // (a VM: nested page walks over a working set far beyond the TLB's reach;
+  // measured here: 280 ns against the recorded 78 ns, 0.27 misses in flight
+  // in one run and 0.21 in the next), the recorded latency explains under a
+  // quarter of the time, and the verdict is below every roof with latency
+  // named as the likely limit: the same conclusion from the band's other
+  // side. Either is accepted; any other verdict fails.
+  if (chase.verdict["bound"] == "below-roofs") {
+    WARN(machine << ": this host's DRAM misses cost far more than the recorded machine's "
+                    "latency: the chase is below every roof, latency named as its limit");
+    REQUIRE(chase.verdict["likely_limit"].is_string());
+    CHECK_THAT(chase.verdict["likely_limit"].get<std::string>(), Catch::Contains("latency"));
+    CHECK_FALSE(has_flag(chase.verdict, "latency-bound"));
+  } else {
+    CHECK(chase.verdict["bound"] == "memory");
+    CHECK(chase.verdict["boundary"] == "dram");
+    REQUIRE(has_flag(chase.verdict, "latency-bound"));
+    for (const json& f : chase.verdict["flags"]) {
+      if (f["name"] == "latency-bound") {
+        CHECK_THAT(f["reason"].get<std::string>(), Catch::Contains("Little's law"));
+      }
     }
   }
   // The stream gets a far larger share of its roof than the chase: on an
