@@ -6,8 +6,12 @@
 #ifndef RPROF_TESTS_HW_SCRIPTED_COUNTS_H_
 #define RPROF_TESTS_HW_SCRIPTED_COUNTS_H_
 
+#include <algorithm>
 #include <map>
 #include <string>
+
+#include "common/kinds.h"
+#include "machine/machine_file.h"
 
 namespace rprof::test {
 
@@ -58,6 +62,32 @@ inline bool scripted(const std::string& key, const Kernel& k, double cycles, dou
   if (it == counts.end()) return false;
   *n = it->second;
   return true;
+}
+
+// The roof the dense kernel is held to: on Intel the DP 256-bit add/mul roof
+// (FP_ARITH counts an FMA as two instructions, so the mix is not known and
+// the lower roof applies); on AMD, whose FLOP count has no precision or
+// width, the machine's highest roof. 0 when the machine has none.
+inline double dense_roof(const Machine& m, bool amd) {
+  double roof = 0;
+  for (const auto& p : m.ceilings.front().peaks) {
+    if (amd) {
+      roof = std::max(roof, p.gflops);
+    } else if (p.precision == Precision::kDP && p.width == Width::k256 &&
+               p.mix == FlopMix::kAddMul) {
+      roof = p.gflops;
+    }
+  }
+  return roof;
+}
+
+// The machine's best bandwidth at one boundary ("dram", ...), GB/s; 0 if none.
+inline double best_bandwidth(const Machine& m, const std::string& boundary) {
+  double g = 0;
+  for (const auto& b : m.ceilings.front().bandwidth) {
+    if (boundary_key(b.boundary) == boundary) g = std::max(g, b.boundary_gbs());
+  }
+  return g;
 }
 
 }  // namespace rprof::test

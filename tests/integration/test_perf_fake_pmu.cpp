@@ -48,6 +48,8 @@ void skip_if_sanitized() {
 
 using rprof::test::Kernel;
 using rprof::test::scripted;
+using rprof::test::best_bandwidth;
+using rprof::test::dense_roof;
 
 std::string fresh_file(const std::string& name) {
   const std::string dir = std::string(RPROF_TEST_BIN_DIR) + "/fake_pmu_scripts";
@@ -130,14 +132,6 @@ void check_region(const json& region, const Expect& e, const std::string& notes,
   CHECK(v["fraction_of_roof"].get<double>() == Approx(0.9).epsilon(0.02));
 }
 
-double best_dram(const Machine& m) {
-  double g = 0;
-  for (const auto& b : m.ceilings.front().bandwidth) {
-    if (std::string(boundary_key(b.boundary)) == "dram") g = std::max(g, b.boundary_gbs());
-  }
-  return g;
-}
-
 void check_machine(const std::string& machine, bool amd, double running = 1.0) {
   skip_if_sanitized();
   const std::string root = kMachines + machine;
@@ -148,17 +142,9 @@ void check_machine(const std::string& machine, bool amd, double running = 1.0) {
               "traffic formulas to drive there");
   }
   const Machine m = load_machine_file(root + "/machine.json");
-  double roof = 0;
-  for (const auto& p : m.ceilings.front().peaks) {
-    if (amd) {
-      roof = std::max(roof, p.gflops);
-    } else if (p.precision == Precision::kDP && p.width == Width::k256 &&
-               p.mix == FlopMix::kAddMul) {
-      roof = p.gflops;
-    }
-  }
+  const double roof = dense_roof(m, amd);
   REQUIRE(roof > 0);
-  const double dram = best_dram(m);
+  const double dram = best_bandwidth(m, "dram");
   REQUIRE(dram > 0);
 
   const Kernel stream{"stream", 2e8, 3e8 / 8, 1e8 / 8};

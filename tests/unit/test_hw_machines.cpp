@@ -34,6 +34,8 @@ const std::string kMachines = std::string(RPROF_SOURCE_DIR) + "/tests/fixtures/m
 
 using rprof::test::Kernel;
 using rprof::test::scripted;
+using rprof::test::best_bandwidth;
+using rprof::test::dense_roof;
 
 Region region(const PerfPlan& plan, const Kernel& k, double time_s, double ghz) {
   Region reg;
@@ -65,14 +67,6 @@ Region region(const PerfPlan& plan, const Kernel& k, double time_s, double ghz) 
   return reg;
 }
 
-double best(const Machine& m, const std::string& boundary) {
-  double g = 0;
-  for (const auto& b : m.ceilings.front().bandwidth) {
-    if (boundary_key(b.boundary) == boundary) g = std::max(g, b.boundary_gbs());
-  }
-  return g;
-}
-
 void check_machine(const std::string& name, const std::string& table, bool amd) {
   const std::string root = kMachines + name;
   const CpuId cpu = detect_topology(root).cpu;
@@ -85,21 +79,9 @@ void check_machine(const std::string& name, const std::string& table, bool amd) 
   REQUIRE(plan.table_id == table);
   const Machine machine = load_machine_file(root + "/machine.json");
   const double ghz = machine.clock_ghz;
-  // The roof the dense kernel is held to: on Intel the DP 256-bit add/mul
-  // roof (FP_ARITH counts an FMA as two instructions, so the mix is not
-  // known and the lower roof applies); on AMD, whose FLOP count has no
-  // precision or width, the machine's highest roof.
-  double roof = 0;
-  for (const auto& p : machine.ceilings.front().peaks) {
-    if (amd) {
-      roof = std::max(roof, p.gflops);
-    } else if (p.precision == Precision::kDP && p.width == Width::k256 &&
-               p.mix == FlopMix::kAddMul) {
-      roof = p.gflops;
-    }
-  }
+  const double roof = dense_roof(machine, amd);
   REQUIRE(roof > 0);
-  const double dram = best(machine, "dram");
+  const double dram = best_bandwidth(machine, "dram");
   REQUIRE(dram > 0);
 
   const Kernel stream{"stream", 2e8, 3e8 / 8, 1e8 / 8};

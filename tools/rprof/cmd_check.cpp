@@ -127,7 +127,7 @@ int cmd_check(const Args& args) {
                  "rules file: TOML ([[rule]] tables; .toml or any other name) or JSON (.json)");
   app.add_option("--baseline", s.baseline_path,
                  "a stored run to compare with: times and GFLOP/s within --tolerance, exact "
-                 "counts (sim backend) equal");
+                 "counts (sim, inst) equal");
   app.add_option("--tolerance", s.tolerance,
                  "relative change of time or GFLOP/s that counts as a regression (default 0.10)");
   app.add_option("--count-tolerance", s.count_tolerance,

@@ -467,9 +467,8 @@ std::vector<basic_block> hoist_loop(class loop* loop) {
     append_add(&seq, k, total);
   }
   if (g_dump) {
-    expanded_location x = expand_location(loop->header->loop_father
-                                              ? gimple_location(gsi_stmt(gsi_last_bb(exit->src)))
-                                              : UNKNOWN_LOCATION);
+    gimple* test = last_stmt(exit->src);
+    expanded_location x = expand_location(test ? gimple_location(test) : UNKNOWN_LOCATION);
     std::fprintf(g_dump, "%s %s:%d loop: counted once before it, times its iterations\n",
                  IDENTIFIER_POINTER(DECL_NAME(current_function_decl)), x.file ? x.file : "?",
                  x.line);
@@ -481,7 +480,6 @@ std::vector<basic_block> hoist_loop(class loop* loop) {
 // One block: stretches end at calls that are not counted as FP work.
 void instrument_block(basic_block bb) {
   Counts c{};
-  gimple_stmt_iterator start = gsi_after_labels(bb);
   bool start_at_block = true;  // the stretch starts at the block's first statement
   gimple_stmt_iterator last_call{};
   location_t loc = UNKNOWN_LOCATION;
@@ -501,7 +499,6 @@ void instrument_block(basic_block bb) {
     }
     c = Counts{};
   };
-  (void)start;
   for (gimple_stmt_iterator gsi = gsi_after_labels(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
     gimple* stmt = gsi_stmt(gsi);
     if (is_gimple_debug(stmt)) continue;
@@ -522,10 +519,8 @@ void instrument_block(basic_block bb) {
         tree arg = gimple_call_arg(call, i);
         if (is_memory(arg) && TREE_CODE(arg) != ADDR_EXPR) c.v[RPROF_INST_BYTES_READ] += size_of(arg);
       }
-      // Argument loads happen before the call: count them there (they
-      // belong with the stretch that ends at the call, not the next one).
-      // Simplification: they are added with the next stretch's counts, which
-      // start right after the call: the call itself is uncounted either way.
+      // Aggregates passed by value (loaded before the call) are added with
+      // the next stretch, right after the call.
       start_at_block = false;
       last_call = gsi;
       loc = UNKNOWN_LOCATION;
