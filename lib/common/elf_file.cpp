@@ -124,7 +124,7 @@ std::vector<std::string> read_needed(const FileBytes& f, const Section& section)
 // the name and the descriptor, each padded to 4 bytes.
 template <typename Section>
 std::vector<ElfNote> read_notes(const FileBytes& f, const Section& section) {
-  constexpr uint64_t kMaxNoteBytes = 1 << 16;
+  constexpr uint64_t kMaxNoteBytes = 4 << 20;  // rprof cc's calls notes: one per unit
   std::vector<ElfNote> notes;
   Elf64_Shdr s{};
   for (uint64_t i = 0; section(i, &s); ++i) {

@@ -54,7 +54,7 @@ class ElfFile {
   // The DT_NEEDED entries of its dynamic section, in order (none: static,
   // or no section headers).
   const std::vector<std::string>& needed() const { return needed_; }
-  // The notes of its SHT_NOTE sections (each section read up to 64 KiB).
+  // The notes of its SHT_NOTE sections (each section read up to 4 MiB).
   const std::vector<ElfNote>& notes() const { return notes_; }
   // The first note of this owner and type, or nullptr.
   const ElfNote* note(const std::string& owner, uint32_t type) const;

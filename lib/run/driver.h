@@ -149,6 +149,11 @@ class BackendDriver {
   virtual CountSource source() const = 0;
   // Capabilities. --functions: counts attributed to the program's functions.
   virtual bool counts_functions() const { return false; }
+  // The note of a run whose program has no markers, shown by function.
+  virtual std::string function_view_note() const {
+    return "the program has no markers: its functions are shown as regions (the function "
+           "view; --functions=N for more)";
+  }
   // --sim-only: the counts without a native run (no times).
   virtual bool counts_without_native_run() const { return false; }
   virtual DriverProbe probe() const = 0;

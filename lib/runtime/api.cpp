@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "rprof/rprof.h"
+#include "runtime/auto_regions.h"
 #include "runtime/clock.h"
 #include "runtime/region_table.h"
 #include "runtime/session.h"
@@ -125,6 +126,32 @@ int end(Key key) {
 }
 
 }  // namespace
+
+namespace rprof::runtime {
+
+int auto_begin(uint32_t region, AutoKind kind, bool only_in_marked) {
+  if (!active()) return RPROF_INACTIVE;
+  if (in_signal_handler()) return refuse_in_handler();
+  ThreadState* t = current_thread();
+  if (t == nullptr) return RPROF_ERR_CAPACITY;
+  const CallGuard call(t);
+  if (!call.entered()) return RPROF_ERR_NESTING;
+  MarkerScope scope(t);
+  return t->begin_auto(region, kind, only_in_marked);
+}
+
+int auto_end(uint32_t region) {
+  if (!active()) return RPROF_INACTIVE;
+  if (in_signal_handler()) return refuse_in_handler();
+  ThreadState* t = current_thread();
+  if (t == nullptr) return RPROF_ERR_CAPACITY;
+  const CallGuard call(t);
+  if (!call.entered()) return RPROF_ERR_NESTING;
+  MarkerScope scope(t);
+  return t->end_auto(region);
+}
+
+}  // namespace rprof::runtime
 
 extern "C" {
 

@@ -136,6 +136,7 @@ int32_t ThreadState::child_of(int32_t parent, uint32_t region) {
 }
 
 int ThreadState::begin(uint32_t region) {
+  cont_region_ = 0;
   const int d = sh_->depth.load(std::memory_order_relaxed);
   if (d == kMaxDepth) {
     record_error(ErrorKind::kTooDeep, 0, region);
@@ -167,6 +168,8 @@ int ThreadState::begin(uint32_t region) {
     f.region = region;
     f.recursive = false;
     f.borrowed = false;
+    f.automatic = kNotAuto;
+    f.continued = false;
     f.child_ticks = 0;
     f.t0.store(now_ticks(), std::memory_order_relaxed);
     sh_->depth.store(d + 1, std::memory_order_release);
@@ -178,6 +181,8 @@ int ThreadState::begin(uint32_t region) {
   f.recursive = recursive;
   f.child_ticks = 0;
   f.borrowed = false;
+  f.automatic = kNotAuto;
+  f.continued = false;
   if (counting_) backend_->region_opened(region, region_name(region));
   const uint64_t t0 = now_ticks();
   if (nc_ > 0) {
@@ -194,7 +199,7 @@ void ThreadState::close_frame(int d, uint64_t t1, const uint64_t* c1) {
   Frame& f = frames_[d - 1];
   Node& n = node(f.node.load(std::memory_order_relaxed));
   const uint64_t elapsed = t1 - f.t0.load(std::memory_order_relaxed);
-  if (!f.borrowed) add_relaxed(n.calls, 1);
+  if (!f.borrowed && !f.continued) add_relaxed(n.calls, 1);
   if (!f.recursive) add_relaxed(n.incl_ticks, elapsed);
   add_relaxed(n.excl_ticks, elapsed > f.child_ticks ? elapsed - f.child_ticks : 0);
   if (d >= 2) frames_[d - 2].child_ticks += elapsed;
@@ -214,11 +219,13 @@ void ThreadState::close_frame(int d, uint64_t t1, const uint64_t* c1) {
 }
 
 int ThreadState::end(uint32_t region) {
+  cont_region_ = 0;
   const uint64_t t1 = now_ticks();
   uint64_t c1[kMaxCounters];
   if (nc_ > 0) read_counters(c1, t1);
   const int d = sh_->depth.load(std::memory_order_relaxed);
   int status = RPROF_OK;
+  int below_auto = -1;
   if (refused_deep_ > 0) {
     // The end of a begin refused beyond kMaxDepth (ends come in reverse
     // order, so the refused, innermost, begins end first): absorbed, the
@@ -228,6 +235,11 @@ int ThreadState::end(uint32_t region) {
   } else if (d == 0) {
     record_error(ErrorKind::kEndWithoutBegin, 0, region);
     status = RPROF_ERR_NESTING;
+  } else if (d > 0 && frames_[d - 1].automatic != kNotAuto &&
+             (below_auto = auto_reachable(region, false)) >= 0) {
+    // A marker's end inside functions or loops of an instrumented program
+    // (its begin was outside them): they end here too.
+    close_down_to(d, below_auto, t1, c1);
   } else if (frames_[d - 1].region != region || frames_[d - 1].borrowed) {
     // A borrowed frame is closed by unborrow() only: an end of its name on
     // this thread has no begin here.
@@ -244,6 +256,58 @@ int ThreadState::end(uint32_t region) {
     close_frame(d, t1, c1);
   }
   return status;
+}
+
+int ThreadState::auto_reachable(uint32_t region, bool automatic) const {
+  for (int i = sh_->depth.load(std::memory_order_relaxed) - 1; i >= 0; --i) {
+    const Frame& f = frames_[i];
+    if (f.region == region && !f.borrowed && (f.automatic != kNotAuto) == automatic) return i;
+    if (f.automatic == kNotAuto) return -1;  // a marker's frame is never closed from above
+  }
+  return -1;
+}
+
+void ThreadState::close_down_to(int d, int target, uint64_t t1, const uint64_t* c1) {
+  for (int top = d; top > target; --top) {
+    if (frames_[top - 1].node.load(std::memory_order_relaxed) < 0) {
+      sh_->depth.store(top - 1, std::memory_order_release);  // refused at the node limit
+    } else {
+      close_frame(top, t1, c1);
+    }
+  }
+}
+
+int ThreadState::begin_auto(uint32_t region, AutoKind kind, bool only_in_marked) {
+  const int d = sh_->depth.load(std::memory_order_relaxed);
+  if (only_in_marked) {
+    int i = d - 1;
+    while (i >= 0 && frames_[i].automatic != kNotAuto) --i;
+    if (i < 0) return RPROF_OK;  // no marker's region open: not a region
+  }
+  const bool continues = kind == kAutoLoop && cont_region_ == region && cont_depth_ == d;
+  const int status = begin(region);
+  if (sh_->depth.load(std::memory_order_relaxed) == d + 1) {
+    frames_[d].automatic = kind;
+    frames_[d].continued = continues;
+  }
+  return status;
+}
+
+int ThreadState::end_auto(uint32_t region) {
+  if (refused_deep_ > 0) {  // as in end(): the innermost refused begin ends first
+    --refused_deep_;
+    return RPROF_ERR_DEPTH;
+  }
+  const int target = auto_reachable(region, true);
+  if (target < 0) return RPROF_OK;  // never opened (outside markers), or closed by a marker's end
+  const uint64_t t1 = now_ticks();
+  uint64_t c1[kMaxCounters];
+  if (nc_ > 0) read_counters(c1, t1);
+  const bool loop = frames_[target].automatic == kAutoLoop;
+  close_down_to(sh_->depth.load(std::memory_order_relaxed), target, t1, c1);
+  cont_region_ = loop ? region : 0;
+  cont_depth_ = target;
+  return RPROF_OK;
 }
 
 int ThreadState::open_path(uint32_t* out, int cap) const {
@@ -263,6 +327,7 @@ int ThreadState::open_path(uint32_t* out, int cap) const {
 }
 
 int ThreadState::borrow(const uint32_t* path, int n) {
+  cont_region_ = 0;
   const int d0 = sh_->depth.load(std::memory_order_relaxed);
   if (n > kMaxDepth - d0) n = kMaxDepth - d0;
   uint64_t c0[kMaxCounters];
@@ -287,6 +352,8 @@ int ThreadState::borrow(const uint32_t* path, int n) {
       f.recursive = frames_[i].node.load(std::memory_order_relaxed) == node_id;
     }
     f.borrowed = true;
+    f.automatic = kNotAuto;
+    f.continued = false;
     f.child_ticks = 0;
     if (nc_ > 0) {
       uint64_t* cc = child_counters(d);
@@ -305,6 +372,7 @@ int ThreadState::borrow(const uint32_t* path, int n) {
 }
 
 int ThreadState::unborrow(int n) {
+  cont_region_ = 0;
   const int d0 = sh_->depth.load(std::memory_order_relaxed);
   if (n <= 0 || n > d0) return 0;
   for (int i = 1; i <= n; ++i) {

@@ -135,8 +135,17 @@ struct Frame {
   // OpenMP parallel region this thread works in (runtime/openmp.cpp). Its end
   // counts time and counters but no call: the call is the starting thread's.
   bool borrowed = false;
+  // Opened by instrumented code (begin_auto: a function or loop nest of a
+  // program built with rprof cc), not by a marker: AutoKind.
+  uint8_t automatic = 0;
+  // A loop nest entered again right after it was left (GCC's versions of one
+  // source loop: the vectorized loop, then its remainder): no new call.
+  bool continued = false;
   uint64_t child_ticks = 0;
 };
+
+// Frame::automatic.
+enum AutoKind : uint8_t { kNotAuto = 0, kAutoFunction = 1, kAutoLoop = 2 };
 
 enum class ThreadRole : uint32_t {
   kLive = 0,    // a thread's own state (running, or ended and kept)
@@ -182,6 +191,14 @@ class ThreadState {
 
   int begin(uint32_t region);
   int end(uint32_t region);
+  // Regions that instrumented code opens and closes (Frame::automatic). An
+  // end closes the innermost open frame of its region together with the
+  // automatic frames above it (a C++ exception or longjmp that skipped their
+  // ends), never a marker's frame; an end whose region is not open is
+  // ignored. only_in_marked: opens nothing unless a marker's region (or a
+  // borrowed one) is open on this thread.
+  int begin_auto(uint32_t region, AutoKind kind, bool only_in_marked);
+  int end_auto(uint32_t region);
   // Bracket a whole marker call, name lookup included, so that counting
   // backends (sim) leave the marker's own work out of every region.
   void enter_marker() {
@@ -282,6 +299,12 @@ class ThreadState {
   uint64_t cpu_time_ns(uint64_t now);
   // Closes the innermost frame (depth d) at t1 with counters c1.
   void close_frame(int d, uint64_t t1, const uint64_t* c1);
+  // Closes frames d-1 down to `target` (indices), at one clock and counter
+  // read; frames refused at the node limit just leave.
+  void close_down_to(int d, int target, uint64_t t1, const uint64_t* c1);
+  // The index of the innermost open frame of `region` with only automatic
+  // frames above it (automatic itself or not, as asked), or -1.
+  int auto_reachable(uint32_t region, bool automatic) const;
 
   void reset_nodes();
 
@@ -309,6 +332,10 @@ class ThreadState {
   // Begins refused beyond kMaxDepth whose ends have not come yet: those ends
   // are absorbed (one too_deep error, no end_without_begin per level).
   uint64_t refused_deep_ = 0;
+  // The loop nest just closed by end_auto, and its depth, while nothing else
+  // began or ended since (Frame::continued); 0 when none.
+  uint32_t cont_region_ = 0;
+  int cont_depth_ = -1;
 };
 
 }  // namespace rprof::runtime

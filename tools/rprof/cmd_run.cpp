@@ -316,8 +316,7 @@ int cmd_run(const Args& args) {
   note_marker_apis(marker_apis, run.profile);
   note_openmp_attribution(program, run.profile);
   if (functions_by_default) {
-    run.profile.notes.push_back("the program has no markers: its functions are shown as "
-                                "regions (the function view; --functions=N for more)");
+    run.profile.notes.push_back(backend.driver->function_view_note());
   }
   return write_reports(o, out_dir, run.profile, load_machine, machine_choice, run);
 }

@@ -4,10 +4,13 @@
 // calling thread's array when it starts (after librprof's own start-up), so
 // read() asks for it each time: a thread's reads are its own array's.
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 
 #include "backends/inst/inst_counters.h"
+#include "runtime/auto_regions.h"
 #include "runtime/backend.h"
+#include "runtime/region_table.h"
 
 namespace rprof {
 namespace {
@@ -39,6 +42,57 @@ class InstBackend final : public Backend {
   }
 };
 
+// Functions and loop nests (inst_counters.h): region ids by the address of
+// their name, a string constant of the program (one address, one name), in
+// a lock-free table filled on first use; a name that finds no slot is
+// interned on every call (correct, slower).
+struct Site {
+  std::atomic<const char*> name{nullptr};
+  std::atomic<uint32_t> id{0};
+};
+constexpr size_t kSites = 1 << 14;
+constexpr int kProbes = 32;
+Site g_sites[kSites];
+
+uint32_t region_of_site(const char* name) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(name);
+  size_t h = static_cast<size_t>((a >> 3) * 0x9E3779B97F4A7C15ull >> 40);
+  for (int p = 0; p < kProbes; ++p, ++h) {
+    Site& s = g_sites[h % kSites];
+    const char* k = s.name.load(std::memory_order_acquire);
+    if (k == nullptr) {
+      if (!s.name.compare_exchange_strong(k, name, std::memory_order_acq_rel)) {
+        if (k != name) continue;  // another name took it
+      } else {
+        const uint32_t id = runtime::intern_region(name);
+        s.id.store(id, std::memory_order_release);
+        return id;
+      }
+    }
+    if (k == name) {
+      const uint32_t id = s.id.load(std::memory_order_acquire);
+      return id != 0 ? id : runtime::intern_region(name);  // being filled
+    }
+  }
+  return runtime::intern_region(name);
+}
+
+enum class Scope { kAll, kMarked, kNone };
+std::atomic<int> g_scope{-1};
+
+Scope scope() {
+  int s = g_scope.load(std::memory_order_relaxed);
+  if (s < 0) {
+    const char* v = std::getenv(RPROF_INST_REGIONS_ENV);
+    s = static_cast<int>(v == nullptr                  ? Scope::kNone
+                         : std::strcmp(v, "all") == 0    ? Scope::kAll
+                         : std::strcmp(v, "marked") == 0 ? Scope::kMarked
+                                                         : Scope::kNone);
+    g_scope.store(s, std::memory_order_relaxed);
+  }
+  return static_cast<Scope>(s);
+}
+
 }  // namespace
 
 std::unique_ptr<Backend> make_inst_backend(std::string* /*why*/) {
@@ -55,4 +109,24 @@ extern "C" __attribute__((visibility("default"))) void rprof_inst_attach(
     unsigned long long* (*counters)(), int layout_version) {
   if (layout_version != RPROF_INST_LAYOUT_VERSION || !counters) return;
   rprof::g_counters.store(counters, std::memory_order_release);
+}
+
+// Called by an instrumented program's run-time object (inst_rt.c) where a
+// function with loops starts and where a loop nest is entered, and where
+// they end (inst_counters.h).
+extern "C" __attribute__((visibility("default"))) void rprof_inst_enter(const char* name,
+                                                                        int kind) {
+  const rprof::Scope s = rprof::scope();
+  if (s == rprof::Scope::kNone || name == nullptr) return;
+  const uint32_t id = rprof::region_of_site(name);
+  if (id == 0) return;
+  rprof::runtime::auto_begin(
+      id, kind == RPROF_INST_KIND_LOOP ? rprof::runtime::kAutoLoop : rprof::runtime::kAutoFunction,
+      s == rprof::Scope::kMarked);
+}
+
+extern "C" __attribute__((visibility("default"))) void rprof_inst_exit(const char* name) {
+  if (rprof::scope() == rprof::Scope::kNone || name == nullptr) return;
+  const uint32_t id = rprof::region_of_site(name);
+  if (id != 0) rprof::runtime::auto_end(id);
 }

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <climits>
@@ -18,6 +19,7 @@
 #include "common/elf_file.h"
 #include "common/error.h"
 #include "common/fs.h"
+#include "profile/function_view.h"
 
 namespace rprof {
 namespace {
@@ -101,6 +103,9 @@ InstFiles find_inst_files(std::string* why) {
     if (files.runtime.empty() && is_file(d + "/librprof_inst_rt.a")) {
       files.runtime = resolved(d + "/librprof_inst_rt.a");
     }
+    if (files.librprof.empty() && is_file(d + "/../librprof.so")) {
+      files.librprof = resolved(d + "/../librprof.so");
+    }
   }
   if (why) {
     if (files.gcc_major.empty()) {
@@ -132,6 +137,67 @@ std::string inst_refusal(const std::string& program) {
            "): rebuild it with this rprof's `rprof cc`";
   }
   return "";
+}
+
+namespace {
+
+// Functions whose work the instrumented code already counts (the memory
+// functions, by their size at the call) or that are rprof's own.
+bool counted_or_ours(const std::string& n) {
+  static const std::set<std::string> kCounted = {
+      "memcpy", "memmove", "mempcpy", "memset", "__memcpy_chk", "__memmove_chk",
+      "__mempcpy_chk", "__memset_chk"};
+  if (kCounted.count(n)) return true;
+  for (const char* prefix : {"rprof_", "__rprof", "likwid_marker", "PAPI_hl_", "_rprof"}) {
+    if (n.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
+// A C math library function (its FLOPs are the likeliest to matter).
+bool libm_function(const std::string& n) {
+  static const std::set<std::string> kMath = {
+      "sin",   "cos",   "tan",   "asin",  "acos",  "atan",  "atan2", "sinh",  "cosh",
+      "tanh",  "asinh", "acosh", "atanh", "exp",   "exp2",  "expm1", "log",   "log2",
+      "log10", "log1p", "pow",   "sqrt",  "cbrt",  "hypot", "erf",   "erfc",  "tgamma",
+      "lgamma", "fmod", "remainder", "sincos", "exp10", "j0", "j1", "y0", "y1"};
+  if (kMath.count(n)) return true;
+  if (n.size() > 1 && (n.back() == 'f' || n.back() == 'l')) {
+    return kMath.count(n.substr(0, n.size() - 1)) > 0;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::string> uncounted_callees(const std::string& program) {
+  std::string error;
+  const std::optional<ElfFile> elf = ElfFile::load(program, &error);
+  if (!elf) return {};
+  std::set<std::string> called, defined;
+  for (const ElfNote& n : elf->notes()) {
+    if (n.owner != RPROF_INST_NOTE_OWNER || n.type != RPROF_INST_CALLS_TYPE) continue;
+    size_t at = 0;
+    while (at < n.desc.size()) {
+      size_t end = n.desc.find('\0', at);
+      if (end == std::string::npos) end = n.desc.size();
+      if (end > at + 1) {
+        const std::string name = n.desc.substr(at + 1, end - at - 1);
+        if (n.desc[at] == 'C') called.insert(name);
+        if (n.desc[at] == 'D') defined.insert(name);
+      }
+      at = end + 1;
+    }
+  }
+  std::vector<std::string> math, other;
+  for (const std::string& c : called) {
+    if (defined.count(c) || counted_or_ours(c)) continue;
+    (libm_function(c) ? math : other).push_back(demangle_symbol(c));
+  }
+  std::sort(math.begin(), math.end());
+  std::sort(other.begin(), other.end());
+  math.insert(math.end(), other.begin(), other.end());
+  return math;
 }
 
 std::vector<std::string> inst_compile_flags(const InstFiles& files) {

@@ -15,6 +15,7 @@ struct InstFiles {
   std::string plugin;   // rprof_inst.so
   std::string runtime;  // librprof_inst_rt.a
   std::string gcc_major;  // the GCC the plugin is built for ("" when none)
+  std::string librprof;   // librprof.so beside them, preloaded into a program without markers
 };
 InstFiles find_inst_files(std::string* why);
 
@@ -22,6 +23,13 @@ InstFiles find_inst_files(std::string* why);
 // (inst_counters.h), else why not ("not built with rprof cc", "built by a
 // newer rprof (counter layout 2; this rprof reads 1)", "cannot read it").
 std::string inst_refusal(const std::string& program);
+
+// The functions the program's instrumented code calls that no instrumented
+// unit defines (the calls notes, inst_counters.h), demangled: code that may
+// be built without the plugin, whose FLOPs and bytes are not counted. rprof's
+// markers and the memory functions whose bytes are counted at the call are
+// left out; libm's functions come first, then the rest by name.
+std::vector<std::string> uncounted_callees(const std::string& program);
 
 // What `rprof cc` adds to a compile (`-fplugin=...`) and to a link (the
 // run-time archive and -ldl), for build systems: `rprof cc --cflags/--libs`.

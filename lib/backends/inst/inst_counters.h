@@ -33,6 +33,34 @@
 #define RPROF_INST_ATTACH_SYMBOL "rprof_inst_attach"
 #define RPROF_INST_LAYOUT_VERSION 1
 
+/* Functions and loop nests as regions (plugin option regions=, on by
+ * default): instrumented code calls RPROF_INST_ENTER_SYMBOL(name, kind) when
+ * a function that has loops starts and when a loop nest (an outermost loop)
+ * is entered, and RPROF_INST_EXIT_SYMBOL(name) when it returns or the nest is
+ * left. name: a string constant, one per function or loop ("daxpy()",
+ * "loop daxpy.c:12"), the same pointer at entry and exit; kind: 1 function, 2
+ * loop nest. Both are the program's run-time object's (inst_rt.c), which
+ * forwards them to librprof's RPROF_INST_RT_ENTER/EXIT when rprof runs it. */
+#define RPROF_INST_ENTER_SYMBOL "__rprof_inst_enter"
+#define RPROF_INST_EXIT_SYMBOL "__rprof_inst_exit"
+#define RPROF_INST_KIND_FUNCTION 1
+#define RPROF_INST_KIND_LOOP 2
+#define RPROF_INST_RT_ENTER "rprof_inst_enter"
+#define RPROF_INST_RT_EXIT "rprof_inst_exit"
+/* Set by the inst driver for the run: "all" (functions and loop nests are
+ * regions everywhere: a program without markers), "marked" (only inside a
+ * marker's region: the program has markers), "none". Unset: none (another
+ * backend's run of an instrumented program keeps the marked regions only). */
+#define RPROF_INST_REGIONS_ENV "RPROF_INST_REGIONS"
+
+/* Calls from instrumented code to functions it does not define (code that may
+ * be built without the plugin): one note per translation unit, in section
+ * RPROF_INST_CALLS_SECTION (not loaded), owner "rprof", type
+ * RPROF_INST_CALLS_TYPE, descriptor: NUL-terminated assembler names, each
+ * prefixed 'C' (called) or 'D' (defined in that unit). */
+#define RPROF_INST_CALLS_SECTION ".note.rprof.calls"
+#define RPROF_INST_CALLS_TYPE 2
+
 /* The ELF note every instrumented program carries (section .note.rprof.inst,
  * owner "rprof", type 1, descriptor: the layout version as 4 bytes). */
 #define RPROF_INST_NOTE_SECTION ".note.rprof.inst"

@@ -32,6 +32,27 @@ static const struct rprof_inst_note rprof_inst_note = {
     RPROF_INST_LAYOUT_VERSION};
 
 typedef void (*rprof_inst_attach_fn)(unsigned long long* (*)(void), int);
+typedef void (*rprof_inst_enter_fn)(const char*, int);
+typedef void (*rprof_inst_exit_fn)(const char*);
+
+/* librprof's, when rprof runs the program (set once, at start-up). */
+static rprof_inst_enter_fn rprof_inst_enter_hook;
+static rprof_inst_exit_fn rprof_inst_exit_hook;
+
+/* Where a function with loops starts or a loop nest is entered, and where
+ * they end (the plugin's calls, inst_counters.h): a load and a branch when
+ * rprof does not run the program. */
+__attribute__((no_instrument_function, visibility("default"))) void __rprof_inst_enter(
+    const char* name, int kind) {
+  rprof_inst_enter_fn f = rprof_inst_enter_hook;
+  if (f) f(name, kind);
+}
+
+__attribute__((no_instrument_function, visibility("default"))) void __rprof_inst_exit(
+    const char* name) {
+  rprof_inst_exit_fn f = rprof_inst_exit_hook;
+  if (f) f(name);
+}
 
 /* librprof's constructors ran before this one (it is preloaded, or a library
  * the program links), so its attach function is there to find. */
@@ -40,5 +61,12 @@ __attribute__((constructor, no_instrument_function)) static void rprof_inst_star
   void* f = dlsym(RTLD_DEFAULT, RPROF_INST_ATTACH_SYMBOL);
   rprof_inst_attach_fn attach;
   memcpy(&attach, &f, sizeof(attach));
-  if (attach) attach(rprof_inst_counters, RPROF_INST_LAYOUT_VERSION);
+  if (!attach) return;
+  attach(rprof_inst_counters, RPROF_INST_LAYOUT_VERSION);
+  void* enter = dlsym(RTLD_DEFAULT, RPROF_INST_RT_ENTER);
+  void* leave = dlsym(RTLD_DEFAULT, RPROF_INST_RT_EXIT);
+  if (enter && leave) {
+    memcpy(&rprof_inst_enter_hook, &enter, sizeof(enter));
+    memcpy(&rprof_inst_exit_hook, &leave, sizeof(leave));
+  }
 }

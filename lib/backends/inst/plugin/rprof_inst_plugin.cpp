@@ -23,9 +23,23 @@
 // long double (x87) counts as scalar DP, as the sim backend does; _Float16 and
 // bfloat16 are not counted (rprof's counters have no half precision).
 //
+// Functions and loop nests as regions: where a function that has loops
+// starts and returns, and where each of its loop nests (outermost loops) is
+// entered and left, a call to the run-time object's __rprof_inst_enter/exit
+// (inst_counters.h) with the region's name: "f()" (the function's printable
+// name) and "loop FILE:LINE" (the loop's location). Inner loops and
+// functions without loops are not regions: their work is their nest's or
+// caller's, and their entries cost nothing.
+//
+// Calls to functions the unit does not define are listed in a note (section
+// .note.rprof.calls, with the functions it defines), so rprof can name the
+// code the program calls that may be built without the plugin.
+//
 // Usage: gcc -fplugin=rprof_inst.so ... (rprof cc does this). Options:
 //   -fplugin-arg-rprof_inst-dump=FILE   append one line per counted block
 //                                        (function, file:line, counts) to FILE
+//   -fplugin-arg-rprof_inst-regions=all|loops|functions|none
+//                                        which regions to make (default all)
 #include "gcc-plugin.h"
 #include "plugin-version.h"
 
@@ -55,8 +69,10 @@
 #include "tree-ssa-loop-niter.h"
 #include "gimplify-me.h"
 #include "dominance.h"
+#include "output.h"
 
 #include <set>
+#include <string>
 #include <vector>
 
 #include <cstdio>
@@ -71,11 +87,20 @@ namespace {
 // The counter array, declared once per translation unit (a GC root: the
 // declaration outlives each function's body).
 tree g_counters = NULL_TREE;
+tree g_enter = NULL_TREE;  // __rprof_inst_enter, __rprof_inst_exit
+tree g_exit = NULL_TREE;
 const ggc_root_tab g_roots[] = {
     {&g_counters, 1, sizeof(g_counters), &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node},
+    {&g_enter, 1, sizeof(g_enter), &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node},
+    {&g_exit, 1, sizeof(g_exit), &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node},
     LAST_GGC_ROOT_TAB};
 
 FILE* g_dump = nullptr;
+bool g_function_regions = true;
+bool g_loop_regions = true;
+// The unit's calls to functions it does not define, and the functions it
+// defines (assembler names), for the calls note.
+std::set<std::string> g_called, g_defined;
 
 tree counters_decl() {
   if (g_counters) return g_counters;
@@ -538,6 +563,156 @@ void instrument_block(basic_block bb) {
   flush();
 }
 
+
+tree hook_decl(tree* slot, const char* name, bool with_kind) {
+  if (*slot) return *slot;
+  tree type = with_kind ? build_function_type_list(void_type_node, const_ptr_type_node,
+                                                   integer_type_node, NULL_TREE)
+                        : build_function_type_list(void_type_node, const_ptr_type_node, NULL_TREE);
+  tree decl = build_fn_decl(name, type);
+  TREE_NOTHROW(decl) = 1;
+  DECL_ATTRIBUTES(decl) = tree_cons(get_identifier("leaf"), NULL_TREE, NULL_TREE);
+  *slot = decl;
+  return decl;
+}
+
+// A region's name as the string constant both of its calls pass.
+tree region_name_literal(const std::string& name) {
+  return build_string_literal(static_cast<unsigned>(name.size() + 1), name.c_str());
+}
+
+gcall* enter_call(tree name, int kind) {
+  return gimple_build_call(hook_decl(&g_enter, RPROF_INST_ENTER_SYMBOL, true), 2, name,
+                           build_int_cst(integer_type_node, kind));
+}
+
+gcall* exit_call(tree name) {
+  return gimple_build_call(hook_decl(&g_exit, RPROF_INST_EXIT_SYMBOL, false), 1, name);
+}
+
+// The source function's name: a clone GCC made of it (foo.constprop.0,
+// foo.isra.0, foo.part.0) is the same region as the function.
+std::string function_region_name(tree decl) {
+  if (DECL_ABSTRACT_ORIGIN(decl)) decl = DECL_ORIGIN(decl);
+  const char* n = lang_hooks.decl_printable_name(decl, 2);
+  std::string s = n ? n : "?";
+  if (s.empty() || s.back() != ')') s += "()";
+  return s;
+}
+
+std::string loop_region_name(class loop* loop) {
+  // Where the vectorizer's messages put it: the exit test, else the header's
+  // first statement with a location, else the body's.
+  location_t loc = UNKNOWN_LOCATION;
+  if (edge e = single_exit(loop)) {
+    if (gimple* test = last_stmt(e->src)) loc = gimple_location(test);
+  }
+  basic_block* body = get_loop_body(loop);
+  for (unsigned i = 0; loc == UNKNOWN_LOCATION && i < loop->num_nodes; ++i) {
+    for (gimple_stmt_iterator g = gsi_start_bb(body[i]); !gsi_end_p(g); gsi_next(&g)) {
+      if (gimple_has_location(gsi_stmt(g))) {
+        loc = gimple_location(gsi_stmt(g));
+        break;
+      }
+    }
+  }
+  free(body);
+  expanded_location x = expand_location(loc);
+  std::string file = x.file ? x.file : "?";
+  const size_t slash = file.rfind('/');
+  if (slash != std::string::npos) file = file.substr(slash + 1);
+  return "loop " + file + ":" + std::to_string(x.line);
+}
+
+bool usable_edge(edge e) { return !(e->flags & (EDGE_EH | EDGE_ABNORMAL | EDGE_FAKE)); }
+
+// A loop nest's entry and exits (pending edge insertions, committed with the
+// pass's others; made before the hoisted counts so that those, on the same
+// preheader edge, come after the entry). An exit by an exception or longjmp
+// has no call: the runtime closes the nest at the function's next end.
+void loop_region(class loop* loop) {
+  edge pre = loop_preheader_edge(loop);
+  if (!pre || !usable_edge(pre)) return;
+  auto_vec<edge> exits = get_loop_exit_edges(loop);
+  const std::string name = loop_region_name(loop);
+  tree lit = region_name_literal(name);
+  gsi_insert_on_edge(pre, enter_call(lit, RPROF_INST_KIND_LOOP));
+  for (edge e : exits) {
+    if (usable_edge(e)) gsi_insert_on_edge(e, exit_call(lit));
+  }
+  if (g_dump) {
+    std::fprintf(g_dump, "%s region: %s\n", IDENTIFIER_POINTER(DECL_NAME(current_function_decl)),
+                 name.c_str());
+  }
+}
+
+// The function's entry (a pending edge insertion) and, before each return,
+// its end; its calls lose their tail-call mark (the end comes after them).
+void function_region(function* fn) {
+  const std::string name = function_region_name(fn->decl);
+  tree lit = region_name_literal(name);
+  gsi_insert_on_edge(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fn)),
+                     enter_call(lit, RPROF_INST_KIND_FUNCTION));
+  basic_block bb;
+  FOR_EACH_BB_FN(bb, fn) {
+    for (gimple_stmt_iterator g = gsi_start_bb(bb); !gsi_end_p(g); gsi_next(&g)) {
+      if (gcall* c = dyn_cast<gcall*>(gsi_stmt(g))) gimple_call_set_tail(c, false);
+    }
+    gimple_stmt_iterator last = gsi_last_bb(bb);
+    if (!gsi_end_p(last) && gimple_code(gsi_stmt(last)) == GIMPLE_RETURN) {
+      gsi_insert_before(&last, exit_call(lit), GSI_SAME_STMT);
+    }
+  }
+  if (g_dump) {
+    std::fprintf(g_dump, "%s region: %s\n", IDENTIFIER_POINTER(DECL_NAME(current_function_decl)),
+                 name.c_str());
+  }
+}
+
+// The functions this unit's code calls that it does not define (the calls
+// note); internal functions and the counted builtins are not calls.
+void note_calls(function* fn) {
+  g_defined.insert(IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(fn->decl)));
+  basic_block bb;
+  FOR_EACH_BB_FN(bb, fn) {
+    for (gimple_stmt_iterator g = gsi_start_bb(bb); !gsi_end_p(g); gsi_next(&g)) {
+      gcall* c = dyn_cast<gcall*>(gsi_stmt(g));
+      if (!c || gimple_call_internal_p(c)) continue;
+      tree callee = gimple_call_fndecl(c);
+      if (!callee) continue;
+      Counts scratch{};
+      if (count_builtin(scratch, c)) continue;
+      cgraph_node* node = cgraph_node::get(callee);
+      if (node && node->definition) continue;
+      g_called.insert(IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(callee)));
+    }
+  }
+}
+
+// The calls note (inst_counters.h), written at the end of the unit's
+// assembly: names an assembler string can hold as they are.
+void write_calls_note(void*, void*) {
+  if (!asm_out_file || (g_called.empty() && g_defined.empty())) return;
+  auto plain = [](const std::string& n) {
+    for (char ch : n) {
+      if (ch == '"' || ch == '\\' || static_cast<unsigned char>(ch) < 32) return false;
+    }
+    return !n.empty();
+  };
+  std::fprintf(asm_out_file,
+               "\t.pushsection %s,\"\",@note\n\t.balign 4\n\t.long %d\n\t.long 2f-1f\n"
+               "\t.long %d\n\t.asciz \"%s\"\n\t.balign 4\n1:\n",
+               RPROF_INST_CALLS_SECTION, static_cast<int>(sizeof(RPROF_INST_NOTE_OWNER)),
+               RPROF_INST_CALLS_TYPE, RPROF_INST_NOTE_OWNER);
+  for (const std::string& n : g_called) {
+    if (plain(n)) std::fprintf(asm_out_file, "\t.asciz \"C%s\"\n", n.c_str());
+  }
+  for (const std::string& n : g_defined) {
+    if (plain(n)) std::fprintf(asm_out_file, "\t.asciz \"D%s\"\n", n.c_str());
+  }
+  std::fprintf(asm_out_file, "2:\n\t.balign 4\n\t.popsection\n");
+}
+
 const pass_data kPassData = {
     GIMPLE_PASS,
     "rprof_inst",       // name
@@ -565,9 +740,21 @@ class InstPass : public gimple_opt_pass {
     // before they run (hoist_loop); only when optimizing (at -O0 the
     // program's variables live in memory and GCC knows no counts).
     std::set<int> hoisted;
-    const bool loops = optimize > 0 && gimple_in_ssa_p(fn);
+    note_calls(fn);
+    const bool hoist = optimize > 0 && gimple_in_ssa_p(fn);
+    const bool loops = hoist || g_function_regions || g_loop_regions;
+    bool has_loops = false;
     if (loops) {
       loop_optimizer_init(LOOPS_NORMAL | LOOPS_HAVE_RECORDED_EXITS);
+      has_loops = current_loops->tree_root->inner != nullptr;
+      // Regions first: the function's entry, then each nest's entry, then
+      // (hoist_loop) the counts added before an innermost loop.
+      if (has_loops && g_function_regions) function_region(fn);
+      if (g_loop_regions) {
+        for (class loop* l = current_loops->tree_root->inner; l; l = l->next) loop_region(l);
+      }
+    }
+    if (hoist) {
       scev_initialize();
       for (auto loop : loops_list(fn, LI_ONLY_INNERMOST)) {
         for (basic_block b : hoist_loop(loop)) hoisted.insert(b->index);
@@ -603,6 +790,15 @@ int plugin_init(struct plugin_name_args* info, struct plugin_gcc_version* versio
   for (int i = 0; i < info->argc; ++i) {
     if (std::strcmp(info->argv[i].key, "dump") == 0 && info->argv[i].value) {
       g_dump = std::fopen(info->argv[i].value, "a");
+    } else if (std::strcmp(info->argv[i].key, "regions") == 0 && info->argv[i].value) {
+      const std::string v = info->argv[i].value;
+      if (v != "all" && v != "loops" && v != "functions" && v != "none") {
+        std::fprintf(stderr, "rprof_inst: regions=%s: expected all, loops, functions or none\n",
+                     v.c_str());
+        return 1;
+      }
+      g_function_regions = v == "all" || v == "functions";
+      g_loop_regions = v == "all" || v == "loops";
     }
   }
   static struct plugin_info about = {"1", "rprof: counts FLOPs and bytes per block"};
@@ -615,5 +811,6 @@ int plugin_init(struct plugin_name_args* info, struct plugin_gcc_version* versio
   pass.ref_pass_instance_number = 1;
   pass.pos_op = PASS_POS_INSERT_AFTER;
   register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, nullptr, &pass);
+  register_callback(info->base_name, PLUGIN_FINISH_UNIT, write_calls_note, nullptr);
   return 0;
 }
