@@ -149,6 +149,9 @@ Profile aggregate(const std::vector<RawProfile>& raws, RunInfo run) {
   std::map<std::vector<std::string>, Region> by_path;
   std::set<std::string> counter_names;
   std::set<std::string> backends;
+  // Regions of an instrumented program timed for their first calls only
+  // (kind "throttled"): name -> calls measured on a thread.
+  std::map<std::string, uint64_t> throttled;
   int threads = 0;
   for (const RawProfile& raw : raws) {
     backends.insert(raw.backend);
@@ -206,6 +209,11 @@ Profile aggregate(const std::vector<RawProfile>& raws, RunInfo run) {
         r.threads.push_back(std::move(row));
       }
       for (const RawError& e : t.errors) {
+        if (e.kind == "throttled") {  // not an error: a region timed for its first calls
+          throttled[region_name_or(raw, e.got)] = std::max<uint64_t>(
+              throttled[region_name_or(raw, e.got)], e.count);
+          continue;
+        }
         MarkerError me;
         me.kind = e.kind;
         me.expected = region_name_or(raw, e.expected);
@@ -239,6 +247,22 @@ Profile aggregate(const std::vector<RawProfile>& raws, RunInfo run) {
                       " of " + std::to_string(run.world_size) +
                       " left no profile (died or was killed before flushing); the other "
                       "ranks' results are complete");
+  }
+  if (!throttled.empty()) {
+    std::string list;
+    size_t shown = 0;
+    for (const auto& [name, calls] : throttled) {
+      if (shown++ == 8) {
+        list += ", and " + std::to_string(throttled.size() - 8) + " more";
+        break;
+      }
+      list += (list.empty() ? "" : ", ") + name;
+    }
+    p.notes.push_back(
+        "timed for their first " + std::to_string(throttled.begin()->second) +
+        " calls on a thread only (each took under 1 us on average, little more than timing "
+        "its entry and exit costs): " + list +
+        "; their later calls, time and counts, are in the enclosing region's");
   }
   run.threads = threads;
   if (run.wall_time_s > 0) {

@@ -264,7 +264,7 @@ TablesImage read_shared_tables(const std::string& file, uint64_t now_mono_ns) {
       const size_t e = base + offsetof(ThreadShared, error_records) +
                        static_cast<size_t>(i) * sizeof(ErrorRecord);
       const auto kind = t.at<uint8_t>(e + offsetof(ErrorRecord, kind));
-      if (kind > static_cast<uint8_t>(runtime::ErrorKind::kReservedName)) {
+      if (kind > static_cast<uint8_t>(runtime::ErrorKind::kThrottled)) {
         t.fail("error kind out of range");
       }
       RawError err;

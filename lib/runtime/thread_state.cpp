@@ -304,9 +304,18 @@ int ThreadState::end_auto(uint32_t region) {
   uint64_t c1[kMaxCounters];
   if (nc_ > 0) read_counters(c1, t1);
   const bool loop = frames_[target].automatic == kAutoLoop;
+  const int32_t at = frames_[target].node.load(std::memory_order_relaxed);
   close_down_to(sh_->depth.load(std::memory_order_relaxed), target, t1, c1);
   cont_region_ = loop ? region : 0;
   cont_depth_ = target;
+  if (at >= 0) {
+    const Node& n = node(at);
+    const uint64_t calls = get(n.calls);
+    if (calls == kThrottleCalls && ticks_to_ns(get(n.incl_ticks)) < kThrottleCalls * kThrottleMeanNs) {
+      record_error(ErrorKind::kThrottled, 0, region, calls);
+      return kAutoThrottle;
+    }
+  }
   return RPROF_OK;
 }
 

@@ -100,6 +100,10 @@ enum class ErrorKind : uint8_t {
   kTooManyPaths,     // a begin beyond the thread's node limit (count: calls refused)
   kNameTooLong,      // a name longer than kMaxNameBytes (runtime/region_table.h)
   kReservedName,     // the name of the whole-program row, "[program]"
+  // Not an error: a function or loop nest of an instrumented program (got)
+  // called so often, so briefly, that its entry and exit stopped being timed
+  // (count: the calls measured on this thread; ThreadState::end_auto).
+  kThrottled,
 };
 // The kind's spelling in the raw profile (common/kinds.h reads it back).
 inline const char* error_kind_name(ErrorKind k) {
@@ -115,6 +119,7 @@ inline const char* error_kind_name(ErrorKind k) {
     case ErrorKind::kTooManyPaths: return "too_many_paths";
     case ErrorKind::kNameTooLong: return "name_too_long";
     case ErrorKind::kReservedName: return "reserved_name";
+    case ErrorKind::kThrottled: return "throttled";
   }
   return "unknown";
 }
@@ -143,6 +148,12 @@ struct Frame {
   bool continued = false;
   uint64_t child_ticks = 0;
 };
+
+// end_auto: a region called this often on one thread, at under this mean
+// time a call, costs more in its entry and exit than it measures.
+inline constexpr uint64_t kThrottleCalls = 10000;
+inline constexpr uint64_t kThrottleMeanNs = 1000;
+inline constexpr int kAutoThrottle = 1;
 
 // Frame::automatic.
 enum AutoKind : uint8_t { kNotAuto = 0, kAutoFunction = 1, kAutoLoop = 2 };
@@ -198,6 +209,10 @@ class ThreadState {
   // ignored. only_in_marked: opens nothing unless a marker's region (or a
   // borrowed one) is open on this thread.
   int begin_auto(uint32_t region, AutoKind kind, bool only_in_marked);
+  // Returns kAutoThrottle when this end brought its path to
+  // kThrottleCalls calls on this thread at under kThrottleMeanNs each: the
+  // caller stops opening the region (its later calls are the enclosing
+  // region's), recorded as a kThrottled note.
   int end_auto(uint32_t region);
   // Bracket a whole marker call, name lookup included, so that counting
   // backends (sim) leave the marker's own work out of every region.

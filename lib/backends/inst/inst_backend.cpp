@@ -49,12 +49,17 @@ class InstBackend final : public Backend {
 struct Site {
   std::atomic<const char*> name{nullptr};
   std::atomic<uint32_t> id{0};
+  // Called too often and too briefly to time (ThreadState::end_auto): its
+  // entries and exits are skipped from then on, on every thread.
+  std::atomic<bool> throttled{false};
 };
 constexpr size_t kSites = 1 << 14;
 constexpr int kProbes = 32;
 Site g_sites[kSites];
 
-uint32_t region_of_site(const char* name) {
+// The site of a name (its id set), or null when the table has no room for
+// it (*id then is the interned id).
+Site* site_of(const char* name, uint32_t* id) {
   const uintptr_t a = reinterpret_cast<uintptr_t>(name);
   size_t h = static_cast<size_t>((a >> 3) * 0x9E3779B97F4A7C15ull >> 40);
   for (int p = 0; p < kProbes; ++p, ++h) {
@@ -64,17 +69,19 @@ uint32_t region_of_site(const char* name) {
       if (!s.name.compare_exchange_strong(k, name, std::memory_order_acq_rel)) {
         if (k != name) continue;  // another name took it
       } else {
-        const uint32_t id = runtime::intern_region(name);
-        s.id.store(id, std::memory_order_release);
-        return id;
+        *id = runtime::intern_region(name);
+        s.id.store(*id, std::memory_order_release);
+        return &s;
       }
     }
     if (k == name) {
-      const uint32_t id = s.id.load(std::memory_order_acquire);
-      return id != 0 ? id : runtime::intern_region(name);  // being filled
+      *id = s.id.load(std::memory_order_acquire);
+      if (*id == 0) *id = runtime::intern_region(name);  // being filled
+      return &s;
     }
   }
-  return runtime::intern_region(name);
+  *id = runtime::intern_region(name);
+  return nullptr;
 }
 
 enum class Scope { kAll, kMarked, kNone };
@@ -114,19 +121,31 @@ extern "C" __attribute__((visibility("default"))) void rprof_inst_attach(
 // Called by an instrumented program's run-time object (inst_rt.c) where a
 // function with loops starts and where a loop nest is entered, and where
 // they end (inst_counters.h).
-extern "C" __attribute__((visibility("default"))) void rprof_inst_enter(const char* name,
-                                                                        int kind) {
+// Both return 1 when the region is no longer timed (throttled): the program's
+// run-time object then stops calling for it.
+extern "C" __attribute__((visibility("default"))) int rprof_inst_enter(const char* name,
+                                                                       int kind) {
   const rprof::Scope s = rprof::scope();
-  if (s == rprof::Scope::kNone || name == nullptr) return;
-  const uint32_t id = rprof::region_of_site(name);
-  if (id == 0) return;
+  if (s == rprof::Scope::kNone || name == nullptr) return 0;
+  uint32_t id = 0;
+  const rprof::Site* site = rprof::site_of(name, &id);
+  if (site != nullptr && site->throttled.load(std::memory_order_relaxed)) return 1;
+  if (id == 0) return 0;
   rprof::runtime::auto_begin(
       id, kind == RPROF_INST_KIND_LOOP ? rprof::runtime::kAutoLoop : rprof::runtime::kAutoFunction,
       s == rprof::Scope::kMarked);
+  return 0;
 }
 
-extern "C" __attribute__((visibility("default"))) void rprof_inst_exit(const char* name) {
-  if (rprof::scope() == rprof::Scope::kNone || name == nullptr) return;
-  const uint32_t id = rprof::region_of_site(name);
-  if (id != 0) rprof::runtime::auto_end(id);
+extern "C" __attribute__((visibility("default"))) int rprof_inst_exit(const char* name) {
+  if (rprof::scope() == rprof::Scope::kNone || name == nullptr) return 0;
+  uint32_t id = 0;
+  rprof::Site* site = rprof::site_of(name, &id);
+  if (site != nullptr && site->throttled.load(std::memory_order_relaxed)) return 1;
+  if (id == 0) return 0;
+  if (rprof::runtime::auto_end(id) == rprof::runtime::kAutoThrottle && site != nullptr) {
+    site->throttled.store(true, std::memory_order_relaxed);
+    return 1;
+  }
+  return 0;
 }

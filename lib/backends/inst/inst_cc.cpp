@@ -189,15 +189,29 @@ std::vector<std::string> uncounted_callees(const std::string& program) {
       at = end + 1;
     }
   }
-  std::vector<std::string> math, other;
+  // libm first, then the program's and its libraries' functions, then the
+  // language run-time's (names with a leading underscore, std::, operators).
+  std::vector<std::string> groups[3];
   for (const std::string& c : called) {
     if (defined.count(c) || counted_or_ours(c)) continue;
-    (libm_function(c) ? math : other).push_back(demangle_symbol(c));
+    std::string shown = demangle_symbol(c);
+    // Without its parameter list (operator() keeps its own).
+    const size_t paren = shown.find('(', shown.rfind("operator()") != std::string::npos
+                                             ? shown.rfind("operator()") + 10
+                                             : 0);
+    if (paren != std::string::npos && paren > 0) shown.resize(paren);
+    const bool runtime = c[0] == '_' && c.rfind("_Z", 0) != 0;
+    const bool lang = shown.rfind("std::", 0) == 0 || shown.find("operator") != std::string::npos ||
+                      shown.rfind("__", 0) == 0;
+    groups[libm_function(c) ? 0 : (runtime || lang) ? 2 : 1].push_back(shown);
   }
-  std::sort(math.begin(), math.end());
-  std::sort(other.begin(), other.end());
-  math.insert(math.end(), other.begin(), other.end());
-  return math;
+  std::vector<std::string> out;
+  for (auto& g : groups) {
+    std::sort(g.begin(), g.end());
+    g.erase(std::unique(g.begin(), g.end()), g.end());
+    out.insert(out.end(), g.begin(), g.end());
+  }
+  return out;
 }
 
 std::vector<std::string> inst_compile_flags(const InstFiles& files) {

@@ -32,12 +32,22 @@ static const struct rprof_inst_note rprof_inst_note = {
     RPROF_INST_LAYOUT_VERSION};
 
 typedef void (*rprof_inst_attach_fn)(unsigned long long* (*)(void), int);
-typedef void (*rprof_inst_enter_fn)(const char*, int);
-typedef void (*rprof_inst_exit_fn)(const char*);
+typedef int (*rprof_inst_enter_fn)(const char*, int);
+typedef int (*rprof_inst_exit_fn)(const char*);
 
 /* librprof's, when rprof runs the program (set once, at start-up). */
 static rprof_inst_enter_fn rprof_inst_enter_hook;
 static rprof_inst_exit_fn rprof_inst_exit_hook;
+
+/* Regions librprof stopped timing (called too often, too briefly: its hooks
+ * return 1): skipped here, before the call into librprof. A direct-mapped
+ * table of their names; a name it loses to another is asked again. */
+#define RPROF_INST_OFF_SLOTS 1024
+static const char* rprof_inst_off[RPROF_INST_OFF_SLOTS];
+
+__attribute__((no_instrument_function)) static inline unsigned rprof_inst_slot(const char* name) {
+  return (unsigned)((((uintptr_t)name >> 3) * 2654435761u) >> 7) % RPROF_INST_OFF_SLOTS;
+}
 
 /* Where a function with loops starts or a loop nest is entered, and where
  * they end (the plugin's calls, inst_counters.h): a load and a branch when
@@ -45,13 +55,19 @@ static rprof_inst_exit_fn rprof_inst_exit_hook;
 __attribute__((no_instrument_function, visibility("default"))) void __rprof_inst_enter(
     const char* name, int kind) {
   rprof_inst_enter_fn f = rprof_inst_enter_hook;
-  if (f) f(name, kind);
+  if (!f) return;
+  const unsigned s = rprof_inst_slot(name);
+  if (__atomic_load_n(&rprof_inst_off[s], __ATOMIC_RELAXED) == name) return;
+  if (f(name, kind)) __atomic_store_n(&rprof_inst_off[s], name, __ATOMIC_RELAXED);
 }
 
 __attribute__((no_instrument_function, visibility("default"))) void __rprof_inst_exit(
     const char* name) {
   rprof_inst_exit_fn f = rprof_inst_exit_hook;
-  if (f) f(name);
+  if (!f) return;
+  const unsigned s = rprof_inst_slot(name);
+  if (__atomic_load_n(&rprof_inst_off[s], __ATOMIC_RELAXED) == name) return;
+  if (f(name)) __atomic_store_n(&rprof_inst_off[s], name, __ATOMIC_RELAXED);
 }
 
 /* librprof's constructors ran before this one (it is preloaded, or a library

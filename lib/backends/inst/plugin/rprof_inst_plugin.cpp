@@ -594,7 +594,7 @@ gcall* exit_call(tree name) {
 // foo.isra.0, foo.part.0) is the same region as the function.
 std::string function_region_name(tree decl) {
   if (DECL_ABSTRACT_ORIGIN(decl)) decl = DECL_ORIGIN(decl);
-  const char* n = lang_hooks.decl_printable_name(decl, 2);
+  const char* n = lang_hooks.decl_printable_name(decl, 1);  // qualified, no parameters
   std::string s = n ? n : "?";
   if (s.empty() || s.back() != ')') s += "()";
   return s;
@@ -673,6 +673,13 @@ void function_region(function* fn) {
 // note); internal functions and the counted builtins are not calls.
 void note_calls(function* fn) {
   g_defined.insert(IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(fn->decl)));
+  // Its aliases too (a C++ constructor's C1 name is its C2 body's alias).
+  if (cgraph_node* self = cgraph_node::get(fn->decl)) {
+    ipa_ref* ref = nullptr;
+    for (unsigned i = 0; self->iterate_direct_aliases(i, ref); ++i) {
+      g_defined.insert(IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(ref->referring->decl)));
+    }
+  }
   basic_block bb;
   FOR_EACH_BB_FN(bb, fn) {
     for (gimple_stmt_iterator g = gsi_start_bb(bb); !gsi_end_p(g); gsi_next(&g)) {
@@ -684,7 +691,11 @@ void note_calls(function* fn) {
       if (count_builtin(scratch, c)) continue;
       cgraph_node* node = cgraph_node::get(callee);
       if (node && node->definition) continue;
-      g_called.insert(IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(callee)));
+      const char* name = IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(callee));
+      if (*name == '*') ++name;  // a name given with asm("...")
+      // GCC's own builtins that expand in place (__builtin_eh_pointer, ...).
+      if (std::strncmp(name, "__builtin_", 10) == 0) continue;
+      g_called.insert(name);
     }
   }
 }
