@@ -129,7 +129,7 @@ int end(Key key) {
 
 namespace rprof::runtime {
 
-int auto_begin(uint32_t region, AutoKind kind, bool only_in_marked) {
+int auto_begin(uint32_t region, AutoKind kind, bool only_in_marked, uintptr_t frame) {
   if (!active()) return RPROF_INACTIVE;
   if (in_signal_handler()) return refuse_in_handler();
   ThreadState* t = current_thread();
@@ -137,7 +137,7 @@ int auto_begin(uint32_t region, AutoKind kind, bool only_in_marked) {
   const CallGuard call(t);
   if (!call.entered()) return RPROF_ERR_NESTING;
   MarkerScope scope(t);
-  return t->begin_auto(region, kind, only_in_marked);
+  return t->begin_auto(region, kind, only_in_marked, frame);
 }
 
 int auto_end(uint32_t region) {

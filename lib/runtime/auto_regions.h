@@ -11,7 +11,7 @@
 
 namespace rprof::runtime {
 
-int auto_begin(uint32_t region, AutoKind kind, bool only_in_marked);
+int auto_begin(uint32_t region, AutoKind kind, bool only_in_marked, uintptr_t frame);
 int auto_end(uint32_t region);
 
 }  // namespace rprof::runtime

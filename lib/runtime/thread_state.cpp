@@ -277,8 +277,26 @@ void ThreadState::close_down_to(int d, int target, uint64_t t1, const uint64_t* 
   }
 }
 
-int ThreadState::begin_auto(uint32_t region, AutoKind kind, bool only_in_marked) {
-  const int d = sh_->depth.load(std::memory_order_relaxed);
+int ThreadState::begin_auto(uint32_t region, AutoKind kind, bool only_in_marked,
+                            uintptr_t frame) {
+  int d = sh_->depth.load(std::memory_order_relaxed);
+  // A function's entry is deeper than every function still running (a
+  // sibling that returned had the same position); a loop nest's is its own
+  // function's.
+  int live = d;
+  const bool function = kind == kAutoFunction;
+  while (live > 0 && frames_[live - 1].automatic != kNotAuto &&
+         (function ? auto_frame_[live - 1] <= frame : auto_frame_[live - 1] < frame)) {
+    --live;
+  }
+  if (live < d) {  // left by a longjmp or an exception: they end now
+    const uint64_t t1 = now_ticks();
+    uint64_t c1[kMaxCounters];
+    if (nc_ > 0) read_counters(c1, t1);
+    close_down_to(d, live, t1, c1);
+    d = live;
+    cont_region_ = 0;
+  }
   if (only_in_marked) {
     int i = d - 1;
     while (i >= 0 && frames_[i].automatic != kNotAuto) --i;
@@ -289,6 +307,7 @@ int ThreadState::begin_auto(uint32_t region, AutoKind kind, bool only_in_marked)
   if (sh_->depth.load(std::memory_order_relaxed) == d + 1) {
     frames_[d].automatic = kind;
     frames_[d].continued = continues;
+    auto_frame_[d] = frame;
   }
   return status;
 }

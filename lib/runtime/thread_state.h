@@ -207,8 +207,12 @@ class ThreadState {
   // automatic frames above it (a C++ exception or longjmp that skipped their
   // ends), never a marker's frame; an end whose region is not open is
   // ignored. only_in_marked: opens nothing unless a marker's region (or a
-  // borrowed one) is open on this thread.
-  int begin_auto(uint32_t region, AutoKind kind, bool only_in_marked);
+  // borrowed one) is open on this thread. frame: the stack position of the
+  // code that opens it; automatic frames opened deeper in the stack (below
+  // it: stacks grow down; for a function, at its position too: a sibling
+  // call's) belong to functions that have returned without their end
+  // (longjmp, an exception) and are closed first.
+  int begin_auto(uint32_t region, AutoKind kind, bool only_in_marked, uintptr_t frame);
   // Returns kAutoThrottle when this end brought its path to
   // kThrottleCalls calls on this thread at under kThrottleMeanNs each: the
   // caller stops opening the region (its later calls are the enclosing
@@ -351,6 +355,8 @@ class ThreadState {
   // began or ended since (Frame::continued); 0 when none.
   uint32_t cont_region_ = 0;
   int cont_depth_ = -1;
+  // The stack position each automatic frame was opened at (begin_auto).
+  uintptr_t auto_frame_[kMaxDepth] = {};
 };
 
 }  // namespace rprof::runtime

@@ -354,3 +354,208 @@ TEST_CASE("inst counts every OpenMP thread's FLOPs and a Fortran program's") {
   skip_test("rprof is built without Fortran (no gfortran): the Fortran case is not run");
 #endif
 }
+
+namespace {
+
+// tests/integration/apps/inst_regions.c: its tagged loops' region names
+// ("loop inst_regions.c:LINE", the line of the tag).
+const std::string kRegionsSrc = source("tests/integration/apps/inst_regions.c");
+
+std::string loop_of(const std::string& tag) {
+  std::ifstream in(kRegionsSrc);
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    if (line.find("/* LOOP " + tag + " */") != std::string::npos) {
+      return "loop inst_regions.c:" + std::to_string(n);
+    }
+  }
+  FAIL("no loop tagged " << tag << " in " << kRegionsSrc);
+  return "";
+}
+
+// inst_regions.c built with rprof cc: with its markers (and librprof), or
+// without them (a program with no markers, linked with nothing of rprof's).
+std::string build_regions(const std::string& opts, bool markers) {
+  const std::string out = fresh_path(markers ? "inst_regions_marked" : "inst_regions_unmarked");
+  std::vector<std::string> argv = {RPROF_BIN, "cc", kCc};
+  for (const std::string& o : split(opts)) argv.push_back(o);
+  argv.push_back(kRegionsSrc);
+  argv.push_back("-I" + std::string(RPROF_SOURCE_DIR) + "/include");
+  if (markers) {
+    for (const std::string& a : {std::string("-DRPROF_ENABLE"), "-L" + kLibDir,
+                                 "-Wl,-rpath," + kLibDir, std::string("-lrprof")}) {
+      argv.push_back(a);
+    }
+  }
+  for (const std::string& a : {std::string("-lm"), std::string("-o"), out}) argv.push_back(a);
+  const RunResult r = run_command(argv);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  return out;
+}
+
+// Every region of a run by path ("a/b"): the whole entry.
+std::map<std::string, json> nodes_of(const RunResult& r) {
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const json p = load_json(r.dir + "/profile.json");
+  std::map<std::string, json> out;
+  std::vector<const json*> todo;
+  for (const json& x : p["regions"]) todo.push_back(&x);
+  while (!todo.empty()) {
+    const json& x = *todo.back();
+    todo.pop_back();
+    std::string path;
+    for (const json& part : x["path"]) path += (path.empty() ? "" : "/") + part.get<std::string>();
+    out[path] = x;
+    for (const json& c : x.value("children", json::array())) todo.push_back(&c);
+  }
+  return out;
+}
+
+double flops_at(const std::map<std::string, json>& nodes, const std::string& path) {
+  INFO("region " << path);
+  REQUIRE(nodes.count(path) == 1);
+  return flops_total(nodes.at(path).value("counters", json::object()));
+}
+
+double calls_at(const std::map<std::string, json>& nodes, const std::string& path) {
+  INFO("region " << path);
+  REQUIRE(nodes.count(path) == 1);
+  return nodes.at(path).value("calls", 0.0);
+}
+
+std::string notes_of(const RunResult& r) {
+  std::string all;
+  for (const json& n : load_json(r.dir + "/profile.json").value("notes", json::array())) {
+    all += n.get<std::string>() + "\n";
+  }
+  return all;
+}
+
+std::vector<std::string> region_opts() {
+  std::vector<std::string> o = {"-O0", "-O2"};
+  if (cpu_has("avx2")) o.push_back("-O3 -mavx2 -mfma");  // vectorized, with remainder loops
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("inst without markers: functions with loops and their loop nests are regions, FLOPs exact") {
+  need_plugin();
+  const std::string reps = loop_of("reps"), scale = loop_of("scale"), nest = loop_of("nest"),
+                    wave = loop_of("wave"), init = loop_of("init");
+  for (const std::string& opts : region_opts()) {
+    INFO(opts);
+    const std::string exe = build_regions(opts, false);
+    const RunResult r = run_rprof({"--backend=inst", exe, "1000", "3", "plain"});
+    const auto n = nodes_of(r);
+    // FLOPs by construction (inst_regions.c's header): scale() n per call,
+    // leaf() 1 (no loop: part of its caller's loop), t + leaf() 1, nest()
+    // 2 x 64 x 64, wave() 1 per cos (not counted), init 2 per element.
+    CHECK(calls_at(n, "main()") == 1);
+    CHECK(flops_at(n, "main()/" + init) == 2.0 * 4096);
+    CHECK(flops_at(n, "main()/" + reps) == 3.0 * 1000 + 3 * 2);
+    // Entered three times however GCC split the loop (vector body, remainder).
+    CHECK(calls_at(n, "main()/" + reps + "/scale()") == 3);
+    CHECK(calls_at(n, "main()/" + reps + "/scale()/" + scale) == 3);
+    CHECK(flops_at(n, "main()/" + reps + "/scale()") == 3.0 * 1000);
+    CHECK(flops_at(n, "main()/" + reps + "/scale()/" + scale) == 3.0 * 1000);
+    CHECK(flops_at(n, "main()/nest()/" + nest) == 2.0 * 64 * 64);
+    CHECK(flops_at(n, "main()/wave()/" + wave) == 1000);
+    CHECK(flops_at(n, "main()") == 2.0 * 4096 + 3006 + 2.0 * 64 * 64 + 1000 + 1);
+    for (const auto& [path, node] : n) {
+      INFO(path);
+      CHECK(path.find("leaf()") == std::string::npos);  // no loop: not a region
+      CHECK(path.find("inst_regions.c:" + std::to_string(std::stoi(nest.substr(nest.rfind(':') + 1)) + 1)) ==
+            std::string::npos);  // nest()'s inner loop is part of its nest
+    }
+    const std::string notes = notes_of(r);
+    CHECK(notes.find("its functions that have loops, and their loop nests") != std::string::npos);
+    // cos is called from instrumented code and defined in none: named.
+    const size_t at = notes.find("not counted: the instrumented code calls");
+    REQUIRE(at != std::string::npos);
+    CHECK(notes.find(": cos", at) != std::string::npos);
+  }
+}
+
+TEST_CASE("inst with markers: functions and loops are regions inside marked regions only") {
+  need_plugin();
+  const std::string phase = loop_of("phase"), scale = loop_of("scale");
+  const std::string exe = build_regions("-O2", true);
+  const auto n = nodes_of(run_rprof({"--backend=inst", exe, "1000", "3", "marked"}));
+  CHECK(calls_at(n, "phase/" + phase + "/scale()") == 3);
+  CHECK(flops_at(n, "phase/" + phase + "/scale()/" + scale) == 3.0 * 1000);
+  CHECK(flops_at(n, "phase") == 3.0 * 1000);
+  // The call before the marked region, and main() itself, are no regions.
+  CHECK(n.count("main()") == 0);
+  CHECK(n.count("scale()") == 0);
+  // --functions asks for every function and loop: main() encloses all.
+  const auto all = nodes_of(run_rprof({"--backend=inst", "--functions", exe, "1000", "3", "marked"}));
+  CHECK(calls_at(all, "main()/scale()") == 1);
+  CHECK(calls_at(all, "main()/phase/" + phase + "/scale()") == 3);
+}
+
+TEST_CASE("inst: a loop left by longjmp does not hold the regions that follow it") {
+  need_plugin();
+  for (const std::string& opts : region_opts()) {
+    INFO(opts);
+    const auto n = nodes_of(run_rprof({"--backend=inst", build_regions(opts, false), "1000", "3", "jump"}));
+    CHECK(calls_at(n, "main()/jumper()") == 3);
+    CHECK(calls_at(n, "main()/scale()") == 3);
+    CHECK(flops_at(n, "main()/scale()") == 3.0 * 1000);
+    for (const auto& [path, node] : n) {
+      INFO(path);
+      CHECK(path.find("jumper()/scale()") == std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("inst: a function too brief to time is timed for its first calls, its work kept above") {
+  need_plugin();
+  const std::string hot = loop_of("hot");
+  const RunResult r = run_rprof({"--backend=inst", build_regions("-O2", false), "1000", "20000", "hot"});
+  const auto n = nodes_of(r);
+  // 20,000 calls of scale(2): throttled at 10,000 (each well under 1 us);
+  // every call's FLOPs are in the enclosing loop's.
+  CHECK(calls_at(n, "main()/" + hot + "/scale()") == 10000);
+  CHECK(flops_at(n, "main()/" + hot + "/scale()") == 2.0 * 10000);
+  CHECK(flops_at(n, "main()/" + hot) == 2.0 * 20000);
+  CHECK(notes_of(r).find("timed for their first 10000 calls on a thread only") != std::string::npos);
+}
+
+TEST_CASE("inst and sim agree per function and per loop on the same instrumented binary") {
+  need_plugin();
+  need_sim();
+  for (const std::string& opts : {std::string("-O0"), std::string("-O2")}) {
+    INFO(opts);
+    // Linked with librprof (the sim backend does not preload it), every
+    // function and loop a region (--functions; the sim run is told so).
+    const std::string exe = build_regions(opts, true);
+    const auto inst = nodes_of(run_rprof({"--backend=inst", "--functions", exe, "500", "2", "plain"}));
+    const auto sim = nodes_of(run_rprof({"--backend=sim", exe, "500", "2", "plain"},
+                                        {"RPROF_INST_REGIONS=all"}));
+    // The one difference, by its cause: cos (libm, not built with the
+    // plugin) runs in wave()'s loop; sim counts its FLOPs, inst names it.
+    const std::string wave = "main()/wave()/" + loop_of("wave");
+    const double libm = flops_total(sim.at(wave).value("counters", json::object())) -
+                        flops_total(inst.at(wave).value("counters", json::object()));
+    CHECK(libm > 0);
+    size_t compared = 0;
+    for (const auto& [path, node] : inst) {
+      if (path == "[program]") continue;
+      INFO(path);
+      REQUIRE(sim.count(path) == 1);
+      const json& ic = node.value("counters", json::object());
+      const json& sc = sim.at(path).value("counters", json::object());
+      if (wave.rfind(path, 0) == 0) {  // wave's loop and what encloses it
+        CHECK(flops_total(sc) - flops_total(ic) == libm);
+      } else {
+        for (const char* k : kFlopCounters) CHECK(counter(ic, k) == counter(sc, k));
+      }
+      CHECK(calls_at(inst, path) == calls_at(sim, path));
+      ++compared;
+    }
+    CHECK(compared >= 8);
+  }
+}

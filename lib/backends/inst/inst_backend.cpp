@@ -123,8 +123,10 @@ extern "C" __attribute__((visibility("default"))) void rprof_inst_attach(
 // they end (inst_counters.h).
 // Both return 1 when the region is no longer timed (throttled): the program's
 // run-time object then stops calling for it.
-extern "C" __attribute__((visibility("default"))) int rprof_inst_enter(const char* name,
-                                                                       int kind) {
+// frame: the caller's stack position (inst_rt.c), for closing regions whose
+// functions were left by a longjmp or an exception (ThreadState::begin_auto).
+extern "C" __attribute__((visibility("default"))) int rprof_inst_enter(const char* name, int kind,
+                                                                       const void* frame) {
   const rprof::Scope s = rprof::scope();
   if (s == rprof::Scope::kNone || name == nullptr) return 0;
   uint32_t id = 0;
@@ -133,7 +135,7 @@ extern "C" __attribute__((visibility("default"))) int rprof_inst_enter(const cha
   if (id == 0) return 0;
   rprof::runtime::auto_begin(
       id, kind == RPROF_INST_KIND_LOOP ? rprof::runtime::kAutoLoop : rprof::runtime::kAutoFunction,
-      s == rprof::Scope::kMarked);
+      s == rprof::Scope::kMarked, reinterpret_cast<uintptr_t>(frame));
   return 0;
 }
 

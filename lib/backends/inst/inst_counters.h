@@ -34,7 +34,8 @@
 #define RPROF_INST_LAYOUT_VERSION 1
 
 /* Functions and loop nests as regions (plugin option regions=, on by
- * default): instrumented code calls RPROF_INST_ENTER_SYMBOL(name, kind) when
+ * default): instrumented code calls RPROF_INST_ENTER_SYMBOL(name, kind, cfa)
+ * (cfa: the function's canonical frame address, __builtin_dwarf_cfa()) when
  * a function that has loops starts and when a loop nest (an outermost loop)
  * is entered, and RPROF_INST_EXIT_SYMBOL(name) when it returns or the nest is
  * left. name: a string constant, one per function or loop ("daxpy()",

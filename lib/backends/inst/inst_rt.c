@@ -32,7 +32,7 @@ static const struct rprof_inst_note rprof_inst_note = {
     RPROF_INST_LAYOUT_VERSION};
 
 typedef void (*rprof_inst_attach_fn)(unsigned long long* (*)(void), int);
-typedef int (*rprof_inst_enter_fn)(const char*, int);
+typedef int (*rprof_inst_enter_fn)(const char*, int, const void*);
 typedef int (*rprof_inst_exit_fn)(const char*);
 
 /* librprof's, when rprof runs the program (set once, at start-up). */
@@ -53,12 +53,17 @@ __attribute__((no_instrument_function)) static inline unsigned rprof_inst_slot(c
  * they end (the plugin's calls, inst_counters.h): a load and a branch when
  * rprof does not run the program. */
 __attribute__((no_instrument_function, visibility("default"))) void __rprof_inst_enter(
-    const char* name, int kind) {
+    const char* name, int kind, const void* frame) {
   rprof_inst_enter_fn f = rprof_inst_enter_hook;
   if (!f) return;
   const unsigned s = rprof_inst_slot(name);
   if (__atomic_load_n(&rprof_inst_off[s], __ATOMIC_RELAXED) == name) return;
-  if (f(name, kind)) __atomic_store_n(&rprof_inst_off[s], name, __ATOMIC_RELAXED);
+  /* frame: the instrumented function's canonical frame address (librprof
+   * closes regions whose functions a longjmp or an exception left without
+   * their exit: their frames are at or below a new function's). */
+  if (f(name, kind, frame)) {
+    __atomic_store_n(&rprof_inst_off[s], name, __ATOMIC_RELAXED);
+  }
 }
 
 __attribute__((no_instrument_function, visibility("default"))) void __rprof_inst_exit(

@@ -567,7 +567,8 @@ void instrument_block(basic_block bb) {
 tree hook_decl(tree* slot, const char* name, bool with_kind) {
   if (*slot) return *slot;
   tree type = with_kind ? build_function_type_list(void_type_node, const_ptr_type_node,
-                                                   integer_type_node, NULL_TREE)
+                                                   integer_type_node, const_ptr_type_node,
+                                                   NULL_TREE)
                         : build_function_type_list(void_type_node, const_ptr_type_node, NULL_TREE);
   tree decl = build_fn_decl(name, type);
   TREE_NOTHROW(decl) = 1;
@@ -581,9 +582,31 @@ tree region_name_literal(const std::string& name) {
   return build_string_literal(static_cast<unsigned>(name.size() + 1), name.c_str());
 }
 
-gcall* enter_call(tree name, int kind) {
-  return gimple_build_call(hook_decl(&g_enter, RPROF_INST_ENTER_SYMBOL, true), 2, name,
-                           build_int_cst(integer_type_node, kind));
+// The entry call, after the function's canonical frame address (its
+// caller's stack position at the call: equal for sibling calls, lower for a
+// callee), by which the runtime recognizes regions left by a longjmp or an
+// exception.
+tree dwarf_cfa_decl() {
+  tree decl = builtin_decl_explicit(BUILT_IN_DWARF_CFA);
+  if (!decl) {  // a front end that declares only the builtins it uses (Fortran)
+    decl = add_builtin_function("__builtin_dwarf_cfa", build_function_type_list(ptr_type_node, NULL_TREE),
+                                BUILT_IN_DWARF_CFA, BUILT_IN_NORMAL, NULL, NULL_TREE);
+    set_builtin_decl(BUILT_IN_DWARF_CFA, decl, false);
+  }
+  return decl;
+}
+
+gimple_seq enter_call(tree name, int kind) {
+  tree cfa = gimple_in_ssa_p(cfun) ? make_ssa_name(ptr_type_node)
+                                   : create_tmp_var(ptr_type_node, "rprof_cfa");
+  gcall* get = gimple_build_call(dwarf_cfa_decl(), 0);
+  gimple_call_set_lhs(get, cfa);
+  gimple_seq seq = NULL;
+  gimple_seq_add_stmt(&seq, get);
+  gimple_seq_add_stmt(&seq, gimple_build_call(hook_decl(&g_enter, RPROF_INST_ENTER_SYMBOL, true),
+                                              3, name, build_int_cst(integer_type_node, kind),
+                                              cfa));
+  return seq;
 }
 
 gcall* exit_call(tree name) {
@@ -600,14 +623,38 @@ std::string function_region_name(tree decl) {
   return s;
 }
 
-std::string loop_region_name(class loop* loop) {
-  // Where the vectorizer's messages put it: the exit test, else the header's
-  // first statement with a location, else the body's.
-  location_t loc = UNKNOWN_LOCATION;
-  if (edge e = single_exit(loop)) {
-    if (gimple* test = last_stmt(e->src)) loc = gimple_location(test);
+// A statement GCC took from an inlined function.
+bool inlined_stmt(gimple* g) {
+  for (tree b = gimple_block(g); b && TREE_CODE(b) == BLOCK; b = BLOCK_SUPERCONTEXT(b)) {
+    if (inlined_function_outer_scope_p(b)) return true;
   }
+  return false;
+}
+
+std::string loop_region_name(class loop* loop) {
+  // The first source line of the loop's own statements (the `for` line of
+  // its test and increment, more often than not; statements inlined from
+  // other functions left out); a loop made only of inlined code is named
+  // where its exit test is, in that code.
+  location_t loc = UNKNOWN_LOCATION;
+  int best_line = 0;
   basic_block* body = get_loop_body(loop);
+  for (unsigned i = 0; i < loop->num_nodes; ++i) {
+    for (gimple_stmt_iterator g = gsi_start_bb(body[i]); !gsi_end_p(g); gsi_next(&g)) {
+      gimple* st = gsi_stmt(g);
+      if (is_gimple_debug(st) || !gimple_has_location(st) || inlined_stmt(st)) continue;
+      const int line = LOCATION_LINE(gimple_location(st));
+      if (line > 0 && (best_line == 0 || line < best_line)) {
+        best_line = line;
+        loc = gimple_location(st);
+      }
+    }
+  }
+  if (loc == UNKNOWN_LOCATION) {
+    if (edge e = single_exit(loop)) {
+      if (gimple* test = last_stmt(e->src)) loc = gimple_location(test);
+    }
+  }
   for (unsigned i = 0; loc == UNKNOWN_LOCATION && i < loop->num_nodes; ++i) {
     for (gimple_stmt_iterator g = gsi_start_bb(body[i]); !gsi_end_p(g); gsi_next(&g)) {
       if (gimple_has_location(gsi_stmt(g))) {
@@ -636,7 +683,7 @@ void loop_region(class loop* loop) {
   auto_vec<edge> exits = get_loop_exit_edges(loop);
   const std::string name = loop_region_name(loop);
   tree lit = region_name_literal(name);
-  gsi_insert_on_edge(pre, enter_call(lit, RPROF_INST_KIND_LOOP));
+  gsi_insert_seq_on_edge(pre, enter_call(lit, RPROF_INST_KIND_LOOP));
   for (edge e : exits) {
     if (usable_edge(e)) gsi_insert_on_edge(e, exit_call(lit));
   }
@@ -651,8 +698,8 @@ void loop_region(class loop* loop) {
 void function_region(function* fn) {
   const std::string name = function_region_name(fn->decl);
   tree lit = region_name_literal(name);
-  gsi_insert_on_edge(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fn)),
-                     enter_call(lit, RPROF_INST_KIND_FUNCTION));
+  gsi_insert_seq_on_edge(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fn)),
+                         enter_call(lit, RPROF_INST_KIND_FUNCTION));
   basic_block bb;
   FOR_EACH_BB_FN(bb, fn) {
     for (gimple_stmt_iterator g = gsi_start_bb(bb); !gsi_end_p(g); gsi_next(&g)) {
