@@ -115,6 +115,30 @@ printf 'geometric mean over %d kernels: inst bin / native %.3f (target <= 1.3), 
   "$n" "$(awk -v s="$logsum" -v n="$n" 'BEGIN { print exp(s / n) }')" \
   "$(awk -v s="$logsum_rprof" -v n="$n" 'BEGIN { print exp(s / n) }')"
 echo
+# Functions and loop nests as regions (a program without markers: every
+# function with loops and every loop nest is timed at entry and exit). Not in
+# the mean above: "plain" calls a function of a 4096-element loop 100,000
+# times; "hot" calls a 2-element loop's function 10 million times,
+# the worst case (throttled after 10,000 calls, docs/inst-backend.md).
+gcc "${fl[@]}" "$src/tests/integration/apps/inst_regions.c" "-I$src/include" -lm -o "$tmp/regions.plain"
+"$rprof" cc gcc "${fl[@]}" "$src/tests/integration/apps/inst_regions.c" "-I$src/include" -lm \
+  -o "$tmp/regions.inst"
+echo "function and loop regions, no markers (CPU seconds, median of $reps runs):"
+printf '| %-30s | %8s | %8s | %10s | %9s | %11s |\n' "program (args)" "native" "inst bin" \
+  "rprof inst" "inst/nat" "rprof/nat"
+printf '|%s|%s|%s|%s|%s|%s|\n' "--------------------------------" "----------" "----------" \
+  "------------" "-----------" "-------------"
+for args in "4096 100000 plain" "1000 10000000 hot"; do
+  # shellcheck disable=SC2086
+  read -r _ nc <<<"$(timed "$tmp/regions.plain" $args)"
+  # shellcheck disable=SC2086
+  read -r _ ic <<<"$(timed "$tmp/regions.inst" $args)"
+  # shellcheck disable=SC2086
+  read -r _ rc <<<"$(timed "$rprof" -q -o "$tmp/out" --backend=inst "$tmp/regions.inst" $args)"
+  printf '| %-30s | %8.3f | %8.3f | %10.3f | %9.3f | %11.3f |\n' "inst_regions $args" "$nc" "$ic" \
+    "$rc" "$(ratio "$ic" "$nc")" "$(ratio "$rc" "$nc")"
+done
+echo
 echo "code size (.text bytes, plain -> instrumented):"
 for f in "$tmp"/*.plain; do
   name=$(basename "$f" .plain)

@@ -39,17 +39,52 @@ std::string likely_limit(const VerdictInput& in, const VerdictThresholds& t) {
         pct(*b->in_flight), t.latency_max_in_flight);
   }
   const double flops = m.has_flops ? m.flops_total() : 0;
+  const Traffic& l1 = m.at(Boundary::kL1);
+  const Traffic& l2 = m.at(Boundary::kL2);
+  const double miss_share = l1.measured && l2.measured && l1.bytes() > 0
+                                ? l2.bytes() / l1.bytes()
+                                : 0;
   if (!(flops > 0)) {
+    if (miss_share >= t.irregular_miss_share) {
+      // Loads that miss (a pointer chase, a scattered gather) with fewer
+      // misses in flight than the latency-bound band asks: the machine's
+      // measured latency may be below what these misses cost (page walks,
+      // another or a busier host).
+      const BoundaryBandwidth* deepest = nullptr;
+      if (in.memory != nullptr && in.memory->valid) {
+        for (const BoundaryBandwidth& b : in.memory->boundaries) {
+          if (b.in_flight && b.latency_ns && !b.in_flight_implausible && b.line_misses > 0) {
+            deepest = &b;
+          }
+        }
+      }
+      std::string little;
+      if (deepest != nullptr && *deepest->in_flight < t.latency_min_explained) {
+        little = fmt::format(
+            "; by Little's law {:.2g} line misses in flight per thread at {} ({:.3g} misses x "
+            "{:.3g} ns), under the {} a latency-bound verdict needs: each miss cost more than "
+            "the machine's measured {:.3g} ns (page walks, a busier or another host), or other "
+            "work separates them",
+            *deepest->in_flight, boundary_name(deepest->boundary), deepest->line_misses,
+            *deepest->latency_ns, g(t.latency_min_explained), *deepest->latency_ns);
+      } else if (deepest != nullptr) {
+        little = fmt::format(
+            "; by Little's law {:.2g} line misses in flight per thread at {} ({:.3g} misses x "
+            "{:.3g} ns), above the {} of one dependent chain: they overlap, yet use under {} "
+            "of the bandwidth",
+            *deepest->in_flight, boundary_name(deepest->boundary), deepest->line_misses,
+            *deepest->latency_ns, g(t.latency_max_in_flight), pct(deepest->fraction));
+      }
+      return fmt::format(
+          "latency/irregular access: no FLOPs, and {} of the bytes loaded at L1 cross L2 (>= "
+          "{}): loads missing the caches set its time{}",
+          pct(miss_share), pct(t.irregular_miss_share), little);
+    }
     return "not memory and not floating point: no FLOPs and far below every bandwidth "
            "roof, so integer, branch or other non-FP work sets its time (no roof measures "
            "it)";
   }
-  const Traffic& l1 = m.at(Boundary::kL1);
-  const Traffic& l2 = m.at(Boundary::kL2);
   const double l1_per_flop = l1.measured ? l1.bytes() / flops : 0;
-  const double miss_share = l1.measured && l2.measured && l1.bytes() > 0
-                                ? l2.bytes() / l1.bytes()
-                                : 0;
   if (l1_per_flop >= t.irregular_l1_bytes_per_flop && miss_share >= t.irregular_miss_share) {
     return fmt::format(
         "latency/irregular access: {} bytes at L1 per FLOP (>= {}) and {} of them cross L2 "

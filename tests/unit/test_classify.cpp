@@ -352,6 +352,28 @@ TEST_CASE("latency-bound needs misses that explain the time") {
   CHECK_FALSE(with(kT.latency_min_explained * 0.95).has(Flag::kLatencyBound));
   CHECK(with(kT.latency_max_in_flight * 0.99).has(Flag::kLatencyBound));
   CHECK_FALSE(with(kT.latency_max_in_flight * 1.05).has(Flag::kLatencyBound));
+  // A pointer chase whose every step misses to DRAM, on a host where a miss
+  // costs more than the machine's measured latency: below the band, so not
+  // latency-bound, but its likely limit is the misses, not "non-FP work".
+  Metrics chase = m;
+  chase.traffic[static_cast<int>(Boundary::kL1)].measured = true;
+  chase.traffic[static_cast<int>(Boundary::kL2)].measured = true;
+  const double steps = 0.2 / 100e-9;  // 0.2 misses in flight at 100 ns, 1 s
+  chase.traffic[static_cast<int>(Boundary::kL1)].read_bytes = 16 * steps;
+  chase.traffic[static_cast<int>(Boundary::kL2)].read_bytes = 64 * steps;
+  chase.traffic[static_cast<int>(Boundary::kDRAM)].read_bytes = 64 * steps;
+  const MemoryView slow_chase = dram_view(64 * steps / 1e9, steps, 1);
+  v = run_full(one, chase, nullptr, &slow_chase);
+  CHECK_FALSE(v.has(Flag::kLatencyBound));
+  CHECK(v.bound == Bound::kBelowRoofs);
+  CHECK_THAT(v.likely_limit, Catch::StartsWith("latency/irregular access: no FLOPs") &&
+                                 Catch::Contains("400% of the bytes loaded at L1 cross L2") &&
+                                 Catch::Contains("0.2 line misses in flight per thread at DRAM"));
+  // An integer loop in cache (few of its bytes cross L2): not memory.
+  chase.traffic[static_cast<int>(Boundary::kL2)].read_bytes = 0.01 * 16 * steps;
+  chase.traffic[static_cast<int>(Boundary::kDRAM)].read_bytes = 0.01 * 16 * steps;
+  v = run_full(one, chase, nullptr, &slow_chase);
+  CHECK_THAT(v.likely_limit, Catch::StartsWith("not memory and not floating point"));
   // The FLOP roofline's flag follows the same rule.
   auto rr = memory_bound(0.1);
   CHECK_FALSE(run(one, fp_metrics(1.0, 0.4 * kT.latency_min_explained / 100e-9 * 64), &rr)
