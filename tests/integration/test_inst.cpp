@@ -8,6 +8,7 @@
 // where the CPU has AVX-512.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -558,4 +559,58 @@ TEST_CASE("inst and sim agree per function and per loop on the same instrumented
     }
     CHECK(compared >= 8);
   }
+}
+
+TEST_CASE("inst through rprof cc gfortran -fopenmp: exact FLOPs over the threads, per region and loop") {
+  need_plugin();
+#if RPROF_TEST_FORTRAN
+  const std::string out = fresh_path("omp_triad_f_inst");
+  const RunResult built = run_command(
+      {RPROF_BIN, "cc", RPROF_TEST_FC, "-O2", "-fopenmp",
+       source("tests/integration/apps/omp_triad_f.f90"), "-I" RPROF_TEST_FORTRAN_MODDIR,
+       "-L" + kLibDir, "-Wl,-rpath," + kLibDir, "-lrprof-fortran", "-lrprof", "-o", out});
+  INFO(built.err);
+  REQUIRE(built.status == 0);
+  const auto n = nodes_of(run_rprof({"--backend=inst", out, "30000", "3"}, {"OMP_NUM_THREADS=2"}));
+  // 2n FLOPs, 16n bytes loaded and 8n stored per call, over both threads.
+  CHECK(calls_at(n, "triad") == 3);
+  CHECK(flops_at(n, "triad") == 2.0 * 30000 * 3);
+  CHECK(n.at("triad")["threads"]["thread"].size() == 2);
+  // The OpenMP region's body (the outlined function) and its loop, on both
+  // threads, under the marked region its team inherited.
+  std::string loop;
+  for (const auto& [path, node] : n) {
+    if (path.rfind("triad/", 0) == 0 && path.find("/loop omp_triad_f.f90:") != std::string::npos) {
+      loop = path;
+    }
+  }
+  REQUIRE(!loop.empty());
+  CHECK(flops_at(n, loop) == 2.0 * 30000 * 3);
+  CHECK(counter(n.at(loop)["counters"], "bytes.l1.read") == 16.0 * 30000 * 3);
+  CHECK(counter(n.at(loop)["counters"], "bytes.l1.write") == 8.0 * 30000 * 3);
+  CHECK(calls_at(n, loop) == 6);  // one entry per thread and call
+#else
+  skip_test("rprof is built without Fortran (no gfortran): the Fortran OpenMP case is not run");
+#endif
+}
+
+TEST_CASE("inst through rprof cc mpicc: exact FLOPs summed over 2 ranks") {
+  need_plugin();
+  if (std::system("command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1") != 0) {
+    skip_test("no mpicc/mpirun (scripts/install-deps.sh installs openmpi-bin, libopenmpi-dev)");
+  }
+  const std::string out = fresh_path("mpi_ranks_inst");
+  const RunResult built = run_command(
+      {RPROF_BIN, "cc", "mpicc", "-O2", source("samples/mpi_ranks.c"), "-DRPROF_ENABLE",
+       "-I" + source("include"), "-L" + kLibDir, "-Wl,-rpath," + kLibDir, "-lrprof", "-o", out});
+  INFO(built.err);
+  REQUIRE(built.status == 0);
+  std::vector<std::string> args = {"--backend=inst", "--"};
+  for (const std::string& a : mpirun_np2({out})) args.push_back(a);
+  const auto n = nodes_of(run_rprof_mpi(args));
+  // Rank r makes r + 1 compute calls of work(1): 2,000,000 iterations of one
+  // division and one addition: 3 calls, 12,000,000 FLOPs over the ranks.
+  CHECK(calls_at(n, "compute") == 3);
+  CHECK(flops_at(n, "compute") == 3 * 2.0 * 2000000);
+  CHECK(flops_at(n, "compute/exchange") == 0);
 }
