@@ -19,7 +19,9 @@
 # Usage: bench/inst_bench.sh [BUILD_DIR] [REPS] [SIZE] [FLAGS]
 #   defaults: build, 3, LARGE, "-O3 -march=x86-64-v3" where the CPU has AVX2
 #   and FMA, else "-O2". SIZE: LARGE (PolyBench's LARGE dataset sizes) or
-#   MEDIUM. NO_SIM=1 leaves out the two Valgrind columns (minutes at LARGE).
+#   MEDIUM. NO_SIM=1 leaves out the two Valgrind columns (minutes at LARGE);
+#   SIM_MAX_S=S runs them only for kernels whose native run takes at most S
+#   CPU seconds (cachegrind with its cache model costs about 300x native).
 # Not a test: it takes minutes and its numbers depend on the machine.
 set -euo pipefail
 
@@ -94,7 +96,7 @@ for c in "${cases[@]}"; do
   # shellcheck disable=SC2086
   read -r _ rc <<<"$(timed "$rprof" -q -o "$tmp/out" --backend=inst "$tmp/$name.inst" $args)"
   sc="-" cc="-" sr="-"
-  if [[ -z ${NO_SIM:-} ]]; then
+  if [[ -z ${NO_SIM:-} ]] && awk -v t="$nc" -v m="${SIM_MAX_S:-1e9}" 'BEGIN { exit !(t <= m) }'; then
     # shellcheck disable=SC2086
     read -r _ sc <<<"$(timed "$rprof" -q -o "$tmp/out" --backend=sim --sim-only "$tmp/$name.plain" $args)"
     # shellcheck disable=SC2086

@@ -613,12 +613,30 @@ gcall* exit_call(tree name) {
   return gimple_build_call(hook_decl(&g_exit, RPROF_INST_EXIT_SYMBOL, false), 1, name);
 }
 
+}  // namespace
+
+// libiberty's demangler, in every GCC compiler proper (cc1, cc1plus, f951);
+// weak, so a compiler without it loads the plugin all the same.
+extern "C" char* cplus_demangle(const char* mangled, int options) __attribute__((weak));
+
+namespace {
+
 // The source function's name: a clone GCC made of it (foo.constprop.0,
-// foo.isra.0, foo.part.0) is the same region as the function.
+// foo.isra.0, foo.part.0) is the same region as the function. An OpenMP
+// region's body, which GCC names after its function's assembler name
+// (_Z6waxpbyidPKddS0_Pd._omp_fn.0), gets that function's source name
+// (waxpby._omp_fn.0).
 std::string function_region_name(tree decl) {
   if (DECL_ABSTRACT_ORIGIN(decl)) decl = DECL_ORIGIN(decl);
   const char* n = lang_hooks.decl_printable_name(decl, 1);  // qualified, no parameters
   std::string s = n ? n : "?";
+  const size_t omp = s.find("._omp_fn.");
+  if (omp != std::string::npos && s.rfind("_Z", 0) == 0 && cplus_demangle) {
+    if (char* d = cplus_demangle(s.substr(0, omp).c_str(), 0)) {  // no parameters
+      s = std::string(d) + s.substr(omp);
+      free(d);
+    }
+  }
   if (s.empty() || s.back() != ')') s += "()";
   return s;
 }
