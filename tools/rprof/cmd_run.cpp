@@ -74,8 +74,10 @@ void add_run_options(CLI::App& app, RunOptions& o) {
                "sim: per-function view, --functions[=N]: FLOPs and bytes of every function "
                "(self counts, by symbol, file:line with debug info), the hottest N (default "
                "20) as regions with roofline and verdict, under the innermost marked region; "
-               "times from a native run sampled with cpu-clock. On by default for a program "
-               "without markers run with the sim backend");
+               "times from a native run sampled with cpu-clock. inst: every function with "
+               "loops and every loop nest a region, also outside the marked regions (N "
+               "ignored; times from clock reads at entry and exit). On by default for a "
+               "program without markers run with the sim or inst backend");
   app.add_option("--sample-period", o.sample_period,
                  "function view: CPU time per cpu-clock sample and thread, a time (250us, "
                  "1ms) or a rate (4kHz); default 250us (a 50 ms function gets about 200 "
