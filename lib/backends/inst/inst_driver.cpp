@@ -105,6 +105,11 @@ class InstDriver final : public NativeRunDriver {
       throw Error("--backend=inst: " + why + "; build it with `rprof cc gcc ...` (docs/inst-backend.md)",
                   2);
     }
+    if (request.sample_period_ns > 0) {
+      throw Error("--sample-period: the inst backend times functions and loops by clock reads "
+                  "at their entry and exit, not by samples",
+                  2);
+    }
     RunPlan plan = NativeRunDriver::plan(request);
     // Functions and loop nests are regions everywhere in a program without
     // markers (the function view, request.functions), else inside the
