@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
   if (strcmp(argv[3], "plain") == 0) {
     for (int r = 0; r < reps; ++r) { /* LOOP reps */
       scale(n, 1.0001);
-      t = t + leaf(a[r]);
+      t = t + leaf(a[r & 4095]);
     }
     nest(64, 64, 0.5);
     t = t + wave(n);
