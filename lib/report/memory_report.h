@@ -10,7 +10,7 @@
 #include <string>
 
 #include "analysis/analysis.h"
-#include "report/shown_regions.h"
+#include "analysis/shown_regions.h"
 
 namespace rprof {
 

@@ -10,7 +10,7 @@
 #include <ostream>
 
 #include "report/reporter.h"
-#include "report/shown_regions.h"
+#include "analysis/shown_regions.h"
 #include "roofline/roofline.h"
 
 namespace rprof {

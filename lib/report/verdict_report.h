@@ -8,7 +8,7 @@
 #include <ostream>
 
 #include "report/reporter.h"
-#include "report/shown_regions.h"
+#include "analysis/shown_regions.h"
 #include "roofline/classify.h"
 
 namespace rprof {
