@@ -164,6 +164,13 @@ Writer& Writer::null() {
   return *this;
 }
 
+nlohmann::json parsed(const std::function<void(Writer&)>& write) {
+  std::string text;
+  Writer w(text);
+  write(w);
+  return nlohmann::json::parse(text);
+}
+
 Writer& Writer::dom(const nlohmann::json& j) {
   using V = nlohmann::json::value_t;
   switch (j.type()) {

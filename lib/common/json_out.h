@@ -13,6 +13,7 @@
 #define RPROF_COMMON_JSON_OUT_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -108,6 +109,10 @@ class Writer {
   std::vector<Frame> stack_;
   bool after_key_ = false;
 };
+
+// The text `write` writes (compactly), parsed: for a writer that embeds a
+// DOM (the HTML report's data) and must not keep a second writer of it.
+nlohmann::json parsed(const std::function<void(Writer&)>& write);
 
 }  // namespace rprof::json_out
 

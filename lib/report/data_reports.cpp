@@ -80,7 +80,10 @@ void JsonReporter::write(const Analysis& a, const ReportOptions&, std::ostream& 
   namespace jo = json_out;
   ProfileJsonParts parts;
   if (a.machine.machine != nullptr) {
-    parts.before_run = [&](jo::Writer& w) { w.key("roofline_machine").dom(roofline_machine_json(a)); };
+    parts.before_run = [&](jo::Writer& w) {
+      w.key("roofline_machine");
+      write_roofline_machine_json(w, a);
+    };
   }
   if (a.verdicts) {
     parts.at_end = [&](jo::Writer& w) {
@@ -92,11 +95,21 @@ void JsonReporter::write(const Analysis& a, const ReportOptions&, std::ostream& 
     if (i >= a.regions.size()) return;
     const RegionAnalysis& ra = a.regions[i];
     if (a.machine.machine != nullptr && ra.roofline) {
-      w.key("roofline").dom(roofline_region_json(*ra.roofline));
+      w.key("roofline");
+      write_roofline_region_json(w, *ra.roofline);
     }
-    if (ra.memory) w.key("memory").dom(memory_region_json(*ra.memory));
-    if (ra.time_bound) w.key("time_bound").dom(time_bound_json(*ra.time_bound));
-    if (ra.sampling) w.key("time_samples").dom(sample_stats_json(*ra.sampling));
+    if (ra.memory) {
+      w.key("memory");
+      write_memory_region_json(w, *ra.memory);
+    }
+    if (ra.time_bound) {
+      w.key("time_bound");
+      write_time_bound_json(w, *ra.time_bound);
+    }
+    if (ra.sampling) {
+      w.key("time_samples");
+      write_sample_stats_json(w, *ra.sampling);
+    }
     if (a.verdicts && ra.verdict) {
       w.key("verdict");
       write_verdict_json(w, *ra.verdict);

@@ -42,10 +42,7 @@ void write_verdict_json(json_out::Writer& w, const Verdict& v) {
 }
 
 json verdict_json(const Verdict& v) {
-  std::string text;
-  json_out::Writer w(text);
-  write_verdict_json(w, v);
-  return json::parse(text);
+  return json_out::parsed([&](json_out::Writer& w) { write_verdict_json(w, v); });
 }
 
 void write_thresholds_json(json_out::Writer& w, const VerdictThresholds& t) {
