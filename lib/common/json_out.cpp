@@ -171,30 +171,4 @@ nlohmann::json parsed(const std::function<void(Writer&)>& write) {
   return nlohmann::json::parse(text);
 }
 
-Writer& Writer::dom(const nlohmann::json& j) {
-  using V = nlohmann::json::value_t;
-  switch (j.type()) {
-    case V::object:
-      begin_object();
-      for (const auto& [k, v] : j.items()) {
-        key(k);
-        dom(v);
-      }
-      return end_object();
-    case V::array:
-      begin_array();
-      for (const nlohmann::json& v : j) dom(v);
-      return end_array();
-    case V::string: return value(j.get_ref<const std::string&>());
-    case V::boolean: return value(j.get<bool>());
-    case V::number_unsigned: return value(j.get<uint64_t>());
-    case V::number_integer: return value(j.get<int64_t>());
-    case V::number_float: return value(j.get<double>());
-    case V::null:
-    case V::discarded:
-    case V::binary: break;
-  }
-  return null();
-}
-
 }  // namespace rprof::json_out

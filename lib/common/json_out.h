@@ -1,20 +1,20 @@
-// JSON text without a DOM: the one writer of rprof's JSON documents
-// (profile.json of 100,000 regions is written region by region: issue 16).
-// The text is what nlohmann::json's dump() of the same values gives: NaN and
-// infinities as null, invalid UTF-8 replaced by U+FFFD, and with an indent
-// the same line breaks and spaces as dump(indent); doubles either in their
-// shortest round-trip form ("0.0", "2e-08", Doubles::kShortest) or exactly
-// as dump() writes them (Doubles::kAsDom). Both read back as the same double;
-// profile.json has always had its measured region members in the first form
-// and every other number in the second, and keeps them so (byte-identical). The writer emits members in the order
-// they are written: a document read back as an nlohmann object (keys sorted)
-// writes them sorted to stay byte-identical.
+// JSON text without a DOM: the streaming writer of profile.json and the JSON
+// reports (profile.json of 100,000 regions is written region by region:
+// issue 16). The text is what nlohmann::json's dump() of the same values
+// gives: NaN and infinities as null, invalid UTF-8 replaced by U+FFFD, and
+// with an indent the same line breaks and spaces as dump(indent); doubles
+// either in their shortest round-trip form ("0.0", "2e-08",
+// Doubles::kShortest) or exactly as dump() writes them (Doubles::kAsDom).
+// Both read back as the same double; profile.json has always had its
+// measured region members and verdicts in the first form and every other
+// number in the second, and keeps them so (byte-identical). Members come out
+// in the order they are written: rprof's documents write them sorted, as a
+// DOM would.
 #ifndef RPROF_COMMON_JSON_OUT_H_
 #define RPROF_COMMON_JSON_OUT_H_
 
 #include <cstdint>
 #include <functional>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -68,11 +68,6 @@ class Writer {
   Writer& value(int v) { return value(static_cast<int64_t>(v)); }
   Writer& value(bool v);
   Writer& null();
-  // A value built as a DOM, written through this writer (keys sorted, as
-  // the DOM holds them; numbers as their DOM type: unsigned, signed, double).
-  Writer& dom(const nlohmann::json& j);
-  // A string or null.
-  Writer& value(const std::optional<std::string>& s) { return s ? value(*s) : null(); }
 
   // key(k).value(v), for the common case.
   template <class T>
@@ -90,7 +85,6 @@ class Writer {
 
   // Containers still open (0: the document is complete).
   size_t depth() const { return stack_.size(); }
-  std::string& out() { return *out_; }
 
  private:
   struct Frame {

@@ -53,10 +53,6 @@ TEST_CASE("json_out: the writer's text is the DOM's dump, compact and indented")
     CHECK(w.depth() == 0);
     CHECK(text == dump(sample_dom(), indent));
   }
-  // The same DOM written through the writer (dom()) gives the same text.
-  std::string text;
-  Writer(text, 2).dom(sample_dom());
-  CHECK(text == dump(sample_dom(), 2));
 }
 
 TEST_CASE("json_out: a compact container inside an indented document is one line") {
