@@ -1,7 +1,7 @@
-// JSON text without a DOM: the streaming writer of profile.json and the JSON
-// reports (profile.json of 100,000 regions is written region by region:
-// issue 16). The text is what nlohmann::json's dump() of the same values
-// gives: NaN and infinities as null, invalid UTF-8 replaced by U+FFFD, and
+// JSON text without a DOM: the streaming writer of profile.json, the JSON
+// reports and the machine file (profile.json of 100,000 regions is written
+// region by region: issue 16). The text is what nlohmann::json's dump() of
+// the same values gives: NaN and infinities as null, invalid UTF-8 replaced by U+FFFD, and
 // with an indent the same line breaks and spaces as dump(indent); doubles
 // either in their shortest round-trip form ("0.0", "2e-08",
 // Doubles::kShortest) or exactly as dump() writes them (Doubles::kAsDom).
