@@ -44,6 +44,21 @@ std::optional<SampleStats> sample_stats_of(const Region& r, const VerdictThresho
   return s;
 }
 
+// On the roofline chart: FLOPs, a FLOP rate (at the bound on its time when no
+// sample hit it) and bytes at some boundary.
+bool charted_of(const Region& r, const Metrics& m, const std::optional<TimeBound>& bound) {
+  if (!m.has_flops) return false;
+  const double gflops = bound && bound->min_gflops ? *bound->min_gflops
+                        : r.time_s > 0             ? m.flops_total() / r.time_s / 1e9
+                                                   : 0;
+  if (gflops <= 0) return false;
+  for (Boundary b : kBoundaries) {
+    const Traffic& t = m.at(b);
+    if (t.measured && t.bytes() > 0) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 Metrics region_metrics(const CounterMap& counters) {
@@ -66,6 +81,7 @@ const Verdict* RegionAnalysis::shown_verdict() const {
 Analysis measured_only(const Profile& p) {
   Analysis a;
   a.profile = &p;
+  a.shown = shown_regions(p);
   a.regions.reserve(p.regions.size());
   for (const Region& r : p.regions) {
     RegionAnalysis ra;
@@ -80,8 +96,10 @@ Analysis measured_only(const Profile& p) {
       ra.time_bound = time_bound_of(r, ra.metrics);
       ra.sampling = sample_stats_of(r, VerdictThresholds{});
     }
+    ra.charted = a.shown[a.regions.size()] && charted_of(r, ra.metrics, ra.time_bound);
     a.regions.push_back(std::move(ra));
   }
+  a.machine.chart = chart_ceilings(a);  // no machine: the regions' threads alone
   return a;
 }
 
@@ -134,6 +152,7 @@ Analysis analyze(const Profile& p, const MachineSource& machine,
     in.clock_resolution_s = resolution;
     ra.verdict = classify(in, thresholds);
   }
+  a.machine.chart = chart_ceilings(a);
   return a;
 }
 

@@ -11,8 +11,10 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "analysis/shown_regions.h"
 #include "machine/machine.h"
 #include "profile/metrics.h"
 #include "profile/profile.h"
@@ -22,12 +24,56 @@
 
 namespace rprof {
 
+// The roofline chart's ceilings (lib/report/chart_model draws them), chosen
+// once by the analysis: the machine's ceiling set nearest to the most threads
+// among the charted regions, the compute roofs the regions are held against
+// with the full roof of each precision they use (the machine's widest DP roof
+// when none), one bandwidth line per boundary the regions use (every boundary
+// when none) and the ridges of the applied roofs.
+// Units: GFLOP/s (1e9 FLOP/s, FMA = 2 FLOPs), GB/s (1e9 bytes/s), FLOP/byte.
+struct ChartCeilingRoof {
+  ComputeRoof roof;
+  bool applied = false;           // some region is held against it
+  std::optional<Provenance> how;  // how the machine measured it, when it did
+};
+
+struct ChartCeilingBandwidth {
+  Boundary boundary = Boundary::kDRAM;
+  double gbs = 0;  // bytes crossing the boundary (write-allocate below L1)
+  StreamMix kernel = StreamMix::kLoad;
+  Provenance how;
+  // Below L1, STREAM's convention beside it: the best kernel by explicit bytes.
+  double stream_gbs = 0;
+  StreamMix stream_kernel = StreamMix::kLoad;
+};
+
+struct ChartCeilingRidge {
+  Boundary boundary = Boundary::kDRAM;
+  ComputeRoof roof;      // the compute roof it meets
+  double intensity = 0;  // FLOP/byte = roof / bandwidth
+};
+
+struct ChartCeilings {
+  int region_threads = 1;  // the most threads among the charted regions
+  int threads = 0;         // the ceiling set's thread count; 0 = no ceilings
+  std::vector<ChartCeilingRoof> roofs;            // highest first
+  std::vector<ChartCeilingBandwidth> bandwidths;  // L1 first
+  std::vector<ChartCeilingRidge> ridges;
+  // The machine file's calibration, for the chart's footer.
+  std::string mode, cpu_model;
+  int64_t created_unix_s = 0;
+};
+
 // Where the ceilings came from: the machine (null: none), its file and what
 // to tell the reader about it ("calibrated now", "no roofline: ...").
 struct MachineSource {
+  MachineSource(const Machine* m = nullptr, std::string f = {}, std::vector<std::string> n = {})
+      : machine(m), file(std::move(f)), notes(std::move(n)) {}
+
   const Machine* machine = nullptr;
   std::string file;
   std::vector<std::string> notes;
+  ChartCeilings chart;  // set by analyze()
 };
 
 // A function region (the function view, docs/functions.md): where the
@@ -69,6 +115,9 @@ struct RegionAnalysis {
   std::optional<MemoryView> memory;
   // Every region but [program]; bound "unknown" with no flags says nothing.
   std::optional<Verdict> verdict;
+  // Drawn on the roofline chart: shown (Analysis::shown), with FLOP counts, a
+  // FLOP rate above 0 and bytes at some boundary.
+  bool charted = false;
 
   // The roofline when it is valid, else null.
   const RegionRoofline* valid_roofline() const;
@@ -87,6 +136,7 @@ struct Analysis {
   bool any_flops = false;            // some region has FLOP counts
   bool any_memory = false;           // some region has a valid memory view
   bool any_function = false;         // some region is a function (the function view)
+  ShownRegions shown;                // what the reports for people show
 
   const Profile& prof() const { return *profile; }
 };
@@ -98,6 +148,10 @@ Metrics region_metrics(const CounterMap& counters);
 // The analysis of `p` (which must outlive it) against `machine`.
 Analysis analyze(const Profile& p, const MachineSource& machine,
                  const VerdictThresholds& thresholds = {});
+
+// The chart's ceilings of an analysis whose regions are done (analyze() sets
+// a.machine.chart with it).
+ChartCeilings chart_ceilings(const Analysis& a);
 
 // The analysis without a machine or verdicts: what a writer shows of the
 // measured data alone (merges of raw profiles, tests).

@@ -11,6 +11,7 @@
 
 #include "common/error.h"
 #include "common/fs.h"
+#include "common/json_out.h"
 #include "common/json_reader.h"
 #include "common/limits.h"
 
@@ -46,19 +47,6 @@ double positive(const JsonReader& r, const json& obj, const char* key, double ma
 
 const json& array_of(const JsonReader& r, const json& obj, const char* key, size_t max) {
   return r.array(obj, key, max);
-}
-
-json provenance_json(const Provenance& p) {
-  return {{"kernel", p.kernel},
-          {"working_set_bytes", p.working_set_bytes},
-          {"threads", p.threads},
-          {"repetitions", p.repetitions},
-          {"seconds_per_repetition", p.seconds_per_rep},
-          {"best", p.best},
-          {"median", p.median},
-          {"worst", p.worst},
-          {"spread", p.spread},
-          {"disturbed_repetitions", p.disturbed}};
 }
 
 Provenance provenance_from(const json& j, const JsonReader& r) {
@@ -120,95 +108,150 @@ std::string recalibrate_command(const std::string& path) {
   return "rprof machine --output " + path;
 }
 
-json machine_to_json(const Machine& m) {
-  json doc;
-  doc["format"] = kFormat;
-  doc["schema_version"] = m.schema_version;
-  doc["conventions"] = {
-      {"flops", "GFLOP/s = 1e9 FLOP/s; an FMA counts 2 FLOPs per lane"},
-      {"bandwidth",
-       "GB/s, GB = 1e9 bytes. gbs counts the kernel's loads and stores only "
-       "(no write-allocate read, as likwid-bench and STREAM); traffic_gbs adds "
-       "the write-allocate read of every stored line"},
-      {"boundaries",
-       "l1 = core<->L1 (working set in L1), l2 = L1<->L2, llc = L2<->LLC, "
-       "dram = LLC<->DRAM; the roofline uses gbs at l1 and traffic_gbs below"},
-      {"ceiling", "best of the repetitions; spread = (best - worst) / best"},
-      {"latency", "ns per dependent load through a random cyclic permutation of lines"},
-      {"threads", "each ceiling set was measured with this many threads pinned one per CPU"},
-  };
-  doc["mode"] = m.mode;
-  doc["pages"] = m.pages;
-  doc["rprof_version"] = m.rprof_version;
-  doc["created_unix_s"] = m.created_unix_s;
-  doc["host"] = m.host;
-  const CpuId& c = m.cpu;
-  doc["cpu"] = {{"vendor", c.vendor},         {"family", c.family},
-                {"model", c.model},           {"stepping", c.stepping},
-                {"model_name", c.model_name}, {"key", cpu_key(c)},
-                {"isa",
-                 {{"sse2", c.sse2},
-                  {"avx", c.avx},
-                  {"avx2", c.avx2},
-                  {"fma", c.fma},
-                  {"avx512f", c.avx512f}}}};
-  doc["logical_cpus"] = m.logical_cpus;
-  doc["clock_ghz"] = m.clock_ghz;
-  json caches = json::array();
+// Keys sorted (the order machine files have always had).
+void write_provenance(json_out::Writer& w, const Provenance& p) {
+  w.begin_object();
+  w.member("best", p.best);
+  w.member("disturbed_repetitions", p.disturbed);
+  w.member("kernel", p.kernel);
+  w.member("median", p.median);
+  w.member("repetitions", p.repetitions);
+  w.member("seconds_per_repetition", p.seconds_per_rep);
+  w.member("spread", p.spread);
+  w.member("threads", p.threads);
+  w.member("working_set_bytes", p.working_set_bytes);
+  w.member("worst", p.worst);
+  w.end_object();
+}
+
+void write_machine_json(json_out::Writer& w, const Machine& m) {
+  w.begin_object();
+  w.key("caches").begin_array();
   for (const CacheInfo& k : m.caches) {
-    caches.push_back({{"level", k.level},
-                      {"reported_bytes", k.reported_bytes},
-                      {"effective_bytes", k.effective_bytes},
-                      {"associativity", k.associativity},
-                      {"line_bytes", k.line_bytes},
-                      {"shared_cpus", k.shared_cpus}});
+    w.begin_object();
+    w.member("associativity", k.associativity);
+    w.member("effective_bytes", k.effective_bytes);
+    w.member("level", k.level);
+    w.member("line_bytes", k.line_bytes);
+    w.member("reported_bytes", k.reported_bytes);
+    w.member("shared_cpus", k.shared_cpus);
+    w.end_object();
   }
-  doc["caches"] = std::move(caches);
-  json sets = json::array();
+  w.end_array();
+  w.key("ceilings").begin_array();
   for (const CeilingSet& s : m.ceilings) {
-    json peaks = json::array(), bw = json::array(), lat = json::array();
-    for (const PeakCeiling& p : s.peaks) {
-      peaks.push_back({{"precision", p.precision == Precision::kDP ? "dp" : "sp"},
-                       {"width", width_name(p.width)},
-                       {"mix", mix_key(p.mix)},
-                       {"isa", p.isa},
-                       {"gflops", p.gflops},
-                       {"provenance", provenance_json(p.how)}});
-    }
+    w.begin_object();
+    w.key("bandwidth").begin_array();
     for (const BandwidthCeiling& b : s.bandwidth) {
-      bw.push_back({{"boundary", boundary_key(b.boundary)},
-                    {"kernel", stream_key(b.mix)},
-                    {"gbs", b.gbs},
-                    {"traffic_gbs", b.traffic_gbs},
-                    {"provenance", provenance_json(b.how)}});
+      w.begin_object();
+      w.member("boundary", boundary_key(b.boundary));
+      w.member("gbs", b.gbs);
+      w.member("kernel", stream_key(b.mix));
+      w.key("provenance");
+      write_provenance(w, b.how);
+      w.member("traffic_gbs", b.traffic_gbs);
+      w.end_object();
     }
+    w.end_array();
+    w.key("cpus").array(s.cpus);
+    w.key("latency").begin_array();
     for (const LatencyCeiling& l : s.latency) {
-      lat.push_back({{"level", l.level},
-                     {"ns", l.ns},
-                     {"cycles", l.cycles},
-                     {"provenance", provenance_json(l.how)}});
+      w.begin_object();
+      w.member("cycles", l.cycles);
+      w.member("level", l.level);
+      w.member("ns", l.ns);
+      w.key("provenance");
+      write_provenance(w, l.how);
+      w.end_object();
     }
-    sets.push_back({{"threads", s.threads},
-                    {"cpus", s.cpus},
-                    {"pinned", s.pinned},
-                    {"peaks", std::move(peaks)},
-                    {"bandwidth", std::move(bw)},
-                    {"latency", std::move(lat)}});
+    w.end_array();
+    w.key("peaks").begin_array();
+    for (const PeakCeiling& p : s.peaks) {
+      w.begin_object();
+      w.member("gflops", p.gflops);
+      w.member("isa", p.isa);
+      w.member("mix", mix_key(p.mix));
+      w.member("precision", p.precision == Precision::kDP ? "dp" : "sp");
+      w.key("provenance");
+      write_provenance(w, p.how);
+      w.member("width", width_name(p.width));
+      w.end_object();
+    }
+    w.end_array();
+    w.member("pinned", s.pinned);
+    w.member("threads", s.threads);
+    w.end_object();
   }
-  doc["ceilings"] = std::move(sets);
-  json sweeps = json::array();
+  w.end_array();
+  w.member("clock_ghz", m.clock_ghz);
+  w.key("conventions").begin_object();
+  w.member("bandwidth",
+           "GB/s, GB = 1e9 bytes. gbs counts the kernel's loads and stores only "
+           "(no write-allocate read, as likwid-bench and STREAM); traffic_gbs adds "
+           "the write-allocate read of every stored line");
+  w.member("boundaries",
+           "l1 = core<->L1 (working set in L1), l2 = L1<->L2, llc = L2<->LLC, "
+           "dram = LLC<->DRAM; the roofline uses gbs at l1 and traffic_gbs below");
+  w.member("ceiling", "best of the repetitions; spread = (best - worst) / best");
+  w.member("flops", "GFLOP/s = 1e9 FLOP/s; an FMA counts 2 FLOPs per lane");
+  w.member("latency", "ns per dependent load through a random cyclic permutation of lines");
+  w.member("threads", "each ceiling set was measured with this many threads pinned one per CPU");
+  w.end_object();
+  const CpuId& c = m.cpu;
+  w.key("cpu").begin_object();
+  w.member("family", c.family);
+  w.key("isa").begin_object();
+  w.member("avx", c.avx);
+  w.member("avx2", c.avx2);
+  w.member("avx512f", c.avx512f);
+  w.member("fma", c.fma);
+  w.member("sse2", c.sse2);
+  w.end_object();
+  w.member("key", cpu_key(c));
+  w.member("model", c.model);
+  w.member("model_name", c.model_name);
+  w.member("stepping", c.stepping);
+  w.member("vendor", c.vendor);
+  w.end_object();
+  w.member("created_unix_s", m.created_unix_s);
+  w.member("format", kFormat);
+  w.member("host", m.host);
+  w.member("logical_cpus", m.logical_cpus);
+  w.member("mode", m.mode);
+  w.key("notes").array(m.notes);
+  w.member("pages", m.pages);
+  w.member("rprof_version", m.rprof_version);
+  w.member("schema_version", m.schema_version);
+  w.key("sweeps").begin_array();
   for (const Sweep& sw : m.sweeps) {
-    json pts = json::array();
+    w.begin_object();
+    w.member("kernel", stream_key(sw.mix));
+    w.key("points").begin_array();
     for (const SweepPoint& p : sw.points) {
-      pts.push_back({{"bytes", p.bytes}, {"gbs", p.gbs}, {"spread", p.spread}});
+      w.begin_object();
+      w.member("bytes", p.bytes);
+      w.member("gbs", p.gbs);
+      w.member("spread", p.spread);
+      w.end_object();
     }
-    sweeps.push_back(
-        {{"kernel", stream_key(sw.mix)}, {"threads", sw.threads}, {"purpose", sw.purpose},
-         {"points", std::move(pts)}});
+    w.end_array();
+    w.member("purpose", sw.purpose);
+    w.member("threads", sw.threads);
+    w.end_object();
   }
-  doc["sweeps"] = std::move(sweeps);
-  doc["notes"] = m.notes;
-  return doc;
+  w.end_array();
+  w.end_object();
+}
+
+std::string machine_json_text(const Machine& m) {
+  std::string text;
+  json_out::Writer w(text, 2);
+  write_machine_json(w, m);
+  return text + "\n";
+}
+
+json machine_to_json(const Machine& m) {
+  return json_out::parsed([&](json_out::Writer& w) { write_machine_json(w, m); });
 }
 
 Machine machine_from_json(const json& doc, const std::string& file) {
@@ -356,7 +399,7 @@ void save_machine_file(const Machine& m, const std::string& path) {
   const std::filesystem::path p(path);
   std::error_code ec;
   if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
-  write_file_atomic(path, machine_to_json(m).dump(2) + "\n");
+  write_file_atomic(path, machine_json_text(m));
 }
 
 std::string machine_cache_dir() {

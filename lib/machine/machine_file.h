@@ -7,10 +7,15 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "common/json_out.h"
 #include "machine/machine.h"
 
 namespace rprof {
 
+// The machine file's one writer (streamed, indent 2, keys sorted), its text,
+// and that text parsed (tests and tools that edit a machine file's DOM).
+void write_machine_json(json_out::Writer& w, const Machine& m);
+std::string machine_json_text(const Machine& m);
 nlohmann::json machine_to_json(const Machine& m);
 // Throws Error("<file>: not a valid rprof machine file: <why>; recalibrate
 // with: rprof machine ...") on anything malformed, truncated or foreign.

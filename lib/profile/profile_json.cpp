@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <map>
+#include <sstream>
 
 #include "common/error.h"
 #include "common/fs.h"
@@ -17,56 +19,10 @@ namespace {
 
 using nlohmann::json;
 
-json counters_json(const CounterMap& m) {
-  json j = json::object();
-  for (const auto& [k, v] : m) j[k] = v;
-  return j;
-}
-
 std::string format_of(const json& doc) {
   if (!doc.is_object()) return "";
   auto it = doc.find("format");
   return it != doc.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-// Per-thread rows are stored by column ({"pid": [...], "calls": [...]}):
-// a merge of hundreds of ranks holds hundreds of thousands of rows, and
-// columns are several times faster to build, write and read than objects.
-json thread_columns(const std::vector<ThreadRow>& rows, bool has_cpu_time) {
-  std::vector<std::string> host;
-  std::vector<int64_t> pid, rank, tid;
-  std::vector<uint32_t> thread;
-  std::vector<uint64_t> calls;
-  std::vector<double> time_s, excl_s, cpu_s;
-  std::map<std::string, std::vector<uint64_t>> counters;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const ThreadRow& t = rows[i];
-    cpu_s.push_back(t.cpu_time_s);
-    host.push_back(t.host);
-    pid.push_back(t.pid);
-    rank.push_back(t.rank);
-    thread.push_back(t.thread);
-    tid.push_back(t.tid);
-    calls.push_back(t.calls);
-    time_s.push_back(t.time_s);
-    excl_s.push_back(t.exclusive_time_s);
-    for (const auto& [k, v] : t.counters) {
-      auto& col = counters[k];
-      col.resize(rows.size(), 0);
-      col[i] = v;
-    }
-  }
-  json c = json::object();
-  for (auto& [k, v] : counters) {
-    v.resize(rows.size(), 0);
-    c[k] = std::move(v);
-  }
-  json j = {{"rows", rows.size()}, {"host", host},   {"pid", pid},
-            {"rank", rank},        {"thread", thread}, {"tid", tid},
-            {"calls", calls},      {"time_s", time_s}, {"exclusive_time_s", excl_s},
-            {"counters", std::move(c)}};
-  if (has_cpu_time) j["cpu_time_s"] = std::move(cpu_s);
-  return j;
 }
 
 std::vector<ThreadRow> thread_rows(const json& cols, const JsonReader& r) {
@@ -196,238 +152,39 @@ Region region_from_json(const json& j, const JsonReader& ri) {
 
 }  // namespace
 
-json profile_head_json(const Profile& p) {
-  json doc;
-  doc["format"] = "rprof-profile";
-  doc["schema_version"] = p.schema_version;
-  doc["conventions"] = {
-      {"time", "seconds; region time_s is the maximum over threads"},
-      {"thread_time_s", "seconds summed over threads"},
-      {"cpu_time_s", "thread CPU seconds (CLOCK_THREAD_CPUTIME_ID), inclusive, summed over threads"},
-      {"flops", "FMA = 2 FLOPs"},
-      {"bytes", "bytes crossing the named boundary; GB = 1e9 bytes"},
-  };
-  const RunInfo& r = p.run;
-  doc["run"] = {
-      {"command", r.command},         {"backend", r.backend},
-      {"host", r.host},               {"start_unix_s", r.start_unix_s},
-      {"wall_time_s", r.wall_time_s}, {"user_time_s", r.user_time_s},
-      {"system_time_s", r.system_time_s}, {"exit_code", r.exit_code},
-      {"signal", r.signal},           {"processes", r.processes},
-      {"world_size", r.world_size},   {"missing_ranks", r.missing_ranks},
-      {"threads", r.threads},
-  };
-  if (r.repeat > 0) doc["run"]["repeat"] = r.repeat;
-  doc["counters"] = p.counters;
-  json errors = json::array();
-  for (const MarkerError& e : p.errors) {
-    errors.push_back({{"kind", e.kind},
-                      {"expected", e.expected},
-                      {"got", e.got},
-                      {"count", e.count},
-                      {"pid", e.pid},
-                      {"thread", e.thread}});
-  }
-  doc["errors"] = std::move(errors);
-  doc["notes"] = p.notes;
-  return doc;
-}
-
-json region_to_json(const Region& g, const RunInfo& r) {
-  json j;
-  j["name"] = g.name;
-  j["path"] = g.path;
-  j["depth"] = g.depth();
-  j["calls"] = g.calls;
-  j["time_s"] = g.time_s;
-  j["exclusive_time_s"] = g.exclusive_time_s;
-  j["thread_time_s"] = g.thread_time_s;
-  if (g.has_cpu_time) j["cpu_time_s"] = g.cpu_time_s;
-  const Spread ts = g.thread_spread();
-  j["thread_spread"] = {{"threads", ts.count}, {"min_time_s", ts.min_s},
-                        {"mean_time_s", ts.mean_s}, {"max_time_s", ts.max_s},
-                        {"imbalance", ts.imbalance()}};
-  const Spread ps = g.process_spread();
-  if (ps.count > 1) {
-    j["process_spread"] = {{"processes", ps.count}, {"min_time_s", ps.min_s},
-                           {"mean_time_s", ps.mean_s}, {"max_time_s", ps.max_s},
-                           {"imbalance", ps.imbalance()}};
-  }
-  if (r.wall_time_s > 0) j["percent_of_run"] = 100.0 * g.time_s / r.wall_time_s;
-  if (g.repeat.runs > 0) {
-    j["repeat_times"] = {{"runs", g.repeat.runs},          {"min_time_s", g.repeat.min_s},
-                         {"median_time_s", g.repeat.median_s}, {"max_time_s", g.repeat.max_s},
-                         {"spread", g.repeat.spread()}};
-  }
-  j["complete"] = g.complete;
-  j["open_calls"] = g.open_calls;
-  j["open_time_s"] = g.open_time_s;
-  if (g.work_calls > 0) {
-    j["declared_work"] = {{"calls", g.work_calls},
-                          {"flops", g.work_flops},
-                          {"bytes", g.work_bytes}};
-  }
-  if (g.is_function()) {
-    j["function"] = {{"object", g.fn_object},
-                     {"symbol", g.fn_symbol},
-                     {"source", g.fn_source},
-                     {"inclusive_counters", counters_json(g.fn_inclusive)}};
-    if (g.fn_sampled) {
-      j["function"]["sampling"] = {{"period_s", g.fn_period_s},
-                                   {"samples", g.fn_samples},
-                                   {"threads", g.fn_threads}};
-    }
-  }
-  j["counters"] = counters_json(g.counters);
-  j["exclusive_counters"] = counters_json(g.exclusive_counters);
-  j["threads"] = thread_columns(g.threads, g.has_cpu_time);
-  return j;
-}
-
 namespace {
 
 namespace jo = json_out;
 
-void counters_text(std::string& out, const CounterMap& m) {
-  out += '{';
-  bool first = true;
-  for (const auto& [k, v] : m) {
-    if (!first) out += ',';
-    first = false;
-    jo::string(out, k);
-    out += ':';
-    jo::number(out, v);
-  }
-  out += '}';
+void write_counters(jo::Writer& w, const CounterMap& m) {
+  w.begin_object();
+  for (const auto& [k, v] : m) w.member(k, v);
+  w.end_object();
+}
+
+void write_spread(jo::Writer& w, const Spread& s, const char* count_key) {
+  w.begin_object();
+  w.member("imbalance", s.imbalance());
+  w.member("max_time_s", s.max_s);
+  w.member("mean_time_s", s.mean_s);
+  w.member("min_time_s", s.min_s);
+  w.member(count_key, static_cast<uint64_t>(s.count));
+  w.end_object();
 }
 
 template <class T, class Get>
-void column_text(std::string& out, const char* key, const std::vector<ThreadRow>& rows, Get get) {
-  jo::key(out, key);
-  out += '[';
-  for (size_t i = 0; i < rows.size(); ++i) {
-    if (i) out += ',';
-    jo::number(out, static_cast<T>(get(rows[i])));
-  }
-  out += "],";
+void write_column(jo::Writer& w, const char* key, const std::vector<ThreadRow>& rows, Get get) {
+  w.key(key).begin_array();
+  for (const ThreadRow& t : rows) w.value(static_cast<T>(get(t)));
+  w.end_array();
 }
 
-void spread_text(std::string& out, const Spread& s, const char* count_key) {
-  out += '{';
-  jo::key(out, "imbalance");
-  jo::number(out, s.imbalance());
-  out += ',';
-  jo::key(out, "max_time_s");
-  jo::number(out, s.max_s);
-  out += ',';
-  jo::key(out, "mean_time_s");
-  jo::number(out, s.mean_s);
-  out += ',';
-  jo::key(out, "min_time_s");
-  jo::number(out, s.min_s);
-  out += ',';
-  jo::key(out, count_key);
-  jo::number(out, static_cast<uint64_t>(s.count));
-  out += '}';
-}
-
-}  // namespace
-
-// The text of region_to_json(g, r), written directly (no DOM), keys in the
-// same order.
-void append_region_json(std::string& out, const Region& g, const RunInfo& r) {
-  auto num = [&](const char* k, auto v) {
-    jo::key(out, k);
-    jo::number(out, v);
-    out += ',';
-  };
-  out += '{';
-  num("calls", g.calls);
-  jo::key(out, "complete");
-  out += g.complete ? "true," : "false,";
-  jo::key(out, "counters");
-  counters_text(out, g.counters);
-  out += ',';
-  if (g.has_cpu_time) num("cpu_time_s", g.cpu_time_s);
-  if (g.work_calls > 0) {
-    jo::key(out, "declared_work");
-    out += '{';
-    num("bytes", g.work_bytes);
-    num("calls", g.work_calls);
-    jo::key(out, "flops");
-    jo::number(out, g.work_flops);
-    out += "},";
-  }
-  num("depth", static_cast<uint64_t>(g.depth()));
-  jo::key(out, "exclusive_counters");
-  counters_text(out, g.exclusive_counters);
-  out += ',';
-  num("exclusive_time_s", g.exclusive_time_s);
-  if (g.is_function()) {
-    // Keys sorted, as nlohmann's object writes them.
-    jo::key(out, "function");
-    out += '{';
-    jo::key(out, "inclusive_counters");
-    counters_text(out, g.fn_inclusive);
-    out += ',';
-    jo::key(out, "object");
-    jo::string(out, g.fn_object);
-    out += ',';
-    if (g.fn_sampled) {
-      jo::key(out, "sampling");
-      out += '{';
-      num("period_s", g.fn_period_s);
-      num("samples", g.fn_samples);
-      jo::key(out, "threads");
-      jo::number(out, static_cast<uint64_t>(g.fn_threads));
-      out += "},";
-    }
-    jo::key(out, "source");
-    jo::string(out, g.fn_source);
-    out += ',';
-    jo::key(out, "symbol");
-    jo::string(out, g.fn_symbol);
-    out += "},";
-  }
-  jo::key(out, "name");
-  jo::string(out, g.name);
-  out += ',';
-  num("open_calls", g.open_calls);
-  num("open_time_s", g.open_time_s);
-  jo::key(out, "path");
-  out += '[';
-  for (size_t i = 0; i < g.path.size(); ++i) {
-    if (i) out += ',';
-    jo::string(out, g.path[i]);
-  }
-  out += "],";
-  if (r.wall_time_s > 0) num("percent_of_run", 100.0 * g.time_s / r.wall_time_s);
-  const Spread ps = g.process_spread();
-  if (ps.count > 1) {
-    jo::key(out, "process_spread");
-    spread_text(out, ps, "processes");
-    out += ',';
-  }
-  if (g.repeat.runs > 0) {
-    jo::key(out, "repeat_times");
-    out += '{';
-    num("max_time_s", g.repeat.max_s);
-    num("median_time_s", g.repeat.median_s);
-    num("min_time_s", g.repeat.min_s);
-    num("runs", static_cast<uint64_t>(g.repeat.runs));
-    jo::key(out, "spread");
-    jo::number(out, g.repeat.spread());
-    out += "},";
-  }
-  jo::key(out, "thread_spread");
-  spread_text(out, g.thread_spread(), "threads");
-  out += ',';
-  num("thread_time_s", g.thread_time_s);
-  // Per-thread rows by column, as thread_columns() stores them.
-  const std::vector<ThreadRow>& rows = g.threads;
-  jo::key(out, "threads");
-  out += '{';
-  column_text<uint64_t>(out, "calls", rows, [](const ThreadRow& t) { return t.calls; });
+// Per-thread rows are stored by column ({"pid": [...], "calls": [...]}):
+// a merge of hundreds of ranks holds hundreds of thousands of rows, and
+// columns are several times faster to build, write and read than objects.
+void write_thread_columns(jo::Writer& w, const std::vector<ThreadRow>& rows, bool has_cpu_time) {
+  w.begin_object();
+  write_column<uint64_t>(w, "calls", rows, [](const ThreadRow& t) { return t.calls; });
   std::map<std::string, std::vector<uint64_t>> counters;
   for (size_t i = 0; i < rows.size(); ++i) {
     for (const auto& [k, v] : rows[i].counters) {
@@ -436,53 +193,170 @@ void append_region_json(std::string& out, const Region& g, const RunInfo& r) {
       col[i] = v;
     }
   }
-  jo::key(out, "counters");
-  out += '{';
-  bool first = true;
+  w.key("counters").begin_object();
   for (auto& [k, col] : counters) {
     col.resize(rows.size(), 0);
-    if (!first) out += ',';
-    first = false;
-    jo::string(out, k);
-    out += ":[";
-    for (size_t i = 0; i < col.size(); ++i) {
-      if (i) out += ',';
-      jo::number(out, col[i]);
-    }
-    out += ']';
+    w.key(k).array(col);
   }
-  out += "},";
-  if (g.has_cpu_time) {
-    column_text<double>(out, "cpu_time_s", rows, [](const ThreadRow& t) { return t.cpu_time_s; });
+  w.end_object();
+  if (has_cpu_time) {
+    write_column<double>(w, "cpu_time_s", rows, [](const ThreadRow& t) { return t.cpu_time_s; });
   }
-  column_text<double>(out, "exclusive_time_s", rows,
-                      [](const ThreadRow& t) { return t.exclusive_time_s; });
-  jo::key(out, "host");
-  out += '[';
-  for (size_t i = 0; i < rows.size(); ++i) {
-    if (i) out += ',';
-    jo::string(out, rows[i].host);
-  }
-  out += "],";
-  column_text<int64_t>(out, "pid", rows, [](const ThreadRow& t) { return t.pid; });
-  column_text<int64_t>(out, "rank", rows, [](const ThreadRow& t) { return t.rank; });
-  num("rows", static_cast<uint64_t>(rows.size()));
-  column_text<uint64_t>(out, "thread", rows, [](const ThreadRow& t) { return t.thread; });
-  column_text<int64_t>(out, "tid", rows, [](const ThreadRow& t) { return t.tid; });
-  column_text<double>(out, "time_s", rows, [](const ThreadRow& t) { return t.time_s; });
-  out.back() = '}';  // the last column's comma
-  out += ',';
-  jo::key(out, "time_s");
-  jo::number(out, g.time_s);
-  out += '}';
+  write_column<double>(w, "exclusive_time_s", rows,
+                       [](const ThreadRow& t) { return t.exclusive_time_s; });
+  w.key("host").begin_array();
+  for (const ThreadRow& t : rows) w.value(t.host);
+  w.end_array();
+  write_column<int64_t>(w, "pid", rows, [](const ThreadRow& t) { return t.pid; });
+  write_column<int64_t>(w, "rank", rows, [](const ThreadRow& t) { return t.rank; });
+  w.member("rows", static_cast<uint64_t>(rows.size()));
+  write_column<uint64_t>(w, "thread", rows, [](const ThreadRow& t) { return t.thread; });
+  write_column<int64_t>(w, "tid", rows, [](const ThreadRow& t) { return t.tid; });
+  write_column<double>(w, "time_s", rows, [](const ThreadRow& t) { return t.time_s; });
+  w.end_object();
 }
 
-json profile_to_json(const Profile& p) {
-  json doc = profile_head_json(p);
-  json regions = json::array();
-  for (const Region& g : p.regions) regions.push_back(region_to_json(g, p.run));
-  doc["regions"] = std::move(regions);
-  return doc;
+// One element of "regions": its measured members, keys sorted; the caller
+// ends the object (lib/report adds the analysis' members after these).
+void write_region_members(jo::Writer& w, const Region& g, const RunInfo& r) {
+  w.member("calls", g.calls);
+  w.member("complete", g.complete);
+  w.key("counters");
+  write_counters(w, g.counters);
+  if (g.has_cpu_time) w.member("cpu_time_s", g.cpu_time_s);
+  if (g.work_calls > 0) {
+    w.key("declared_work").begin_object();
+    w.member("bytes", g.work_bytes);
+    w.member("calls", g.work_calls);
+    w.member("flops", g.work_flops);
+    w.end_object();
+  }
+  w.member("depth", static_cast<uint64_t>(g.depth()));
+  w.key("exclusive_counters");
+  write_counters(w, g.exclusive_counters);
+  w.member("exclusive_time_s", g.exclusive_time_s);
+  if (g.is_function()) {
+    w.key("function").begin_object();
+    w.key("inclusive_counters");
+    write_counters(w, g.fn_inclusive);
+    w.member("object", g.fn_object);
+    if (g.fn_sampled) {
+      w.key("sampling").begin_object();
+      w.member("period_s", g.fn_period_s);
+      w.member("samples", g.fn_samples);
+      w.member("threads", static_cast<uint64_t>(g.fn_threads));
+      w.end_object();
+    }
+    w.member("source", g.fn_source);
+    w.member("symbol", g.fn_symbol);
+    w.end_object();
+  }
+  w.member("name", g.name);
+  w.member("open_calls", g.open_calls);
+  w.member("open_time_s", g.open_time_s);
+  w.key("path").array(g.path);
+  if (r.wall_time_s > 0) w.member("percent_of_run", 100.0 * g.time_s / r.wall_time_s);
+  const Spread ps = g.process_spread();
+  if (ps.count > 1) {
+    w.key("process_spread");
+    write_spread(w, ps, "processes");
+  }
+  if (g.repeat.runs > 0) {
+    w.key("repeat_times").begin_object();
+    w.member("max_time_s", g.repeat.max_s);
+    w.member("median_time_s", g.repeat.median_s);
+    w.member("min_time_s", g.repeat.min_s);
+    w.member("runs", static_cast<uint64_t>(g.repeat.runs));
+    w.member("spread", g.repeat.spread());
+    w.end_object();
+  }
+  w.key("thread_spread");
+  write_spread(w, g.thread_spread(), "threads");
+  w.member("thread_time_s", g.thread_time_s);
+  w.key("threads");
+  write_thread_columns(w, g.threads, g.has_cpu_time);
+  w.member("time_s", g.time_s);
+}
+
+}  // namespace
+
+void write_profile_json(std::ostream& out, const Profile& p, const ProfileJsonParts& parts) {
+  // Regions go out a megabyte at a time: a stream writes any piece of 1 KiB
+  // or more with a system call of its own (libstdc++), one per region.
+  constexpr size_t kBatchBytes = 1 << 20;
+  std::string text;
+  text.reserve(kBatchBytes + (64 << 10));
+  jo::Writer w(text, 2);
+  // Keys sorted, as the schema has always had them.
+  w.begin_object();
+  w.key("conventions").begin_object();
+  w.member("bytes", "bytes crossing the named boundary; GB = 1e9 bytes");
+  w.member("cpu_time_s",
+           "thread CPU seconds (CLOCK_THREAD_CPUTIME_ID), inclusive, summed over threads");
+  w.member("flops", "FMA = 2 FLOPs");
+  w.member("thread_time_s", "seconds summed over threads");
+  w.member("time", "seconds; region time_s is the maximum over threads");
+  w.end_object();
+  w.key("counters").array(p.counters);
+  w.key("errors").begin_array();
+  for (const MarkerError& e : p.errors) {
+    w.begin_object();
+    w.member("count", e.count);
+    w.member("expected", e.expected);
+    w.member("got", e.got);
+    w.member("kind", e.kind);
+    w.member("pid", e.pid);
+    w.member("thread", e.thread);
+    w.end_object();
+  }
+  w.end_array();
+  w.member("format", "rprof-profile");
+  w.key("notes").array(p.notes);
+  // One region a line.
+  w.key("regions").begin_array();
+  for (size_t i = 0; i < p.regions.size(); ++i) {
+    w.begin_object(/*compact=*/true);
+    // The measured members' doubles have always been the shortest text.
+    w.set_doubles(jo::Doubles::kShortest);
+    write_region_members(w, p.regions[i], p.run);
+    w.set_doubles(jo::Doubles::kAsDom);
+    if (parts.region_end) parts.region_end(w, i);
+    w.end_object();
+    if (text.size() >= kBatchBytes) {
+      out << text;
+      text.clear();
+    }
+  }
+  w.end_array();
+  if (parts.before_run) parts.before_run(w);
+  const RunInfo& r = p.run;
+  w.key("run").begin_object();
+  w.member("backend", r.backend);
+  w.key("command").array(r.command);
+  w.member("exit_code", r.exit_code);
+  w.member("host", r.host);
+  w.key("missing_ranks").array(r.missing_ranks);
+  w.member("processes", r.processes);
+  if (r.repeat > 0) w.member("repeat", r.repeat);
+  w.member("signal", r.signal);
+  w.member("start_unix_s", r.start_unix_s);
+  w.member("system_time_s", r.system_time_s);
+  w.member("threads", r.threads);
+  w.member("user_time_s", r.user_time_s);
+  w.member("wall_time_s", r.wall_time_s);
+  w.member("world_size", r.world_size);
+  w.end_object();
+  w.member("schema_version", p.schema_version);
+  if (parts.at_end) parts.at_end(w);
+  w.end_object();
+  text += '\n';
+  out << text;
+}
+
+std::string profile_json_text(const Profile& p) {
+  std::ostringstream out;
+  write_profile_json(out, p);
+  return out.str();
 }
 
 Profile profile_from_json(const json& doc, const std::string& file) {

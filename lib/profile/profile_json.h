@@ -1,25 +1,38 @@
 // profile.json: the aggregated profile, the tool's saved output (format
 // "rprof-profile", docs/profile-schema.md). `rprof report` re-renders it.
-// Derived sections (metrics, roofline, verdicts) are written by lib/report and
-// recomputed when the file is read back, so only measured data is parsed here.
+// Derived sections (metrics, roofline, verdicts) are written by lib/report
+// (through ProfileJsonParts) and recomputed when the file is read back, so
+// only measured data is parsed here.
 #ifndef RPROF_PROFILE_PROFILE_JSON_H_
 #define RPROF_PROFILE_PROFILE_JSON_H_
 
+#include <functional>
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <string>
 
+#include "common/json_out.h"
 #include "profile/profile.h"
 
 namespace rprof {
 
-nlohmann::json profile_to_json(const Profile& p);
-// The two halves of profile_to_json, for writers that stream the regions:
-// everything but "regions", and one element of "regions".
-nlohmann::json profile_head_json(const Profile& p);
-nlohmann::json region_to_json(const Region& g, const RunInfo& run);
-// The same region as JSON text appended to out, without a DOM (performance:
-// profile.json of 100,000 regions).
-void append_region_json(std::string& out, const Region& g, const RunInfo& run);
+// The sections of profile.json beyond the measured ones, which lib/report
+// adds from the analysis, each written where its sorted key puts it: members
+// between "regions" and "run" ("roofline_machine"), after "schema_version"
+// ("verdict_thresholds"), and at the end of region i's object.
+struct ProfileJsonParts {
+  std::function<void(json_out::Writer&)> before_run;
+  std::function<void(json_out::Writer&)> at_end;
+  std::function<void(json_out::Writer&, size_t)> region_end;
+};
+
+// Writes profile.json, the one writer of the document: pretty-printed
+// (indent 2) with each region on one line, streamed region by region (a
+// megabyte of text at a time: profile.json of 100,000 regions is never held
+// as one DOM, nor as one text).
+void write_profile_json(std::ostream& out, const Profile& p, const ProfileJsonParts& parts = {});
+// The measured sections alone as text (tests, fixture files).
+std::string profile_json_text(const Profile& p);
 Profile profile_from_json(const nlohmann::json& doc, const std::string& file);
 
 // Loads a profile from: a directory written by `rprof` (profile.json, or the

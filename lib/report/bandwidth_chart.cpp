@@ -28,7 +28,7 @@ std::string render_bandwidth_svg(const Analysis& a, bool standalone) {
   std::set<Boundary> shown;
   double lo = INFINITY, hi = 0;
   std::vector<std::pair<std::string, const MemoryView*>> views;
-  const ShownRegions kept = shown_regions(a.prof());
+  const ShownRegions& kept = a.shown;
   for (size_t i = 0; i < a.regions.size(); ++i) {
     const RegionAnalysis& ra = a.regions[i];
     const MemoryView* mv = ra.valid_memory();

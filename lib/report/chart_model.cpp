@@ -5,9 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
-#include <set>
 
-#include "machine/machine.h"
+#include "machine/stream_kernels.h"
 #include "report/roofline_report.h"
 
 namespace rprof {
@@ -67,19 +66,6 @@ std::vector<ChartPoint> points_of(const Metrics& m, double flops) {
   return pts;
 }
 
-void add_roof(std::vector<ChartRoof>& roofs, const ComputeRoof& r, bool applied,
-              const CeilingSet& set) {
-  for (ChartRoof& c : roofs) {
-    if (c.roof.label() == r.label()) {
-      c.applied |= applied;
-      return;
-    }
-  }
-  ChartRoof c{r, applied, ""};
-  if (const PeakCeiling* pk = set.peak(r.precision, r.width, r.mix)) c.how = provenance(pk->how);
-  roofs.push_back(c);
-}
-
 }  // namespace
 
 double dot_radius(double share) {
@@ -100,15 +86,13 @@ ChartModel build_chart_model(const Analysis& an) {
   const Profile& p = an.prof();
   ChartModel c;
   c.title = p.run.command.empty() ? "Roofline" : "Roofline: " + command_text(p.run.command);
-  const Machine* m = an.machine.machine;
+  const ChartCeilings& ceil = an.machine.chart;
   double longest = 0;
   for (const Region& r : p.regions) longest = std::max(longest, r.time_s);
   const double total = p.run.wall_time_s > 0 ? p.run.wall_time_s : longest;
 
-  // Regions with FLOPs; the ceiling set follows the most threads among them.
-  int max_threads = 1;
-  std::vector<RegionRoofline> valid;  // every region's valid roofline, for the ceilings
-  c.shown = shown_regions(p);
+  // Regions with FLOPs; the analysis chose the ceilings for those it charts.
+  c.shown = an.shown;
   for (size_t i = 0; i < an.regions.size(); ++i) {
     const RegionAnalysis& ra = an.regions[i];
     const Region& r = *ra.region;
@@ -143,7 +127,6 @@ ChartModel build_chart_model(const Analysis& an) {
     if (ra.roofline) {
       const RegionRoofline* rr = &*ra.roofline;
       if (rr->valid) {
-        valid.push_back(*rr);
         cr.has_roofline = true;
         cr.roof_label = rr->roof.label();
         cr.roof_gflops = rr->roof.gflops;
@@ -166,7 +149,7 @@ ChartModel build_chart_model(const Analysis& an) {
       cr.source = ra.function->source;
       cr.object = ra.function->object;
     }
-    if (cr.gflops <= 0 || cr.points.empty()) {
+    if (!ra.charted) {
       // Why it has no point: no FLOPs (a FLOP rate of 0 has no place on a
       // log axis), no time, or no bytes.
       const char* why = !(cr.flops > 0)    ? "0 FLOPs counted: no point on the roofline"
@@ -176,7 +159,6 @@ ChartModel build_chart_model(const Analysis& an) {
       c.missing.push_back(fmt::format("{}: {}", cr.path, why));
       continue;
     }
-    max_threads = std::max(max_threads, cr.threads);
     c.regions.push_back(std::move(cr));
   }
   if (an.any_flops && c.shown.left_out > 0) c.missing.push_back(c.shown.line());
@@ -187,53 +169,28 @@ ChartModel build_chart_model(const Analysis& an) {
         p.run.backend.empty() ? "time" : p.run.backend));
   }
 
-  // Ceilings: the compute roofs the regions are held against and the full
-  // roof of each precision they use; one bandwidth line per boundary.
-  const CeilingSet* set = m != nullptr ? m->nearest(max_threads) : nullptr;
-  if (m == nullptr || set == nullptr) {
+  // Ceilings: as the analysis chose them; here only their words.
+  if (ceil.threads == 0) {
     std::string why = "no machine ceilings: run rprof machine (or pass --machine FILE)";
     for (const std::string& n : an.machine.notes) why = n;
     if (an.any_flops) c.missing.push_back(why);
   } else {
-    c.ceiling_threads = set->threads;
-    std::set<Boundary> used;
-    std::set<Precision> precisions;
-    for (const RegionRoofline& rr : valid) {
-      add_roof(c.roofs, rr.roof, true, *set);
-      add_roof(c.roofs, rr.full_roof, false, *set);
-      precisions.insert(rr.roof.precision);
-      for (const BoundaryRoof& b : rr.boundaries) used.insert(b.boundary);
+    c.ceiling_threads = ceil.threads;
+    for (const ChartCeilingRoof& r : ceil.roofs) {
+      c.roofs.push_back({r.roof, r.applied, r.how ? provenance(*r.how) : ""});
     }
-    if (c.roofs.empty()) {  // nothing to hold against: show the machine's DP roof
-      if (const PeakCeiling* pk = set->top_peak(Precision::kDP)) {
-        add_roof(c.roofs, {pk->precision, pk->width, pk->mix, pk->gflops}, false, *set);
-      }
-    }
-    std::sort(c.roofs.begin(), c.roofs.end(),
-              [](const ChartRoof& a, const ChartRoof& b) { return a.roof.gflops > b.roof.gflops; });
-    for (Boundary b : kBoundaries) {
-      if (!used.empty() && used.count(b) == 0) continue;
-      const BandwidthCeiling* bw = set->roof_bandwidth(b);
-      if (bw == nullptr) continue;
-      std::string how = provenance(bw->how);
-      if (b != Boundary::kL1) {
-        // STREAM's convention beside it: the best kernel by explicit bytes.
-        const BandwidthCeiling* stream = bw;
-        for (const BandwidthCeiling& x : set->bandwidth) {
-          if (x.boundary == b && x.gbs > stream->gbs) stream = &x;
-        }
+    for (const ChartCeilingBandwidth& bw : ceil.bandwidths) {
+      std::string how = provenance(bw.how);
+      if (bw.boundary != Boundary::kL1) {
         how += fmt::format(
             "; bytes include the write-allocate read of each store (as the regions' bytes "
             "do); STREAM's convention (explicit bytes): {:.4g} GB/s ({} kernel)",
-            stream->gbs, stream_key(stream->mix));
+            bw.stream_gbs, stream_key(bw.stream_kernel));
       }
-      c.bandwidths.push_back({b, bw->boundary_gbs(), bw->mix, how});
+      c.bandwidths.push_back({bw.boundary, bw.gbs, bw.kernel, how});
     }
-    for (const ChartRoof& r : c.roofs) {
-      if (!r.applied && !(c.roofs.size() == 1)) continue;
-      for (const ChartBandwidth& b : c.bandwidths) {
-        c.ridges.push_back({b.boundary, r.roof.label(), r.roof.gflops / b.gbs, r.roof.gflops});
-      }
+    for (const ChartCeilingRidge& r : ceil.ridges) {
+      c.ridges.push_back({r.boundary, r.roof.label(), r.intensity, r.roof.gflops});
     }
   }
 
@@ -260,16 +217,17 @@ ChartModel build_chart_model(const Analysis& an) {
                    ? fmt::format("no region with FLOP counts; backend {}", backend)
                    : fmt::format("{} with FLOP counts; backend {}; regions on up to {}",
                                  plural(static_cast<int>(c.regions.size()), "region"), backend,
-                                 plural(max_threads, "thread"));
+                                 plural(ceil.region_threads, "thread"));
   c.conventions.push_back(
       "FMA = 2 FLOPs; GFLOP/s = 1e9 FLOP/s; GB = 1e9 bytes; intensity = FLOPs / bytes "
       "crossing the boundary (L1 = core-L1, L2 = L1-L2, LLC = L2-LLC, DRAM = LLC-DRAM)");
-  if (m != nullptr && set != nullptr) {
+  if (ceil.threads != 0) {
     c.conventions.push_back(fmt::format(
-        "Ceilings measured by rprof machine ({}, {}) with {} on {}{}", m->mode,
-        date_of(m->created_unix_s), plural(set->threads, "thread"), m->cpu.model_name,
-        set->threads != max_threads ? fmt::format(" (nearest to the regions' {})", max_threads)
-                                    : ""));
+        "Ceilings measured by rprof machine ({}, {}) with {} on {}{}", ceil.mode,
+        date_of(ceil.created_unix_s), plural(ceil.threads, "thread"), ceil.cpu_model,
+        ceil.threads != ceil.region_threads
+            ? fmt::format(" (nearest to the regions' {})", ceil.region_threads)
+            : ""));
   }
   c.conventions.push_back(
       "One dot per boundary, joined: same GFLOP/s, one intensity each; dot area = share of "

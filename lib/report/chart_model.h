@@ -12,7 +12,7 @@
 
 #include "report/chart_scale.h"
 #include "report/reporter.h"
-#include "report/shown_regions.h"
+#include "analysis/shown_regions.h"
 #include "roofline/roofline.h"
 
 namespace rprof {

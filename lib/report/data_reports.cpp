@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "common/error.h"
+#include "common/json_out.h"
 #include "profile/profile_json.h"
 #include "report/caliper_report.h"
 #include "report/html_report.h"
@@ -70,66 +71,51 @@ std::string function_csv_cells(const RegionAnalysis& ra) {
 
 }  // namespace
 
-// profile.json is written region by region (performance, issue 16: 100,000
-// regions): the document without its regions, pretty-printed, then each
-// region with its roofline, memory view and verdict on one line, written as
-// text (append_region_json, append_verdict_json; only the roofline and the
-// memory view, present with counts, go through a DOM). The content is
-// profile_to_json() with add_roofline_json(), add_memory_json(),
-// add_time_bound_json() and add_verdict_json(); tests/unit check that they agree.
+// profile.json: the profile's one writer (write_profile_json: streamed region
+// by region, performance, issue 16: 100,000 regions) with the analysis'
+// sections added where their keys go: the machine's ceilings and the
+// verdict thresholds in the document, and at the end of each region its
+// roofline, memory view, time bound, sample statistics and verdict.
 void JsonReporter::write(const Analysis& a, const ReportOptions&, std::ostream& out) const {
-  using nlohmann::json;
-  // Invalid UTF-8 in names is replaced (U+FFFD) rather than failing the dump.
-  constexpr auto kReplace = json::error_handler_t::replace;
-  const Profile& p = a.prof();
-  json head = profile_head_json(p);
-  if (a.machine.machine != nullptr) head["roofline_machine"] = roofline_machine_json(a);
-  if (a.verdicts) head["verdict_thresholds"] = thresholds_json(a.thresholds);
-  head["regions"] = json::array();
-  const std::string text = head.dump(2, ' ', false, kReplace);
-  // Keys are sorted and strings escape their quotes: this is the member.
-  const std::string slot = "\n  \"regions\": []";
-  const size_t at = text.find(slot);
-  if (at == std::string::npos) throw Error("internal error: profile.json has no regions slot");
-  out << text.substr(0, at) << "\n  \"regions\": [";
-  // Regions go out a megabyte at a time: a stream writes any piece of 1 KiB
-  // or more with a system call of its own (libstdc++), one per region.
-  constexpr size_t kBatchBytes = 1 << 20;
-  std::string batch;
-  batch.reserve(kBatchBytes + (64 << 10));
-  std::string line;
-  for (size_t i = 0; i < p.regions.size(); ++i) {
-    line.assign(i ? ",\n    " : "\n    ");
-    append_region_json(line, p.regions[i], p.run);
-    if (i < a.regions.size()) {
-      // The derived sections after the measured ones, inside the object.
-      const RegionAnalysis& ra = a.regions[i];
-      line.pop_back();
-      if (a.machine.machine != nullptr && ra.roofline) {
-        line += ",\"roofline\":" + roofline_region_json(*ra.roofline).dump(-1, ' ', false, kReplace);
-      }
-      if (ra.memory) {
-        line += ",\"memory\":" + memory_region_json(*ra.memory).dump(-1, ' ', false, kReplace);
-      }
-      if (ra.time_bound) {
-        line += ",\"time_bound\":" + time_bound_json(*ra.time_bound).dump(-1, ' ', false, kReplace);
-      }
-      if (ra.sampling) {
-        line += ",\"time_samples\":" + sample_stats_json(*ra.sampling).dump(-1, ' ', false, kReplace);
-      }
-      if (a.verdicts && ra.verdict) {
-        line += ",\"verdict\":";
-        append_verdict_json(line, *ra.verdict);
-      }
-      line += '}';
-    }
-    batch += line;
-    if (batch.size() >= kBatchBytes) {
-      out << batch;
-      batch.clear();
-    }
+  namespace jo = json_out;
+  ProfileJsonParts parts;
+  if (a.machine.machine != nullptr) {
+    parts.before_run = [&](jo::Writer& w) {
+      w.key("roofline_machine");
+      write_roofline_machine_json(w, a);
+    };
   }
-  out << batch << (p.regions.empty() ? "]" : "\n  ]") << text.substr(at + slot.size()) << "\n";
+  if (a.verdicts) {
+    parts.at_end = [&](jo::Writer& w) {
+      w.key("verdict_thresholds");
+      write_thresholds_json(w, a.thresholds);
+    };
+  }
+  parts.region_end = [&](jo::Writer& w, size_t i) {
+    if (i >= a.regions.size()) return;
+    const RegionAnalysis& ra = a.regions[i];
+    if (a.machine.machine != nullptr && ra.roofline) {
+      w.key("roofline");
+      write_roofline_region_json(w, *ra.roofline);
+    }
+    if (ra.memory) {
+      w.key("memory");
+      write_memory_region_json(w, *ra.memory);
+    }
+    if (ra.time_bound) {
+      w.key("time_bound");
+      write_time_bound_json(w, *ra.time_bound);
+    }
+    if (ra.sampling) {
+      w.key("time_samples");
+      write_sample_stats_json(w, *ra.sampling);
+    }
+    if (a.verdicts && ra.verdict) {
+      w.key("verdict");
+      write_verdict_json(w, *ra.verdict);
+    }
+  };
+  write_profile_json(out, a.prof(), parts);
 }
 
 void CsvReporter::write(const Analysis& a, const ReportOptions&, std::ostream& out) const {

@@ -9,8 +9,6 @@
 namespace rprof {
 namespace {
 
-using nlohmann::json;
-
 const char* kMemoryConventions =
     "GB = 1e9 bytes; bandwidth = bytes crossing the boundary (all threads) / the "
     "region's time (slowest thread); fraction = bandwidth / the boundary's measured "
@@ -21,58 +19,67 @@ std::string num(double v) { return fmt::format("{:.4g}", v); }
 
 }  // namespace
 
-json memory_region_json(const MemoryView& mv) {
-  json j;
-  j["conventions"] = kMemoryConventions;
-  j["available"] = mv.valid;
+// Keys sorted (the order profile.json has always had).
+void write_memory_region_json(json_out::Writer& w, const MemoryView& mv) {
+  w.begin_object();
+  w.member("available", mv.valid);
   if (!mv.valid) {
-    j["why"] = mv.why_not;
-    return j;
+    w.member("conventions", kMemoryConventions);
+    w.member("why", mv.why_not);
+    w.end_object();
+    return;
   }
-  j["time_s"] = mv.time_s;
-  // time_s is an upper bound: the rates and fractions are lower bounds.
-  j["lower_bound"] = mv.lower_bound;
-  j["uncertain"] = mv.uncertain;
-  j["threads"] = mv.threads;
-  j["ceiling_threads"] = mv.ceiling_threads;
-  j["line_bytes"] = mv.line_bytes;
-  json bs = json::array();
-  for (const BoundaryBandwidth& b : mv.boundaries) {
-    json x = {{"boundary", boundary_key(b.boundary)},
-              {"bytes", b.bytes},
-              {"approximate", b.approximate},
-              {"gbs", b.gbs},
-              {"roof_gbs", b.roof_gbs},
-              {"roof_kernel", stream_key(b.kernel)},
-              {"fraction_of_roof", b.fraction},
-              // The roof above counts the bytes as the region's do; STREAM's
-              // convention (explicit bytes) beside it.
-              {"roof_convention", b.boundary == Boundary::kL1
-                                      ? "explicit loads and stores"
-                                      : "bytes crossing the boundary, write-allocate included"},
-              {"roof_gbs_stream_convention", b.stream_roof_gbs},
-              {"roof_kernel_stream_convention", stream_key(b.stream_kernel)}};
-    if (b.boundary != Boundary::kL1) {
-      x["line_misses"] = b.line_misses;
-      x["latency_ns"] = b.latency_ns ? json(*b.latency_ns) : json(nullptr);
-      x["misses_in_flight_per_thread"] = b.in_flight ? json(*b.in_flight) : json(nullptr);
-      x["misses_in_flight_implausible"] = b.in_flight_implausible;
+  auto optional_number = [&](const char* key, const std::optional<double>& v) {
+    w.key(key);
+    if (v) {
+      w.value(*v);
+    } else {
+      w.null();
     }
-    bs.push_back(std::move(x));
+  };
+  w.key("boundaries").begin_array();
+  for (const BoundaryBandwidth& b : mv.boundaries) {
+    w.begin_object();
+    w.member("approximate", b.approximate);
+    w.member("boundary", boundary_key(b.boundary));
+    w.member("bytes", b.bytes);
+    w.member("fraction_of_roof", b.fraction);
+    w.member("gbs", b.gbs);
+    if (b.boundary != Boundary::kL1) {
+      optional_number("latency_ns", b.latency_ns);
+      w.member("line_misses", b.line_misses);
+      w.member("misses_in_flight_implausible", b.in_flight_implausible);
+      optional_number("misses_in_flight_per_thread", b.in_flight);
+    }
+    // The roof counts the bytes as the region's do; STREAM's convention
+    // (explicit bytes) beside it.
+    w.member("roof_convention", b.boundary == Boundary::kL1
+                                    ? "explicit loads and stores"
+                                    : "bytes crossing the boundary, write-allocate included");
+    w.member("roof_gbs", b.roof_gbs);
+    w.member("roof_gbs_stream_convention", b.stream_roof_gbs);
+    w.member("roof_kernel", stream_key(b.kernel));
+    w.member("roof_kernel_stream_convention", stream_key(b.stream_kernel));
+    w.end_object();
   }
-  j["boundaries"] = std::move(bs);
-  j["limiting_boundary"] = boundary_key(*mv.limiting);
-  j["fraction_of_roof"] = mv.fraction;
-  j["latency_boundary"] =
-      mv.latency_boundary ? json(boundary_key(*mv.latency_boundary)) : json(nullptr);
-  return j;
-}
-
-void add_memory_json(json& doc, const Analysis& a) {
-  json& regions = doc["regions"];
-  for (size_t i = 0; i < a.regions.size() && i < regions.size(); ++i) {
-    if (a.regions[i].memory) regions[i]["memory"] = memory_region_json(*a.regions[i].memory);
+  w.end_array();
+  w.member("ceiling_threads", mv.ceiling_threads);
+  w.member("conventions", kMemoryConventions);
+  w.member("fraction_of_roof", mv.fraction);
+  w.key("latency_boundary");
+  if (mv.latency_boundary) {
+    w.value(boundary_key(*mv.latency_boundary));
+  } else {
+    w.null();
   }
+  w.member("limiting_boundary", boundary_key(*mv.limiting));
+  w.member("line_bytes", mv.line_bytes);
+  // time_s is an upper bound: the rates and fractions are lower bounds.
+  w.member("lower_bound", mv.lower_bound);
+  w.member("threads", mv.threads);
+  w.member("time_s", mv.time_s);
+  w.member("uncertain", mv.uncertain);
+  w.end_object();
 }
 
 namespace {

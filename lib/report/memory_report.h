@@ -5,20 +5,17 @@
 #ifndef RPROF_REPORT_MEMORY_REPORT_H_
 #define RPROF_REPORT_MEMORY_REPORT_H_
 
-#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 
 #include "analysis/analysis.h"
-#include "report/shown_regions.h"
+#include "analysis/shown_regions.h"
+#include "common/json_out.h"
 
 namespace rprof {
 
-// Adds doc["regions"][i]["memory"] for regions with a memory view; doc must
-// be profile_to_json(a.prof()).
-void add_memory_json(nlohmann::json& doc, const Analysis& a);
-// One region's "memory" object (for writers that stream regions).
-nlohmann::json memory_region_json(const MemoryView& mv);
+// One region's "memory" object in profile.json, streamed.
+void write_memory_region_json(json_out::Writer& w, const MemoryView& mv);
 
 // The bandwidth table; writes nothing when no region has a valid view.
 void write_memory_text(const Analysis& a, const ShownRegions& shown, std::ostream& out);

@@ -11,6 +11,8 @@
 namespace rprof {
 namespace {
 
+namespace jo = json_out;
+
 using nlohmann::json;
 
 const char* kConventions =
@@ -18,11 +20,13 @@ const char* kConventions =
     "the bytes crossing the named boundary (l1 = core<->L1, l2 = L1<->L2, llc = "
     "L2<->LLC, dram = LLC<->DRAM); bound = min(compute roof, bandwidth * intensity)";
 
-json roof_json(const ComputeRoof& c) {
-  return {{"precision", c.precision == Precision::kDP ? "dp" : "sp"},
-          {"width", width_name(c.width)},
-          {"mix", mix_key(c.mix)},
-          {"gflops", c.gflops}};
+void write_roof(jo::Writer& w, const ComputeRoof& c) {
+  w.begin_object();
+  w.member("gflops", c.gflops);
+  w.member("mix", mix_key(c.mix));
+  w.member("precision", c.precision == Precision::kDP ? "dp" : "sp");
+  w.member("width", width_name(c.width));
+  w.end_object();
 }
 
 std::string num(double v) { return fmt::format("{:.4g}", v); }
@@ -31,32 +35,39 @@ std::string num(double v) { return fmt::format("{:.4g}", v); }
 // the best peak of each precision and width (over operation mixes) and each
 // boundary's roofline bandwidth (CeilingSet::roof_bandwidth), for readers
 // that draw the roofline from profile.json alone (python/rprof).
-json ceilings_json(const Machine& m) {
-  json sets = json::array();
+void write_ceilings(jo::Writer& w, const Machine& m) {
+  w.begin_array();
   for (const CeilingSet& s : m.ceilings) {
-    json peaks = json::array();
+    w.begin_object();
+    w.key("bandwidth").begin_array();
+    for (Boundary b : {Boundary::kL1, Boundary::kL2, Boundary::kLLC, Boundary::kDRAM}) {
+      if (const BandwidthCeiling* c = s.roof_bandwidth(b)) {
+        w.begin_object();
+        w.member("boundary", boundary_key(b));
+        w.member("gbs", c->boundary_gbs());
+        w.member("kernel", stream_key(c->mix));
+        w.end_object();
+      }
+    }
+    w.end_array();
+    w.key("peaks").begin_array();
     for (Precision p : {Precision::kDP, Precision::kSP}) {
-      for (Width w : {Width::kScalar, Width::k128, Width::k256, Width::k512}) {
-        if (const PeakCeiling* c = s.peak(p, w)) {
-          peaks.push_back({{"precision", p == Precision::kDP ? "dp" : "sp"},
-                           {"width", width_name(w)},
-                           {"mix", mix_key(c->mix)},
-                           {"gflops", c->gflops}});
+      for (Width wd : {Width::kScalar, Width::k128, Width::k256, Width::k512}) {
+        if (const PeakCeiling* c = s.peak(p, wd)) {
+          w.begin_object();
+          w.member("gflops", c->gflops);
+          w.member("mix", mix_key(c->mix));
+          w.member("precision", p == Precision::kDP ? "dp" : "sp");
+          w.member("width", width_name(wd));
+          w.end_object();
         }
       }
     }
-    json bandwidth = json::array();
-    for (Boundary b : {Boundary::kL1, Boundary::kL2, Boundary::kLLC, Boundary::kDRAM}) {
-      if (const BandwidthCeiling* c = s.roof_bandwidth(b)) {
-        bandwidth.push_back({{"boundary", boundary_key(b)},
-                             {"gbs", c->boundary_gbs()},
-                             {"kernel", stream_key(c->mix)}});
-      }
-    }
-    sets.push_back({{"threads", s.threads}, {"peaks", std::move(peaks)},
-                    {"bandwidth", std::move(bandwidth)}});
+    w.end_array();
+    w.member("threads", s.threads);
+    w.end_object();
   }
-  return sets;
+  w.end_array();
 }
 
 }  // namespace
@@ -66,102 +77,130 @@ std::string limited_by_text(const RegionRoofline& rr) {
   return fmt::format("memory ({})", boundary_name(*rr.limiting));
 }
 
-json roofline_machine_json(const Analysis& a) {
+// Keys sorted (the order profile.json has always had).
+void write_roofline_machine_json(jo::Writer& w, const Analysis& a) {
   const Machine& m = *a.machine.machine;
-  return {{"file", a.machine.file},
-          {"mode", m.mode},
-          {"created_unix_s", m.created_unix_s},
-          {"cpu", m.cpu.model_name},
-          {"thread_counts", [&] {
-             std::vector<int> t;
-             for (const CeilingSet& s : m.ceilings) t.push_back(s.threads);
-             return t;
-           }()},
-          {"notes", a.machine.notes},
-          {"ceilings", ceilings_json(m)},
-          {"conventions", kConventions}};
+  w.begin_object();
+  w.key("ceilings");
+  write_ceilings(w, m);
+  w.member("conventions", kConventions);
+  w.member("cpu", m.cpu.model_name);
+  w.member("created_unix_s", m.created_unix_s);
+  w.member("file", a.machine.file);
+  w.member("mode", m.mode);
+  w.key("notes").array(a.machine.notes);
+  w.key("thread_counts").begin_array();
+  for (const CeilingSet& s : m.ceilings) w.value(s.threads);
+  w.end_array();
+  w.end_object();
 }
 
-json roofline_region_json(const RegionRoofline& rr) {
-  json j;
-  j["conventions"] = kConventions;
+void write_roofline_region_json(jo::Writer& w, const RegionRoofline& rr) {
+  w.begin_object();
   if (!rr.valid) {
-    j["available"] = false;
-    j["why"] = rr.why_not;
-    return j;
+    w.member("available", false);
+    w.member("conventions", kConventions);
+    w.member("why", rr.why_not);
+    w.end_object();
+    return;
   }
-  j["available"] = true;
-  j["flops"] = rr.flops;
-  j["time_s"] = rr.time_s;
-  // time_s is an upper bound: gflops and the fractions are lower bounds.
-  j["lower_bound"] = rr.lower_bound;
-  // time_s is a function time of too few samples: nothing here is judged.
-  j["uncertain"] = rr.uncertain;
-  j["gflops"] = rr.gflops;
-  j["threads"] = rr.threads;
-  j["ceiling_threads"] = rr.ceiling_threads;
-  j["compute_roof"] = roof_json(rr.roof);
-  j["full_compute_roof"] = roof_json(rr.full_roof);
-  j["compute_roof_why"] = rr.roof_why;
-  j["fma_share"] = rr.fma_share ? json(*rr.fma_share) : json(nullptr);
-  json bs = json::array();
+  w.member("available", true);
+  w.member("bound_gflops", rr.bound);
+  w.key("boundaries").begin_array();
   for (const BoundaryRoof& b : rr.boundaries) {
-    bs.push_back({{"boundary", boundary_key(b.boundary)},
-                  {"bytes", b.bytes},
-                  {"approximate", b.approximate},
-                  {"intensity", b.intensity},
-                  {"bandwidth_gbs", b.bandwidth_gbs},
-                  {"bandwidth_kernel", stream_key(b.kernel)},
-                  {"bandwidth_roof_gflops", b.bandwidth_roof},
-                  {"bound_gflops", b.bound},
-                  {"ridge", b.ridge},
-                  {"limited_by", b.memory_limited ? "memory" : "compute"},
-                  {"fraction_of_bound", b.fraction}});
+    w.begin_object();
+    w.member("approximate", b.approximate);
+    w.member("bandwidth_gbs", b.bandwidth_gbs);
+    w.member("bandwidth_kernel", stream_key(b.kernel));
+    w.member("bandwidth_roof_gflops", b.bandwidth_roof);
+    w.member("bound_gflops", b.bound);
+    w.member("boundary", boundary_key(b.boundary));
+    w.member("bytes", b.bytes);
+    w.member("fraction_of_bound", b.fraction);
+    w.member("intensity", b.intensity);
+    w.member("limited_by", b.memory_limited ? "memory" : "compute");
+    w.member("ridge", b.ridge);
+    w.end_object();
   }
-  j["boundaries"] = std::move(bs);
-  j["limiting_boundary"] = rr.limiting ? json(boundary_key(*rr.limiting)) : json(nullptr);
-  j["limited_by"] = rr.compute_limited ? "compute" : "memory";
-  j["bound_gflops"] = rr.bound;
-  j["fraction_of_bound"] = rr.fraction;
-  j["notes"] = rr.notes;
-  return j;
+  w.end_array();
+  w.member("ceiling_threads", rr.ceiling_threads);
+  w.key("compute_roof");
+  write_roof(w, rr.roof);
+  w.member("compute_roof_why", rr.roof_why);
+  w.member("conventions", kConventions);
+  w.member("flops", rr.flops);
+  w.key("fma_share");
+  if (rr.fma_share) {
+    w.value(*rr.fma_share);
+  } else {
+    w.null();
+  }
+  w.member("fraction_of_bound", rr.fraction);
+  w.key("full_compute_roof");
+  write_roof(w, rr.full_roof);
+  w.member("gflops", rr.gflops);
+  w.member("limited_by", rr.compute_limited ? "compute" : "memory");
+  w.key("limiting_boundary");
+  if (rr.limiting) {
+    w.value(boundary_key(*rr.limiting));
+  } else {
+    w.null();
+  }
+  // time_s is an upper bound: gflops and the fractions are lower bounds.
+  w.member("lower_bound", rr.lower_bound);
+  w.key("notes").array(rr.notes);
+  w.member("threads", rr.threads);
+  w.member("time_s", rr.time_s);
+  // time_s is a function time of too few samples: nothing here is judged.
+  w.member("uncertain", rr.uncertain);
+  w.end_object();
 }
 
-json time_bound_json(const TimeBound& b) {
-  return {{"max_time_s", b.max_time_s},
-          {"period_s", b.period_s},
-          {"threads", b.threads},
-          {"min_gflops", b.min_gflops ? json(*b.min_gflops) : json(nullptr)},
-          {"min_dram_gbs", b.min_dram_gbs ? json(*b.min_dram_gbs) : json(nullptr)},
-          {"why", "no cpu-clock sample hit it: its time is below one sampling period per "
-                  "thread that can have run it (period_s x threads); its rates are lower "
-                  "bounds, its counts exact"}};
-}
+namespace {
 
-json sample_stats_json(const SampleStats& s) {
-  return {{"samples", s.samples},
-          {"relative_error", s.relative_error},
-          {"uncertain", s.uncertain},
-          {"why", "cpu-clock samples in the function: relative error 1/sqrt(samples) (1 without "
-                  "a sample); uncertain below verdict_thresholds.function_min_samples, where no "
-                  "bound is claimed"}};
-}
-
-void add_time_bound_json(json& doc, const Analysis& a) {
-  json& regions = doc["regions"];
-  for (size_t i = 0; i < a.regions.size() && i < regions.size(); ++i) {
-    if (a.regions[i].time_bound) regions[i]["time_bound"] = time_bound_json(*a.regions[i].time_bound);
-    if (a.regions[i].sampling) regions[i]["time_samples"] = sample_stats_json(*a.regions[i].sampling);
+void optional_number(jo::Writer& w, const char* key, const std::optional<double>& v) {
+  w.key(key);
+  if (v) {
+    w.value(*v);
+  } else {
+    w.null();
   }
 }
 
-void add_roofline_json(json& doc, const Analysis& a) {
-  if (a.machine.machine == nullptr) return;
-  doc["roofline_machine"] = roofline_machine_json(a);
-  json& regions = doc["regions"];
-  for (size_t i = 0; i < a.regions.size() && i < regions.size(); ++i) {
-    if (a.regions[i].roofline) regions[i]["roofline"] = roofline_region_json(*a.regions[i].roofline);
-  }
+}  // namespace
+
+void write_time_bound_json(jo::Writer& w, const TimeBound& b) {
+  w.begin_object();
+  w.member("max_time_s", b.max_time_s);
+  optional_number(w, "min_dram_gbs", b.min_dram_gbs);
+  optional_number(w, "min_gflops", b.min_gflops);
+  w.member("period_s", b.period_s);
+  w.member("threads", b.threads);
+  w.member("why",
+           "no cpu-clock sample hit it: its time is below one sampling period per "
+           "thread that can have run it (period_s x threads); its rates are lower "
+           "bounds, its counts exact");
+  w.end_object();
+}
+
+void write_sample_stats_json(jo::Writer& w, const SampleStats& s) {
+  w.begin_object();
+  w.member("relative_error", s.relative_error);
+  w.member("samples", s.samples);
+  w.member("uncertain", s.uncertain);
+  w.member("why",
+           "cpu-clock samples in the function: relative error 1/sqrt(samples) (1 without "
+           "a sample); uncertain below verdict_thresholds.function_min_samples, where no "
+           "bound is claimed");
+  w.end_object();
+}
+
+nlohmann::json time_bound_json(const TimeBound& b) {
+  return jo::parsed([&](jo::Writer& w) { write_time_bound_json(w, b); });
+}
+
+nlohmann::json sample_stats_json(const SampleStats& s) {
+  return jo::parsed([&](jo::Writer& w) { write_sample_stats_json(w, s); });
 }
 
 void write_roofline_text(const Analysis& a, const ReportOptions& opt, const ShownRegions& kept,

@@ -9,26 +9,26 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "analysis/shown_regions.h"
+#include "common/json_out.h"
 #include "report/reporter.h"
-#include "report/shown_regions.h"
 #include "roofline/roofline.h"
 
 namespace rprof {
 
-// Adds doc["regions"][i]["roofline"] for regions with FLOP counts and
-// doc["roofline_machine"]; doc must be profile_to_json(a.prof()).
-void add_roofline_json(nlohmann::json& doc, const Analysis& a);
-// Its parts, for writers that stream regions: "roofline_machine" (the
-// analysis must have a machine) and one region's "roofline".
-nlohmann::json roofline_machine_json(const Analysis& a);
-nlohmann::json roofline_region_json(const RegionRoofline& rr);
+// profile.json's "roofline_machine" (the analysis must have a machine) and a
+// region's "roofline", streamed.
+void write_roofline_machine_json(json_out::Writer& w, const Analysis& a);
+void write_roofline_region_json(json_out::Writer& w, const RegionRoofline& rr);
 // A function region no cpu-clock sample hit (docs/functions.md): its time's
 // upper bound and the rates' lower bounds, as profile.json's "time_bound".
-nlohmann::json time_bound_json(const TimeBound& b);
+void write_time_bound_json(json_out::Writer& w, const TimeBound& b);
 // A function region with a sampled time: its samples and relative error, as
-// profile.json's "time_samples". add_time_bound_json adds both.
+// profile.json's "time_samples".
+void write_sample_stats_json(json_out::Writer& w, const SampleStats& s);
+// The same two parsed, for the HTML report's data.
+nlohmann::json time_bound_json(const TimeBound& b);
 nlohmann::json sample_stats_json(const SampleStats& s);
-void add_time_bound_json(nlohmann::json& doc, const Analysis& a);
 
 // The roofline table; writes nothing when no region has FLOP counts.
 void write_roofline_text(const Analysis& a, const ReportOptions& opt, const ShownRegions& shown,

@@ -198,7 +198,7 @@ void TextReporter::write(const Analysis& a, const ReportOptions& opt,
   }
   if (any_open) headers.push_back("Open");
   TextTable table(headers);
-  const ShownRegions shown = shown_regions(p);
+  const ShownRegions& shown = a.shown;
   for (size_t i = 0; i < p.regions.size(); ++i) {
     if (!shown[i]) continue;
     const Region& r = p.regions[i];

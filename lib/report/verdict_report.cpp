@@ -7,97 +7,66 @@ namespace rprof {
 
 using nlohmann::json;
 
-json verdict_json(const Verdict& v) {
-  json flags = json::array();
-  for (const VerdictFlag& f : v.flags) {
-    flags.push_back({{"name", f.name()}, {"reason", f.reason}, {"direction", f.direction}});
-  }
-  return {{"bound", bound_key(v.bound)},
-          {"boundary", v.boundary ? json(boundary_key(*v.boundary)) : json(nullptr)},
-          {"fraction_of_roof", v.fraction},
-          {"at_roof", v.at_roof},
-          {"summary", v.summary},
-          {"likely_limit", v.likely_limit.empty() ? json(nullptr) : json(v.likely_limit)},
-          {"direction", v.direction},
-          {"flags", std::move(flags)}};
-}
-
-void append_verdict_json(std::string& out, const Verdict& v) {
-  namespace jo = json_out;
-  auto str = [&](const char* k, const std::string& s) {
-    jo::key(out, k);
-    jo::string(out, s);
-  };
-  out += '{';
-  jo::key(out, "at_roof");
-  out += v.at_roof ? "true," : "false,";
-  str("bound", bound_key(v.bound));
-  out += ',';
-  jo::key(out, "boundary");
+void write_verdict_json(json_out::Writer& w, const Verdict& v) {
+  // Doubles as profile.json has always had them here: the shortest text.
+  const json_out::Doubles doubles = w.set_doubles(json_out::Doubles::kShortest);
+  w.begin_object();
+  w.member("at_roof", v.at_roof);
+  w.member("bound", bound_key(v.bound));
+  w.key("boundary");
   if (v.boundary) {
-    jo::string(out, boundary_key(*v.boundary));
+    w.value(boundary_key(*v.boundary));
   } else {
-    out += "null";
+    w.null();
   }
-  out += ',';
-  str("direction", v.direction);
-  out += ',';
-  jo::key(out, "flags");
-  out += '[';
-  for (size_t i = 0; i < v.flags.size(); ++i) {
-    const VerdictFlag& f = v.flags[i];
-    out += i ? ",{" : "{";
-    str("direction", f.direction);
-    out += ',';
-    str("name", f.name());
-    out += ',';
-    str("reason", f.reason);
-    out += '}';
+  w.member("direction", v.direction);
+  w.key("flags").begin_array();
+  for (const VerdictFlag& f : v.flags) {
+    w.begin_object();
+    w.member("direction", f.direction);
+    w.member("name", f.name());
+    w.member("reason", f.reason);
+    w.end_object();
   }
-  out += "],";
-  jo::key(out, "fraction_of_roof");
-  jo::number(out, v.fraction);
-  out += ',';
-  jo::key(out, "likely_limit");
+  w.end_array();
+  w.member("fraction_of_roof", v.fraction);
+  w.key("likely_limit");
   if (v.likely_limit.empty()) {
-    out += "null";
+    w.null();
   } else {
-    jo::string(out, v.likely_limit);
+    w.value(v.likely_limit);
   }
-  out += ',';
-  str("summary", v.summary);
-  out += '}';
+  w.member("summary", v.summary);
+  w.end_object();
+  w.set_doubles(doubles);
 }
 
-json thresholds_json(const VerdictThresholds& t) {
-  return {{"at_roof_fraction", t.at_roof},
-          {"underutilized_fraction", t.underutilized},
-          {"latency_max_fraction", t.latency_max_fraction},
-          {"latency_max_misses_in_flight", t.latency_max_in_flight},
-          {"latency_min_misses_in_flight", t.latency_min_explained},
-          {"max_lines_in_flight_per_core", kMaxLinesInFlightPerCore},
-          {"waiting_max_cpu_share", t.waiting_max_cpu_share},
-          {"below_roofs_fraction", t.below_roofs},
-          {"below_bandwidth_roofs_fraction", t.below_bandwidth_roofs},
-          {"irregular_l1_bytes_per_flop", t.irregular_l1_bytes_per_flop},
-          {"irregular_miss_share", t.irregular_miss_share},
-          {"low_vector_share", t.low_vector_share},
-          {"traffic_above_ideal_ratio", t.traffic_above_ideal},
-          {"above_roof_ratio", t.above_roof},
-          {"load_imbalance_fraction", t.load_imbalance},
-          {"too_short_overheads_per_call", t.too_short_overheads},
-          {"too_short_min_total_s", t.min_total_s},
-          {"marker_pair_s", t.marker_pair_s},
-          {"function_min_samples", t.function_min_samples}};
+json verdict_json(const Verdict& v) {
+  return json_out::parsed([&](json_out::Writer& w) { write_verdict_json(w, v); });
 }
 
-void add_verdict_json(json& doc, const Analysis& a) {
-  if (!a.verdicts) return;
-  doc["verdict_thresholds"] = thresholds_json(a.thresholds);
-  json& regions = doc["regions"];
-  for (size_t i = 0; i < a.regions.size() && i < regions.size(); ++i) {
-    if (a.regions[i].verdict) regions[i]["verdict"] = verdict_json(*a.regions[i].verdict);
-  }
+void write_thresholds_json(json_out::Writer& w, const VerdictThresholds& t) {
+  w.begin_object();
+  w.member("above_roof_ratio", t.above_roof);
+  w.member("at_roof_fraction", t.at_roof);
+  w.member("below_bandwidth_roofs_fraction", t.below_bandwidth_roofs);
+  w.member("below_roofs_fraction", t.below_roofs);
+  w.member("function_min_samples", t.function_min_samples);
+  w.member("irregular_l1_bytes_per_flop", t.irregular_l1_bytes_per_flop);
+  w.member("irregular_miss_share", t.irregular_miss_share);
+  w.member("latency_max_fraction", t.latency_max_fraction);
+  w.member("latency_max_misses_in_flight", t.latency_max_in_flight);
+  w.member("latency_min_misses_in_flight", t.latency_min_explained);
+  w.member("load_imbalance_fraction", t.load_imbalance);
+  w.member("low_vector_share", t.low_vector_share);
+  w.member("marker_pair_s", t.marker_pair_s);
+  w.member("max_lines_in_flight_per_core", kMaxLinesInFlightPerCore);
+  w.member("too_short_min_total_s", t.min_total_s);
+  w.member("too_short_overheads_per_call", t.too_short_overheads);
+  w.member("traffic_above_ideal_ratio", t.traffic_above_ideal);
+  w.member("underutilized_fraction", t.underutilized);
+  w.member("waiting_max_cpu_share", t.waiting_max_cpu_share);
+  w.end_object();
 }
 
 void write_verdict_text(const Analysis& a, const ShownRegions& shown, std::ostream& out) {

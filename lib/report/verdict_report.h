@@ -7,21 +7,20 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "common/json_out.h"
 #include "report/reporter.h"
-#include "report/shown_regions.h"
+#include "analysis/shown_regions.h"
 #include "roofline/classify.h"
 
 namespace rprof {
 
+// A region's "verdict" object, streamed (profile.json of 100,000 regions);
+// verdict_json() is the same text parsed, for the writers that embed a DOM
+// (the HTML report's data, the diff).
+void write_verdict_json(json_out::Writer& w, const Verdict& v);
 nlohmann::json verdict_json(const Verdict& v);
-// The same as JSON text appended to out (no DOM: profile.json of 100,000
-// regions).
-void append_verdict_json(std::string& out, const Verdict& v);
-nlohmann::json thresholds_json(const VerdictThresholds& t);
-
-// Adds doc["regions"][i]["verdict"] and doc["verdict_thresholds"] (when the
-// analysis has verdicts).
-void add_verdict_json(nlohmann::json& doc, const Analysis& a);
+// profile.json's "verdict_thresholds".
+void write_thresholds_json(json_out::Writer& w, const VerdictThresholds& t);
 
 // One block per region: the bound and each flag with its reason and direction.
 void write_verdict_text(const Analysis& a, const ShownRegions& shown, std::ostream& out);

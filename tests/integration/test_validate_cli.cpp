@@ -43,7 +43,7 @@ std::string save(const std::string& dir, const std::string& name, const std::str
   p.regions.push_back(region(c));
   for (const auto& kv : c) p.counters.push_back(kv.first);
   const std::string path = dir + "/" + name + ".json";
-  std::ofstream(path) << rprof::profile_to_json(p).dump(1) << "\n";
+  std::ofstream(path) << rprof::profile_json_text(p);
   return path;
 }
 

@@ -217,6 +217,69 @@ TEST_CASE("chart model: roofs, bandwidths, ridges and one point per boundary") {
   CHECK(dot_radius(2) == dot_radius(1));
 }
 
+TEST_CASE("analysis: the chart's ceilings, chosen once for the regions the chart draws") {
+  const Machine m = rprof::test::synthetic_machine();
+  Profile p = sample_profile();
+  // gemm on 2 threads: the 2-thread set (everything doubled) is chosen.
+  p.regions[1].threads.push_back(p.regions[1].threads[0]);
+  // A region with FLOPs but no bytes is not drawn: its 3 threads choose nothing.
+  Region nobytes = rprof::test::counted_region({"nobytes"}, 1.0, 1e9, "scalar", {});
+  nobytes.threads.resize(3, nobytes.threads[0]);
+  p.regions.push_back(nobytes);
+  const Analysis a = analyze(p, {&m, "", {}});
+  CHECK(a.regions[0].charted);
+  CHECK(a.regions[1].charted);
+  CHECK_FALSE(a.regions[2].charted);  // init: no counters
+  CHECK_FALSE(a.regions[3].charted);  // no bytes
+  const ChartCeilings& c = a.machine.chart;
+  CHECK(c.region_threads == 2);
+  CHECK(c.threads == 2);
+  CHECK(c.mode == "quick");
+  CHECK(c.cpu_model == "Test CPU");
+  // The roofs are the regions' own, one per label, the first region's figure
+  // kept: stream's (1 thread) 256-bit roof 40 and full 512-bit roof 80, which
+  // gemm's 512-bit roof (160 at 2 threads) applies under the same label;
+  // nobytes' scalar roof (20 at 3 threads' nearest set) is applied too: it has
+  // a valid roofline. How each was measured comes from the chart's set (2 threads).
+  REQUIRE(c.roofs.size() == 3);
+  CHECK(c.roofs[0].roof.gflops == Approx(80));
+  CHECK(c.roofs[0].roof.label() == "DP 512-bit fma");
+  CHECK(c.roofs[1].roof.gflops == Approx(40));
+  CHECK(c.roofs[2].roof.gflops == Approx(20));
+  for (const ChartCeilingRoof& r : c.roofs) {
+    CHECK(r.applied);
+    REQUIRE(r.how);
+    CHECK(r.how->threads == 2);
+  }
+  // L1 and DRAM carry traffic: load at L1 (800 GB/s explicit), triad's traffic
+  // figure at DRAM (0.9 x 40 x 1.25 = 45 GB/s; STREAM's convention: load's 40).
+  REQUIRE(c.bandwidths.size() == 2);
+  CHECK(c.bandwidths[0].boundary == Boundary::kL1);
+  CHECK(c.bandwidths[0].gbs == Approx(800));
+  CHECK(c.bandwidths[1].boundary == Boundary::kDRAM);
+  CHECK(c.bandwidths[1].gbs == Approx(45));
+  CHECK(c.bandwidths[1].kernel == StreamMix::kTriad);
+  CHECK(c.bandwidths[1].stream_gbs == Approx(40));
+  CHECK(c.bandwidths[1].stream_kernel == StreamMix::kLoad);
+  // 3 applied roofs x 2 bandwidths; DRAM's ridge of the 512-bit roof: 80 / 45.
+  REQUIRE(c.ridges.size() == 6);
+  CHECK(c.ridges[1].boundary == Boundary::kDRAM);
+  CHECK(c.ridges[1].intensity == Approx(80.0 / 45));
+  // The chart draws what the analysis chose.
+  const ChartModel model = build_chart_model(a);
+  CHECK(model.ceiling_threads == 2);
+  CHECK(model.roofs.size() == 3);
+  CHECK(model.ridges.size() == 6);
+  CHECK(model.regions.size() == 2);
+  CHECK(model.missing.size() == 1);  // nobytes: no point
+
+  // Without a machine: no ceilings, the regions' threads still counted.
+  const Analysis none = analyze(p, {});
+  CHECK(none.machine.chart.threads == 0);
+  CHECK(none.machine.chart.region_threads == 2);
+  CHECK(none.machine.chart.roofs.empty());
+}
+
 TEST_CASE("chart model: what is missing is said, not drawn") {
   const Profile p = sample_profile();
   const ChartModel c = build_chart_model(analyze(p, {}));  // no machine

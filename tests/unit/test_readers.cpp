@@ -10,6 +10,7 @@
 #include <limits>
 #include <string>
 
+#include "profile_dom.h"
 #include "common/error.h"
 #include "common/fs.h"
 #include "common/json_reader.h"
@@ -145,16 +146,16 @@ TEST_CASE("type errors name the field path") {
                           "1 is out of range (-1 to 0)");
 
   const Profile p = aggregate({parse_raw_profile(raw_doc().dump(), "r.json")}, RunInfo{});
-  json pj = profile_to_json(p);
+  json pj = rprof::test::profile_dom(p);
   pj["regions"][1]["threads"]["time_s"][0] = "slow";
   CHECK(error_of([&] { profile_from_json(pj, "p.json"); }) ==
         "p.json: not a valid rprof profile: regions[1].threads.time_s[0]: expected a number, "
         "got a string");
-  pj = profile_to_json(p);
+  pj = rprof::test::profile_dom(p);
   pj["regions"][0]["time_s"] = -1.5;
   CHECK(error_of([&] { profile_from_json(pj, "p.json"); }) ==
         "p.json: not a valid rprof profile: regions[0].time_s: -1.5 is negative");
-  pj = profile_to_json(p);
+  pj = rprof::test::profile_dom(p);
   pj["regions"][0]["counters"] = {{"flops", -2}};
   CHECK(error_of([&] { profile_from_json(pj, "p.json"); }) ==
         "p.json: not a valid rprof profile: regions[0].counters.flops: -2 is out of range "
@@ -163,7 +164,7 @@ TEST_CASE("type errors name the field path") {
 
 TEST_CASE("numbers that are not finite are refused before any arithmetic") {
   const Profile p = aggregate({parse_raw_profile(raw_doc().dump(), "r.json")}, RunInfo{});
-  std::string text = profile_to_json(p).dump();
+  std::string text = rprof::test::profile_dom(p).dump();
   const std::string key = "\"wall_time_s\":";
   const size_t at = text.find(key);
   REQUIRE(at != std::string::npos);
@@ -174,11 +175,11 @@ TEST_CASE("numbers that are not finite are refused before any arithmetic") {
                   std::to_string(at + key.size()) + " (line 1, column " +
                   std::to_string(at + key.size() + 1) + "): number overflow parsing '1e999'");
   // Built in memory (no JSON text can say inf), still refused.
-  json pj = profile_to_json(p);
+  json pj = rprof::test::profile_dom(p);
   pj["run"]["wall_time_s"] = std::numeric_limits<double>::infinity();
   CHECK(error_of([&] { profile_from_json(pj, "p.json"); }) ==
         "p.json: not a valid rprof profile: run.wall_time_s: the number is not finite");
-  pj = profile_to_json(p);
+  pj = rprof::test::profile_dom(p);
   pj["regions"][0]["declared_work"] = {{"calls", 1}, {"flops", -1.0}, {"bytes", 8.0}};
   CHECK(error_of([&] { profile_from_json(pj, "p.json"); }) ==
         "p.json: not a valid rprof profile: regions[0].declared_work.flops: -1 is negative");
@@ -236,12 +237,12 @@ TEST_CASE("input files: devices, FIFOs, directories and size are refused before 
 
 TEST_CASE("profile.json caps: world size and missing ranks") {
   const Profile p = aggregate({parse_raw_profile(raw_doc().dump(), "r.json")}, RunInfo{});
-  json pj = profile_to_json(p);
+  json pj = rprof::test::profile_dom(p);
   pj["run"]["world_size"] = 50000000;
   CHECK(error_of([&] { profile_from_json(pj, "p.json"); }) ==
         "p.json: not a valid rprof profile: run.world_size: 50000000 is out of range "
         "(-1 to 1048576)");
-  pj = profile_to_json(p);
+  pj = rprof::test::profile_dom(p);
   pj["run"]["world_size"] = 4;
   pj["run"]["missing_ranks"] = {1, 9};
   CHECK(error_of([&] { profile_from_json(pj, "p.json"); }) ==

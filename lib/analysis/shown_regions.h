@@ -3,14 +3,14 @@
 // for people show at most kMaxShownRegions of them, the longest by inclusive
 // time with the regions enclosing them (so the tree still reads), and say how
 // many they left out. profile.json and profile.csv keep every region.
-#ifndef RPROF_REPORT_SHOWN_REGIONS_H_
-#define RPROF_REPORT_SHOWN_REGIONS_H_
+#ifndef RPROF_ANALYSIS_SHOWN_REGIONS_H_
+#define RPROF_ANALYSIS_SHOWN_REGIONS_H_
 
 #include <cstddef>
 #include <string>
 #include <vector>
 
-#include "analysis/analysis.h"
+#include "profile/profile.h"
 
 namespace rprof {
 
@@ -32,4 +32,4 @@ ShownRegions shown_regions(const Profile& p, size_t limit = kMaxShownRegions);
 
 }  // namespace rprof
 
-#endif  // RPROF_REPORT_SHOWN_REGIONS_H_
+#endif  // RPROF_ANALYSIS_SHOWN_REGIONS_H_

@@ -1,4 +1,4 @@
-#include "report/shown_regions.h"
+#include "analysis/shown_regions.h"
 
 #include <algorithm>
 #include <numeric>
