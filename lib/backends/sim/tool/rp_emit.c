@@ -1,10 +1,13 @@
-/* rprof-sim: emitting instrumentation (see rp_emit.h). */
+/* rprof-sim: emitting instrumentation and output files (see rp_emit.h). */
 #include "rp_emit.h"
 
 #include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
+#include "pub_tool_libcprint.h"
 #include "pub_tool_machine.h"
 #include "pub_tool_mallocfree.h"
 #include "rp_cache.h"
+#include "pub_tool_vki.h"
 #include "rp_state.h"
 
 static IRTemp* base_tab = NULL;
@@ -159,4 +162,124 @@ void rp_emit_note_tmp(Out* o, const IRStmt* st)
          o->off_of[t] = c;
       }
    }
+}
+
+/* ---- output files ------------------------------------------------------ */
+
+typedef struct {
+   Int   fd;
+   HChar buf[8192];
+   Int   used;
+} Writer;
+
+static Writer w;
+
+static Bool w_open(const HChar* path)
+{
+   SysRes sr = VG_(open)(path, VKI_O_CREAT | VKI_O_TRUNC | VKI_O_WRONLY, 0600);
+   if (sr_isError(sr)) {
+      VG_(umsg)("rprof-sim: cannot write %s\n", path);
+      return False;
+   }
+   w.fd = (Int)sr_Res(sr);
+   w.used = 0;
+   return True;
+}
+
+static void w_flush(void)
+{
+   if (w.used > 0) VG_(write)(w.fd, w.buf, w.used);
+   w.used = 0;
+}
+
+static void w_close(void)
+{
+   w_flush();
+   VG_(close)(w.fd);
+}
+
+static void w_str(const HChar* s)
+{
+   while (*s) {
+      if (w.used == (Int)sizeof(w.buf)) w_flush();
+      w.buf[w.used++] = *s++;
+   }
+}
+
+static void w_fmt_ull(const HChar* fmt, ULong v)
+{
+   HChar tmp[64];
+   VG_(snprintf)(tmp, sizeof(tmp), fmt, v);
+   w_str(tmp);
+}
+
+static const HChar* const counter_names[RPROF_SIM_NCOUNTERS] = {
+#define RP_NAME(i, name) name,
+   RPROF_SIM_COUNTERS(RP_NAME)
+#undef RP_NAME
+};
+
+Bool rp_emit_totals(const HChar* path, const ULong* value)
+{
+   Int k;
+   if (!w_open(path)) return False;
+   for (k = 0; k < RPROF_SIM_NCOUNTERS; k++) {
+      w_str(counter_names[k]);
+      w_fmt_ull(" %llu\n", value[k]);
+   }
+   w_close();
+   return True;
+}
+
+Bool rp_emit_functions(const HChar* path)
+{
+   const UInt nctx = rp_fn_nctx(), nfns = rp_fn_nfns();
+   UInt c, f;
+   Int k;
+   if (!w_open(path)) return False;
+   rp_fn_table_build();
+   w_str("rprof-sim-functions 1\n");
+   if (rp_fn_ctx_overflow()) w_str("overflow contexts\n");
+   if (rp_fn_tree_overflow()) w_fmt_ull("overflow calls %llu\n", rp_clo_fn_max_paths);
+   for (c = 1; c < nctx; c++) {
+      UInt parent;
+      const HChar* name;
+      rp_fn_ctx_of(c, &parent, &name);
+      w_fmt_ull("ctx\t%llu", c);
+      w_fmt_ull("\t%llu\t", parent);
+      w_str(name);
+      w_str("\n");
+   }
+   for (f = 1; f < nfns; f++) {
+      const HChar *obj, *sym, *file;
+      Addr start;
+      UInt line;
+      rp_fn_describe(f, &obj, &sym, &start, &file, &line);
+      w_fmt_ull("fn\t%llu\t", f);
+      w_str(obj);
+      w_str("\t");
+      w_str(sym);
+      w_fmt_ull("\t%llx\t", start);
+      w_str(file);
+      w_fmt_ull("\t%llu\n", line);
+   }
+   for (c = 0; c < nctx; c++) {
+      const UInt end = rp_fn_counts_end(c);
+      for (f = 0; f < end; f++) {
+         const ULong* v = rp_fn_counts(c, f);
+         Bool any = False;
+         if (v == NULL) continue;
+         for (k = 0; k < 2 * RPROF_SIM_NCOUNTERS; k++) any = any || v[k] != 0;
+         if (!any) continue;
+         w_fmt_ull("c\t%llu", c);
+         w_fmt_ull("\t%llu", f);
+         for (k = 0; k < RPROF_SIM_NCOUNTERS; k++) w_fmt_ull("\t%llu", v[k]);
+         w_fmt_ull("\ni\t%llu", c);
+         w_fmt_ull("\t%llu", f);
+         for (k = 0; k < RPROF_SIM_NCOUNTERS; k++) w_fmt_ull("\t%llu", v[RPROF_SIM_NCOUNTERS + k]);
+         w_str("\n");
+      }
+   }
+   w_close();
+   return True;
 }

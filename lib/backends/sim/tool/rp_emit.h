@@ -1,5 +1,7 @@
-/* rprof-sim: emitting instrumentation into a superblock: counter increments
- * known at translation time, and calls into the cache model for data accesses.
+/* rprof-sim: what the tool emits: instrumentation into a superblock (counter
+ * increments known at translation time, and calls into the cache model for
+ * data accesses), and its output files (the totals and the per-function
+ * table, at the end of the functions below).
  *
  * Increments (FLOPs, FP instructions, L1 bytes) are summed while the
  * superblock is copied and added inline to rp_live (with --rp-functions, to
@@ -59,5 +61,25 @@ void rp_emit_access(Out* o, Int kind, IRExpr* addr, UWord size);
 void rp_emit_flush_access(Out* o);
 /* Records tmp = Add64(tmp', const) definitions, for merging. */
 void rp_emit_note_tmp(Out* o, const IRStmt* st);
+
+/* ---- output files: every file the tool writes is written here ----------
+ * Both return False, having said so on the terminal, when path cannot be
+ * written. */
+
+/* --rp-out: "<counter name> <value>" lines, one per counter in
+ * sim_protocol.h order. */
+Bool rp_emit_totals(const HChar* path, const ULong* value);
+
+/* --rp-fn-out: the per-function table (rp_fn.h), built first. Tab-separated
+ * lines:
+ *   rprof-sim-functions 1
+ *   ctx <id> <parent id> <region name>
+ *   fn <id> <object> <symbol> <start hex> <file> <line>
+ *   c <ctx id> <fn id> <20 self counters in sim_protocol.h order>
+ *   i <ctx id> <fn id> <20 inclusive counters>
+ * and "overflow contexts" when marked regions were too many to tell apart,
+ * "overflow calls <nodes>" when call paths were (inclusive counts are then
+ * lower bounds). */
+Bool rp_emit_functions(const HChar* path);
 
 #endif

@@ -2,12 +2,11 @@
 #include "rp_fn.h"
 
 #include "pub_tool_debuginfo.h"
+#include "pub_tool_hashtable.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
-#include "pub_tool_libcfile.h"
 #include "pub_tool_libcprint.h"
 #include "pub_tool_mallocfree.h"
-#include "pub_tool_vki.h"
 #include "rp_state.h"
 
 /* In libcoregrind but not in the tool headers: the symbol as the ELF file
@@ -20,19 +19,23 @@ UInt rp_fn_cur = 0;
 
 /* ---- functions: id -> (object, symbol, entry), interned ---------------- */
 
-typedef struct {
+/* A function is a node of Valgrind's hash table fn_table (key: a hash of
+ * (object, symbol, start), equal keys then compared in full by fn_cmp), and
+ * fns[id] points at it. Looked up at translation time only. */
+typedef struct RpFn {
+   struct RpFn* next; /* VgHashNode's two fields first */
+   UWord  key;
    HChar* obj;
    HChar* sym;   /* "" when no symbol covers the address */
    Addr   start; /* entry, or the 4 KiB range (file-relative) without a symbol */
    HChar* file;  /* source of the entry, "" without debug info */
    UInt   line;
-   UInt   hash;
+   UInt   id;
 } RpFn;
 
-static RpFn* fns = NULL; /* fns[0]: "no function yet" */
+static RpFn** fns = NULL; /* fns[0]: "no function yet" (NULL) */
 static UInt nfns = 0, fns_cap = 0;
-static UInt* fn_index = NULL; /* open addressing: fn id or 0 */
-static UInt index_cap = 0;
+static VgHashTable* fn_table = NULL;
 
 static UInt str_hash(const HChar* s, UInt h)
 {
@@ -45,6 +48,14 @@ static UInt fn_hash(const HChar* obj, const HChar* sym, Addr start)
    return str_hash(sym, str_hash(obj, 2166136261u)) ^ (UInt)(start * 2654435761u);
 }
 
+/* 0 when a and b are the same function (keys already equal). */
+static Word fn_cmp(const void* a, const void* b)
+{
+   const RpFn *x = a, *y = b;
+   return x->start != y->start || VG_(strcmp)(x->sym, y->sym) != 0 ||
+          VG_(strcmp)(x->obj, y->obj) != 0;
+}
+
 static HChar* clean_dup(const HChar* s)
 {
    HChar* d = VG_(strdup)("rp.fn.str", s != NULL ? s : "");
@@ -55,43 +66,31 @@ static HChar* clean_dup(const HChar* s)
    return d;
 }
 
-static void index_insert(UInt id)
-{
-   UInt i = fns[id].hash & (index_cap - 1);
-   while (fn_index[i] != 0) i = (i + 1) & (index_cap - 1);
-   fn_index[i] = id;
-}
-
 static UInt fn_intern(const HChar* obj, const HChar* sym, Addr start, Addr entry)
 {
-   const UInt h = fn_hash(obj, sym, start);
-   UInt i, id;
-   if (index_cap == 0 || 2 * (nfns + 1) > index_cap) {
-      UInt k;
-      index_cap = index_cap == 0 ? 1024 : index_cap * 2;
-      VG_(free)(fn_index);
-      fn_index = VG_(calloc)("rp.fn.index", index_cap, sizeof(UInt));
-      for (k = 1; k < nfns; k++) index_insert(k);
-   }
-   for (i = h & (index_cap - 1); fn_index[i] != 0; i = (i + 1) & (index_cap - 1)) {
-      const RpFn* f = &fns[fn_index[i]];
-      if (f->hash == h && f->start == start && VG_(strcmp)(f->sym, sym) == 0 &&
-          VG_(strcmp)(f->obj, obj) == 0)
-         return fn_index[i];
-   }
+   RpFn probe, *f;
+   if (fn_table == NULL) fn_table = VG_(HT_construct)("rp.fn.table");
+   VG_(memset)(&probe, 0, sizeof(probe));
+   probe.key = fn_hash(obj, sym, start);
+   probe.obj = (HChar*)obj;
+   probe.sym = (HChar*)sym;
+   probe.start = start;
+   f = VG_(HT_gen_lookup)(fn_table, &probe, fn_cmp);
+   if (f != NULL) return f->id;
    if (nfns == 0) nfns = 1; /* id 0 is reserved */
    if (nfns >= fns_cap) {
       fns_cap = fns_cap == 0 ? 256 : fns_cap * 2;
-      fns = VG_(realloc)("rp.fn.fns", fns, fns_cap * sizeof(RpFn));
-      if (nfns == 1) VG_(memset)(&fns[0], 0, sizeof(RpFn));
+      fns = VG_(realloc)("rp.fn.fns", fns, fns_cap * sizeof(RpFn*));
+      if (nfns == 1) fns[0] = NULL;
    }
-   id = nfns++;
-   fns[id].obj = clean_dup(obj);
-   fns[id].sym = clean_dup(sym);
-   fns[id].start = start;
-   fns[id].hash = h;
-   fns[id].file = clean_dup("");
-   fns[id].line = 0;
+   f = VG_(calloc)("rp.fn.fn", 1, sizeof(RpFn));
+   f->key = probe.key;
+   f->id = nfns++;
+   f->obj = clean_dup(obj);
+   f->sym = clean_dup(sym);
+   f->start = start;
+   f->file = clean_dup("");
+   f->line = 0;
    if (sym[0] != '\0') {
       const HChar *file = NULL, *dir = NULL;
       UInt line = 0;
@@ -101,14 +100,15 @@ static UInt fn_intern(const HChar* obj, const HChar* sym, Addr start, Addr entry
             VG_(sprintf)(full, "%s/%s", dir, file);
          else
             VG_(strcpy)(full, file);
-         VG_(free)(fns[id].file);
-         fns[id].file = clean_dup(full);
+         VG_(free)(f->file);
+         f->file = clean_dup(full);
          VG_(free)(full);
-         fns[id].line = line;
+         f->line = line;
       }
    }
-   index_insert(id);
-   return id;
+   fns[f->id] = f;
+   VG_(HT_add_node)(fn_table, f);
+   return f->id;
 }
 
 /* The DebugInfo of the object at `a` when VG_(find_DebugInfo) has none: it
@@ -170,7 +170,7 @@ UInt rp_fn_id_of(Addr a)
 
 Bool rp_fn_is_entry(UInt fn, Addr a)
 {
-   return fn > 0 && fn < nfns && fns[fn].sym[0] != '\0' && fns[fn].start == a;
+   return fn > 0 && fn < nfns && fns[fn]->sym[0] != '\0' && fns[fn]->start == a;
 }
 
 /* ---- contexts: the innermost marked region ---------------------------- */
@@ -205,16 +205,34 @@ typedef struct {
 
 static RpNode* nodes = NULL; /* nodes[0]: the root, function 0 (none yet) */
 static UInt nnodes = 0, nodes_cap = 0;
-static UInt* node_index = NULL; /* open addressing on (parent, fn, ctx): id or 0 */
-static UInt node_index_cap = 0;
 static Bool tree_overflow = False;
 
-/* Cells of a node in a region other than its own: (node, ctx) -> counters. */
-typedef struct {
+/* (parent, fn, ctx) -> node id: the one table of the tool not kept in
+ * Valgrind's containers, because it is on a hot path: every call to another
+ * child than the one its caller's node called last looks it up (a loop
+ * calling two functions in turn: once per element). Valgrind's VgHashTable
+ * there (separate chaining, a key modulo a prime, the full key compared
+ * through a callback) cost CPU time where nothing else did (user+sys of
+ * rprof --backend=sim --sim-only --functions, runs of each build
+ * interleaved on a shared 2-core VM): bench/calls.c `alt 10000000 2`, 9
+ * runs, fastest 1.67 s with this table, 1.74 s with VgHashTable (medians
+ * 1.79 / 2.07 s); the same loop built alone, 11 runs, fastest 1.40 / 1.51 s
+ * (medians 1.46 / 1.58 s); matmul 256 4 none (medians 1.73 / 1.64 s).
+ * Open addressing with linear probing on node ids, grown at half full. */
+static UInt* node_index = NULL; /* id, or 0: empty */
+static UInt node_index_cap = 0;
+
+/* Cells of a node in a region other than its own: (node, ctx) -> counters,
+ * in Valgrind's hash table xcell_table (key: node << 32 | ctx, exact), and
+ * xcells[] in creation order. */
+typedef struct RpXCell {
+   struct RpXCell* next; /* VgHashNode's two fields first */
+   UWord  key;
    UInt   node, ctx;
    ULong* cell;
 } RpXCell;
-static RpXCell* xcells = NULL;
+static VgHashTable* xcell_table = NULL;
+static RpXCell** xcells = NULL;
 static UInt nxcells = 0, xcells_cap = 0;
 
 static ULong scratch[RPROF_SIM_NCOUNTERS]; /* counts nobody keeps */
@@ -410,16 +428,6 @@ static __attribute__((noinline)) UInt node_child_slow(UInt parent, UInt fn, UInt
    return id;
 }
 
-static UInt* xindex = NULL; /* open addressing on (node, ctx): xcells index + 1, or 0 */
-static UInt xindex_cap = 0;
-
-static void xindex_insert(UInt i)
-{
-   UInt h = key_hash(xcells[i].node, xcells[i].ctx, 0) & (xindex_cap - 1);
-   while (xindex[h] != 0) h = (h + 1) & (xindex_cap - 1);
-   xindex[h] = i + 1;
-}
-
 /* The counters of node in region ctx. */
 static ULong* cell_slow(UInt node, UInt ctx);
 static __inline__ ULong* cell_of(UInt node, UInt ctx)
@@ -432,45 +440,33 @@ static __inline__ ULong* cell_of(UInt node, UInt ctx)
 static __attribute__((noinline)) ULong* cell_slow(UInt node, UInt ctx)
 {
    RpNode* n = &nodes[node];
-   UInt h, i = nxcells;
+   const UWord key = (UWord)node << 32 | ctx;
+   RpXCell* x;
    if (n->alt_cell != NULL && n->alt_ctx == ctx) return n->alt_cell;
-   if (xindex_cap > 0) {
-      for (h = key_hash(node, ctx, 0) & (xindex_cap - 1); xindex[h] != 0;
-           h = (h + 1) & (xindex_cap - 1)) {
-         const RpXCell* x = &xcells[xindex[h] - 1];
-         if (x->node == node && x->ctx == ctx) {
-            i = xindex[h] - 1;
-            break;
-         }
-      }
-   }
-   if (i == nxcells) {
+   x = VG_(HT_lookup)(xcell_table, key);
+   if (x == NULL) {
       if (nxcells == xcells_cap) {
          xcells_cap = xcells_cap == 0 ? 64 : 2 * xcells_cap;
-         xcells = VG_(realloc)("rp.fn.xcells", xcells, xcells_cap * sizeof(RpXCell));
+         xcells = VG_(realloc)("rp.fn.xcells", xcells, xcells_cap * sizeof(RpXCell*));
       }
-      xcells[i].node = node;
-      xcells[i].ctx = ctx;
-      xcells[i].cell = new_cell();
-      nxcells++;
-      if (2 * nxcells > xindex_cap) {
-         UInt k;
-         xindex_cap = xindex_cap == 0 ? 256 : 2 * xindex_cap;
-         VG_(free)(xindex);
-         xindex = VG_(calloc)("rp.fn.xindex", xindex_cap, sizeof(UInt));
-         for (k = 0; k < nxcells; k++) xindex_insert(k);
-      } else {
-         xindex_insert(i);
-      }
+      x = VG_(malloc)("rp.fn.xcell", sizeof(RpXCell));
+      x->key = key;
+      x->node = node;
+      x->ctx = ctx;
+      x->cell = new_cell();
+      xcells[nxcells++] = x;
+      VG_(HT_add_node)(xcell_table, x);
    }
    n->alt_ctx = ctx;
-   n->alt_cell = xcells[i].cell;
+   n->alt_cell = x->cell;
    return n->alt_cell;
 }
 
 void rp_fn_init(void)
 {
-   if (nnodes == 0) node_new(0, 0, 0);
+   if (nnodes > 0) return;
+   xcell_table = VG_(HT_construct)("rp.fn.xcell_table");
+   node_new(0, 0, 0);
 }
 
 /* ---- the running thread ------------------------------------------------ */
@@ -696,12 +692,12 @@ void rp_fn_reset(void)
    UInt i;
 
    for (i = 0; i < nnodes; i++) VG_(memset)(nodes[i].cell, 0, NC * sizeof(ULong));
-   for (i = 0; i < nxcells; i++) VG_(memset)(xcells[i].cell, 0, NC * sizeof(ULong));
+   for (i = 0; i < nxcells; i++) VG_(memset)(xcells[i]->cell, 0, NC * sizeof(ULong));
    /* The copies in the list are of the old counts: the gains start again. */
    nlisted = 0;
    epoch++;
    if (rp_fn_cnt != scratch) list_cell(rp_fn_cnt);
-   clear_table(); /* what rp_fn_write summed into it (before an exec that failed) */
+   clear_table(); /* what rp_fn_table_build summed into it (before an exec that failed) */
 }
 
 /* ---- the table: self and inclusive counts per (context, function) ------- */
@@ -780,18 +776,17 @@ static Bool* outermost_nodes(void)
    return outer;
 }
 
-/* Sums the tree into the table. Destroys the node counters (the program has
- * ended). */
-static void build_table(void)
+/* Sums the tree into the table (rp_fn.h). */
+void rp_fn_table_build(void)
 {
    UInt i;
    Bool* outer;
    for (i = 0; i < nnodes; i++) add_to(slot(nodes[i].ctx, nodes[i].fn), nodes[i].cell);
-   for (i = 0; i < nxcells; i++) add_to(slot(xcells[i].ctx, nodes[xcells[i].node].fn), xcells[i].cell);
+   for (i = 0; i < nxcells; i++) add_to(slot(xcells[i]->ctx, nodes[xcells[i]->node].fn), xcells[i]->cell);
    if (!rp_clo_fn_inclusive) return;
    /* A node's subtree: its counts in every region, then its children's,
     * children having larger ids than their parent. */
-   for (i = 0; i < nxcells; i++) add_to(nodes[xcells[i].node].cell, xcells[i].cell);
+   for (i = 0; i < nxcells; i++) add_to(nodes[xcells[i]->node].cell, xcells[i]->cell);
    outer = outermost_nodes();
    for (i = nnodes; i-- > 1;) {
       if (outer[i]) add_to(slot(nodes[i].ctx, nodes[i].fn) + RPROF_SIM_NCOUNTERS, nodes[i].cell);
@@ -800,91 +795,51 @@ static void build_table(void)
    VG_(free)(outer);
 }
 
-/* ---- output ------------------------------------------------------------ */
+/* ---- the table, read by rp_emit_functions (rp_fn.h) --------------------- */
 
-typedef struct {
-   Int   fd;
-   HChar buf[8192];
-   Int   used;
-} Writer;
-
-static void w_flush(Writer* w)
+Bool rp_fn_ctx_overflow(void)
 {
-   if (w->used > 0) VG_(write)(w->fd, w->buf, w->used);
-   w->used = 0;
+   return ctx_overflow;
 }
 
-static void w_str(Writer* w, const HChar* s)
+Bool rp_fn_tree_overflow(void)
 {
-   while (*s) {
-      if (w->used == (Int)sizeof(w->buf)) w_flush(w);
-      w->buf[w->used++] = *s++;
-   }
+   return tree_overflow;
 }
 
-static void w_fmt_ull(Writer* w, const HChar* fmt, ULong v)
+UInt rp_fn_nctx(void)
 {
-   HChar tmp[64];
-   VG_(snprintf)(tmp, sizeof(tmp), fmt, v);
-   w_str(w, tmp);
+   return nctx;
 }
 
-/* Tab-separated lines:
- *   rprof-sim-functions 1
- *   ctx <id> <parent id> <region name>
- *   fn <id> <object> <symbol> <start hex> <file> <line>
- *   c <ctx id> <fn id> <20 self counters in sim_protocol.h order>
- *   i <ctx id> <fn id> <20 inclusive counters>
- * and "overflow contexts" when marked regions were too many to tell apart,
- * "overflow calls <nodes>" when call paths were (inclusive counts are then
- * lower bounds). */
-void rp_fn_write(const HChar* path)
+void rp_fn_ctx_of(UInt c, UInt* parent, const HChar** name)
 {
-   static Writer w;
-   UInt c, f;
-   Int k;
-   SysRes sr = VG_(open)(path, VKI_O_CREAT | VKI_O_TRUNC | VKI_O_WRONLY, 0600);
-   if (sr_isError(sr)) {
-      VG_(umsg)("rprof-sim: cannot write %s\n", path);
-      return;
-   }
-   build_table();
-   w.fd = (Int)sr_Res(sr);
-   w.used = 0;
-   w_str(&w, "rprof-sim-functions 1\n");
-   if (ctx_overflow) w_str(&w, "overflow contexts\n");
-   if (tree_overflow) w_fmt_ull(&w, "overflow calls %llu\n", rp_clo_fn_max_paths);
-   for (c = 1; c < nctx; c++) {
-      w_fmt_ull(&w, "ctx\t%llu", c);
-      w_fmt_ull(&w, "\t%llu\t", ctxs[c].parent);
-      w_str(&w, ctxs[c].name);
-      w_str(&w, "\n");
-   }
-   for (f = 1; f < nfns; f++) {
-      w_fmt_ull(&w, "fn\t%llu\t", f);
-      w_str(&w, fns[f].obj);
-      w_str(&w, "\t");
-      w_str(&w, fns[f].sym);
-      w_fmt_ull(&w, "\t%llx\t", fns[f].start);
-      w_str(&w, fns[f].file);
-      w_fmt_ull(&w, "\t%llu\n", fns[f].line);
-   }
-   for (c = 0; c < nctx; c++) {
-      for (f = 0; f < counts_cap[c]; f++) {
-         const ULong* v = counts[c][f];
-         Bool any = False;
-         if (v == NULL) continue;
-         for (k = 0; k < 2 * RPROF_SIM_NCOUNTERS; k++) any = any || v[k] != 0;
-         if (!any) continue;
-         w_fmt_ull(&w, "c\t%llu", c);
-         w_fmt_ull(&w, "\t%llu", f);
-         for (k = 0; k < RPROF_SIM_NCOUNTERS; k++) w_fmt_ull(&w, "\t%llu", v[k]);
-         w_fmt_ull(&w, "\ni\t%llu", c);
-         w_fmt_ull(&w, "\t%llu", f);
-         for (k = 0; k < RPROF_SIM_NCOUNTERS; k++) w_fmt_ull(&w, "\t%llu", v[RPROF_SIM_NCOUNTERS + k]);
-         w_str(&w, "\n");
-      }
-   }
-   w_flush(&w);
-   VG_(close)(w.fd);
+   *parent = ctxs[c].parent;
+   *name = ctxs[c].name;
+}
+
+UInt rp_fn_nfns(void)
+{
+   return nfns;
+}
+
+void rp_fn_describe(UInt f, const HChar** obj, const HChar** sym, Addr* start,
+                    const HChar** file, UInt* line)
+{
+   const RpFn* fn = fns[f];
+   *obj = fn->obj;
+   *sym = fn->sym;
+   *start = fn->start;
+   *file = fn->file;
+   *line = fn->line;
+}
+
+UInt rp_fn_counts_end(UInt c)
+{
+   return counts_cap[c];
+}
+
+const ULong* rp_fn_counts(UInt c, UInt f)
+{
+   return f < counts_cap[c] ? counts[c][f] : NULL;
 }

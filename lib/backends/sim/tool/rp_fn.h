@@ -125,7 +125,27 @@ void rp_fn_pop(void);
 void rp_fn_reset(void);
 /* A thread ended (its ThreadId is reused): it starts again at the root. */
 void rp_fn_thread_restart(RpFnThread* t);
-/* Writes the table to path (the tool's --rp-fn-out). */
-void rp_fn_write(const HChar* path);
+
+/* The table: self and inclusive counts per (context, function), for
+ * rp_emit_functions (rp_emit.h), which writes it. */
+/* Sums the tree into the table. Destroys the node counters (the program has
+ * ended, or execs). */
+void rp_fn_table_build(void);
+/* Marked regions were too many to tell apart; call paths were (beyond
+ * rp_clo_fn_max_paths nodes: inclusive counts are then lower bounds). */
+Bool rp_fn_ctx_overflow(void);
+Bool rp_fn_tree_overflow(void);
+/* Contexts 0 .. rp_fn_nctx()-1 (0: outside every marked region): the
+ * enclosing context and the region's name. */
+UInt rp_fn_nctx(void);
+void rp_fn_ctx_of(UInt c, UInt* parent, const HChar** name);
+/* Functions 1 .. rp_fn_nfns()-1 (0: none yet). */
+UInt rp_fn_nfns(void);
+void rp_fn_describe(UInt f, const HChar** obj, const HChar** sym, Addr* start,
+                    const HChar** file, UInt* line);
+/* Context c's counts of function f (f < rp_fn_counts_end(c)): 2 x
+ * RPROF_SIM_NCOUNTERS, self then inclusive, or NULL where none. */
+UInt rp_fn_counts_end(UInt c);
+const ULong* rp_fn_counts(UInt c, UInt f);
 
 #endif

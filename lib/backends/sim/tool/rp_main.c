@@ -23,6 +23,7 @@
 #include "pub_tool_aspacemgr.h"
 #include "pub_tool_vki.h"
 #include "pub_tool_vkiscnums.h"
+#include "rp_emit.h"
 #include "rp_state.h"
 
 ULong rp_live[RPROF_SIM_NCOUNTERS];
@@ -36,11 +37,6 @@ static const HChar* clo_out = NULL;
 static const HChar* clo_fn_out = NULL;
 Bool rp_clo_count = True;
 Bool rp_clo_host_fma = True;
-static const HChar* const counter_names[RPROF_SIM_NCOUNTERS] = {
-#define RP_NAME(i, name) name,
-   RPROF_SIM_COUNTERS(RP_NAME)
-#undef RP_NAME
-};
 
 static RpThread* threads = NULL; /* indexed by ThreadId */
 static ThreadId running = VG_INVALID_THREADID;
@@ -283,12 +279,11 @@ static HChar* output_path(const HChar* option, const HChar* value, const HChar* 
 /* Totals over all threads since the last write, as "name value" lines. */
 static void write_totals(const HChar* suffix)
 {
-   ULong total[RPROF_SIM_NCOUNTERS];
-   HChar line[128];
+   ULong total[RPROF_SIM_NCOUNTERS], since[RPROF_SIM_NCOUNTERS];
    HChar* path;
-   Int fd, k;
+   Bool ok;
+   Int k;
    UInt t;
-   SysRes sr;
    if (clo_out == NULL) return;
    if (running != VG_INVALID_THREADID) {
       if (rp_clo_functions) rp_fn_fold();
@@ -299,22 +294,11 @@ static void write_totals(const HChar* suffix)
       if (!threads[t].used) continue;
       for (k = 0; k < RPROF_SIM_NCOUNTERS; k++) total[k] += threads[t].cnt[k];
    }
+   for (k = 0; k < RPROF_SIM_NCOUNTERS; k++) since[k] = total[k] - written[k];
    path = output_path("--rp-out", clo_out, suffix);
-   sr = VG_(open)(path, VKI_O_CREAT | VKI_O_TRUNC | VKI_O_WRONLY, 0600);
-   if (sr_isError(sr)) {
-      VG_(umsg)("rprof-sim: cannot write %s\n", path);
-      VG_(free)(path);
-      return;
-   }
+   ok = rp_emit_totals(path, since);
    VG_(free)(path);
-   fd = (Int)sr_Res(sr);
-   for (k = 0; k < RPROF_SIM_NCOUNTERS; k++) {
-      const Int len = VG_(snprintf)(line, sizeof(line), "%s %llu\n", counter_names[k],
-                                    total[k] - written[k]);
-      VG_(write)(fd, line, len);
-   }
-   VG_(close)(fd);
-   VG_(memcpy)(written, total, sizeof(written));
+   if (ok) VG_(memcpy)(written, total, sizeof(written));
 }
 
 /* Every count is already in its function's node of the calling-context tree. */
@@ -323,7 +307,7 @@ static void write_functions(const HChar* suffix)
    HChar* path;
    if (!rp_clo_functions || clo_fn_out == NULL) return;
    path = output_path("--rp-fn-out", clo_fn_out, suffix);
-   rp_fn_write(path);
+   rp_emit_functions(path);
    VG_(free)(path);
 }
 
