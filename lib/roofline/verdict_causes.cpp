@@ -99,8 +99,12 @@ std::string likely_limit(const VerdictInput& in, const VerdictThresholds& t) {
     return fmt::format(
         "dependency chains: scalar FP ({} of FP instructions packed, < {}) at an intensity "
         "above every ridge, {} bytes at L1 per FLOP: each operation waits for the one "
-        "before it",
-        pct(*share), pct(t.low_vector_share), g(l1_per_flop));
+        "before it{}",
+        pct(*share), pct(t.low_vector_share), g(l1_per_flop),
+        l2.measured && l1.measured
+            ? ""
+            : "; no traffic below L1 was counted, so loads missing the caches (irregular "
+              "access) cannot be told apart from this: the sim backend counts it");
   }
   if (scalar) {
     return fmt::format("low vectorization: {} of FP instructions packed (< {})", pct(*share),

@@ -417,6 +417,13 @@ TEST_CASE("below every roof: not compute-bound, with the likely limit and its nu
   CHECK(v.bound == Bound::kBelowRoofs);
   CHECK_THAT(v.likely_limit, Catch::StartsWith("dependency chains") &&
                                  Catch::Contains("0% of FP instructions packed"));
+  CHECK(v.likely_limit.find("no traffic below L1") == std::string::npos);
+  // Counted at L1 only (the inst backend): the same verdict says what it
+  // cannot tell.
+  Metrics l1_only = chain;
+  l1_only.traffic[1].measured = false;
+  CHECK_THAT(run(r, l1_only, &slow).likely_limit,
+             Catch::StartsWith("dependency chains") && Catch::Contains("no traffic below L1"));
   // Vector code far below its roof with no other sign: no cause named.
   v = run(r, fp_metrics(1.0), &slow);
   CHECK(v.bound == Bound::kBelowRoofs);
