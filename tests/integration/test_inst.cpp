@@ -82,8 +82,8 @@ std::string build(const std::string& src, const std::string& opts, bool instrume
 
 std::string source(const std::string& rel) { return std::string(RPROF_SOURCE_DIR) + "/" + rel; }
 
-// Every region's counters, by its path ("a/b").
-std::map<std::string, json> regions_of(const RunResult& r) {
+// Every region of a run by path ("a/b"): the whole entry.
+std::map<std::string, json> nodes_of(const RunResult& r) {
   INFO(r.err);
   REQUIRE(r.status == 0);
   const json p = load_json(r.dir + "/profile.json");
@@ -95,9 +95,16 @@ std::map<std::string, json> regions_of(const RunResult& r) {
     todo.pop_back();
     std::string path;
     for (const json& part : x["path"]) path += (path.empty() ? "" : "/") + part.get<std::string>();
-    out[path] = x.value("counters", json::object());
+    out[path] = x;
     for (const json& c : x.value("children", json::array())) todo.push_back(&c);
   }
+  return out;
+}
+
+// Every region's counters, by its path.
+std::map<std::string, json> regions_of(const RunResult& r) {
+  std::map<std::string, json> out;
+  for (const auto& [path, node] : nodes_of(r)) out[path] = node.value("counters", json::object());
   return out;
 }
 
@@ -392,25 +399,6 @@ std::string build_regions(const std::string& opts, bool markers) {
   const RunResult r = run_command(argv);
   INFO(r.err);
   REQUIRE(r.status == 0);
-  return out;
-}
-
-// Every region of a run by path ("a/b"): the whole entry.
-std::map<std::string, json> nodes_of(const RunResult& r) {
-  INFO(r.err);
-  REQUIRE(r.status == 0);
-  const json p = load_json(r.dir + "/profile.json");
-  std::map<std::string, json> out;
-  std::vector<const json*> todo;
-  for (const json& x : p["regions"]) todo.push_back(&x);
-  while (!todo.empty()) {
-    const json& x = *todo.back();
-    todo.pop_back();
-    std::string path;
-    for (const json& part : x["path"]) path += (path.empty() ? "" : "/") + part.get<std::string>();
-    out[path] = x;
-    for (const json& c : x.value("children", json::array())) todo.push_back(&c);
-  }
   return out;
 }
 
