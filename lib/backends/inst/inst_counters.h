@@ -25,6 +25,26 @@
  * built with an older plugin. */
 #define RPROF_INST_ARRAY 32
 
+/* Memory accesses for the sampled cache model (plugin option memory=on, the
+ * default). counters[RPROF_INST_COUNTDOWN], read as a signed 64-bit value, is
+ * the thread's countdown: a basic block that makes k > 0 memory accesses
+ * subtracts k from it where it starts; when the result is negative, each of
+ * the block's accesses, before it is made, calls RPROF_INST_LOAD_SYMBOL(addr,
+ * bytes) or RPROF_INST_STORE_SYMBOL(addr, bytes) (a read-modify-write of
+ * memory: a load, then a store). The accesses are exactly those the byte
+ * counters count, with the same sizes (memcpy/memmove/mempcpy: a load of n
+ * bytes at the source, then a store of n at the destination; memset: a store
+ * of n), so the bytes passed while the countdown is negative add up to what
+ * RPROF_INST_BYTES_READ/WRITE count meanwhile. The run-time object starts
+ * every thread's countdown at INT64_MAX (nothing is ever called) and forwards
+ * the calls to librprof's RPROF_INST_RT_MEM(addr, bytes, is_store), which
+ * sets the countdown (a window of detailed simulation, then a skip). A unit
+ * built with memory=on says so in its calls note (an entry "M"). */
+#define RPROF_INST_COUNTDOWN 24
+#define RPROF_INST_LOAD_SYMBOL "__rprof_inst_load"
+#define RPROF_INST_STORE_SYMBOL "__rprof_inst_store"
+#define RPROF_INST_RT_MEM "rprof_inst_mem"
+
 /* The symbol names the plugin, the run-time object and the runtime share. */
 #define RPROF_INST_COUNTERS_SYMBOL "__rprof_inst_ctr"
 /* Called by the program's run-time object at start-up (found with dlsym in
@@ -58,7 +78,8 @@
  * be built without the plugin): one note per translation unit, in section
  * RPROF_INST_CALLS_SECTION (not loaded), owner "rprof", type
  * RPROF_INST_CALLS_TYPE, descriptor: NUL-terminated assembler names, each
- * prefixed 'C' (called) or 'D' (defined in that unit). */
+ * prefixed 'C' (called) or 'D' (defined in that unit), and "M" when the unit's
+ * memory accesses are instrumented (RPROF_INST_COUNTDOWN). */
 #define RPROF_INST_CALLS_SECTION ".note.rprof.calls"
 #define RPROF_INST_CALLS_TYPE 2
 
