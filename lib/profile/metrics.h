@@ -31,6 +31,15 @@ struct Traffic {
   double read_bytes = 0;
   double write_bytes = 0;
   double bytes() const { return read_bytes + write_bytes; }
+  // Sampled cache simulation (the inst backend's --sample=RATE): the bytes
+  // are an estimate scaled from the sampled accesses (a ratio to the exact L1
+  // bytes); ci95_bytes is the half-width of the 95% confidence interval of
+  // bytes() (read + write), from the unit-to-unit variance; sampled_units is
+  // the number of sampling units (detailed windows, cut at region entries and
+  // exits) behind it. Not sampled: ci95_bytes 0.
+  bool sampled = false;
+  double ci95_bytes = 0;
+  double sampled_units = 0;
 };
 
 struct Metrics {
