@@ -6,9 +6,11 @@
  * the calls. The first call sets the countdown to INT64_MIN/2 (every later
  * block calls) and notes the countdown it found. rprof_test_mem_mark(name,
  * end), called by the program around a kernel, writes the kernel's line to
- * RPROF_TEST_MEM_OUT: the counters' bytes (read, written) and the hooks'
- * (loaded, stored) and calls between the two marks; at exit, the whole run's
- * line ("total"), with the first call's countdown and the calls from it on. */
+ * RPROF_TEST_MEM_OUT: the counters' bytes (read, written), the hooks' (loaded,
+ * stored) and calls between the two marks, the first call's countdown, and
+ * the calls whose bytes lie in the ranges the program gave with
+ * rprof_test_mem_range(lo, hi) after the first mark (its arrays); at exit,
+ * the whole run's line ("total"). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +19,19 @@
 #include "backends/inst/inst_counters.h"
 
 static unsigned long long* (*counters_of)(void);
-static unsigned long long loaded, stored, calls;
+static unsigned long long loaded, stored, calls, inside;
+#define MAX_RANGES 4
+static const char* range_lo[MAX_RANGES];
+static const char* range_hi[MAX_RANGES];
+static int ranges;
+
+void rprof_test_mem_range(const void* lo, const void* hi) {
+  if (ranges < MAX_RANGES) {
+    range_lo[ranges] = lo;
+    range_hi[ranges] = hi;
+    ++ranges;
+  }
+}
 static long long first_countdown;
 static int called;
 
@@ -34,7 +48,6 @@ void rprof_inst_attach(unsigned long long* (*counters)(void), int version) {
 }
 
 void rprof_inst_mem(const void* addr, unsigned long bytes, int is_store) {
-  (void)addr;
   if (!called) {
     called = 1;
     unsigned long long* ctr = counters_of();
@@ -42,6 +55,13 @@ void rprof_inst_mem(const void* addr, unsigned long bytes, int is_store) {
     ctr[RPROF_INST_COUNTDOWN] = (unsigned long long)(INT64_MIN / 2);
   }
   ++calls;
+  const char* a = addr;
+  for (int i = 0; i < ranges; ++i) {
+    if (a >= range_lo[i] && a + bytes <= range_hi[i]) {
+      ++inside;
+      break;
+    }
+  }
   if (is_store) {
     stored += bytes;
   } else {
@@ -49,14 +69,14 @@ void rprof_inst_mem(const void* addr, unsigned long bytes, int is_store) {
   }
 }
 
-static unsigned long long mark_read, mark_write, mark_loaded, mark_stored, mark_calls;
+static unsigned long long mark_read, mark_write, mark_loaded, mark_stored, mark_calls, mark_inside;
 
 static void line(const char* name, unsigned long long r, unsigned long long w) {
   const char* path = getenv("RPROF_TEST_MEM_OUT");
   FILE* f = path ? fopen(path, "a") : NULL;
   if (!f) return;
-  fprintf(f, "%s %llu %llu %llu %llu %llu %lld\n", name, r, w, loaded - mark_loaded,
-          stored - mark_stored, calls - mark_calls, first_countdown);
+  fprintf(f, "%s %llu %llu %llu %llu %llu %lld %llu\n", name, r, w, loaded - mark_loaded,
+          stored - mark_stored, calls - mark_calls, first_countdown, inside - mark_inside);
   fclose(f);
 }
 
@@ -71,12 +91,14 @@ void rprof_test_mem_mark(const char* name, int end) {
     mark_loaded = loaded;
     mark_stored = stored;
     mark_calls = calls;
+    mark_inside = inside;
+    ranges = 0;
   }
 }
 
 __attribute__((destructor)) static void at_exit(void) {
   if (!counters_of) return;
-  mark_loaded = mark_stored = mark_calls = 0;
+  mark_loaded = mark_stored = mark_calls = mark_inside = 0;
   const unsigned long long* ctr = counters_of();
   line("total", ctr[RPROF_INST_BYTES_READ], ctr[RPROF_INST_BYTES_WRITE]);
 }
