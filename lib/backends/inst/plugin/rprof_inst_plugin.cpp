@@ -187,13 +187,26 @@ unsigned long long size_of(tree t) {
   return tree_to_uhwi(TYPE_SIZE_UNIT(type));
 }
 
-// A GIMPLE operand that is memory (a load's source, a store's target).
+// A GIMPLE operand that is memory (a load's source, a store's target): a
+// reference whose base is a variable that lives in memory or a dereference;
+// not an operation (a COND_EXPR's embedded comparison) nor a view of a
+// register (VIEW_CONVERT_EXPR, REALPART_EXPR of an SSA name).
 bool is_memory(tree t) {
-  return t && !is_gimple_reg(t) && !is_gimple_min_invariant(t) &&
-         TREE_CODE(t) != CONSTRUCTOR && TREE_CODE(t) != SSA_NAME;
+  if (!t || TREE_CODE(t) == SSA_NAME || TREE_CODE(t) == CONSTRUCTOR || is_gimple_reg(t) ||
+      is_gimple_min_invariant(t)) {
+    return false;
+  }
+  if (!REFERENCE_CLASS_P(t) && !DECL_P(t)) return false;
+  tree base = get_base_address(t);
+  if (!base) return false;
+  if (TREE_CODE(base) == MEM_REF || TREE_CODE(base) == TARGET_MEM_REF) return true;
+  return (VAR_P(base) || TREE_CODE(base) == PARM_DECL || TREE_CODE(base) == RESULT_DECL) &&
+         !is_gimple_reg(base);
 }
 
 void count_assign(Counts& c, gassign* a) {
+  // A clobber (a variable's end of life) is no instruction.
+  if (gimple_clobber_p(a)) return;
   tree lhs = gimple_assign_lhs(a);
   const tree_code code = gimple_assign_rhs_code(a);
   switch (code) {
@@ -623,6 +636,7 @@ void add_ptr(std::vector<Access>& out, tree p, unsigned long long n, bool store)
 std::vector<Access> stmt_accesses(gimple* stmt) {
   std::vector<Access> out;
   if (gassign* a = dyn_cast<gassign*>(stmt)) {
+    if (gimple_clobber_p(a)) return out;
     tree lhs = gimple_assign_lhs(a);
     if (gimple_assign_single_p(a)) {
       tree rhs = gimple_assign_rhs1(a);
