@@ -200,6 +200,7 @@ bool is_memory(tree t) {
   tree base = get_base_address(t);
   if (!base) return false;
   if (TREE_CODE(base) == MEM_REF || TREE_CODE(base) == TARGET_MEM_REF) return true;
+  if (VAR_P(base) && DECL_HARD_REGISTER(base)) return false;  // register int r asm("r12")
   return (VAR_P(base) || TREE_CODE(base) == PARM_DECL || TREE_CODE(base) == RESULT_DECL) &&
          !is_gimple_reg(base);
 }
