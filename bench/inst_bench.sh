@@ -8,7 +8,11 @@
 # median of REPS runs:
 #   native      the plain build, no rprof
 #   inst bin    the instrumented build alone, no rprof: the instrumentation's
-#               own cost
+#               own cost (counters only: plugin option memory=off)
+#   mem bin     the same with the memory accesses instrumented for the cache
+#               model (memory=on, the default), no rprof: the countdown at
+#               INT64_MAX, no hook ever called (the cost of the countdown and
+#               its branches); mem/inst: its CPU time over inst bin's
 #   rprof inst  `rprof --backend=inst` on the instrumented build (its launch
 #               and report included)
 #   sim         `rprof --backend=sim --sim-only` on the plain build (one run
@@ -64,7 +68,8 @@ common=(-DRPROF_ENABLE "-I$src/include" "-I$src/samples" "-L$libdir" "-Wl,-rpath
 fl=($flags)
 build_both() {  # name source
   gcc "${fl[@]}" "$2" "${common[@]}" -o "$tmp/$1.plain"
-  "$rprof" cc gcc "${fl[@]}" "$2" "${common[@]}" -o "$tmp/$1.inst"
+  "$rprof" cc gcc "${fl[@]}" -fplugin-arg-rprof_inst-memory=off "$2" "${common[@]}" -o "$tmp/$1.inst"
+  "$rprof" cc gcc "${fl[@]}" "$2" "${common[@]}" -o "$tmp/$1.mem"
 }
 text_size() { size -A "$1" | awk '$1 == ".text" { print $2 }'; }
 
@@ -80,10 +85,12 @@ done
 echo "# rprof inst vs native, sim and cachegrind ($(date -u +%Y-%m-%d), $(uname -m), $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))"
 echo "# $(gcc --version | head -1); flags: $flags; sizes: $size; CPU seconds (user + system), median of $reps runs"
 echo
-printf '| %-30s | %8s | %8s | %10s | %8s | %10s | %9s | %11s | %9s |\n' \
-  "kernel (args)" "native" "inst bin" "rprof inst" "sim" "cachegrind" "inst/nat" "rprof/nat" "sim/nat"
-printf '|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n' "--------------------------------" "----------" \
-  "----------" "------------" "----------" "------------" "-----------" "-------------" "-----------"
+printf '| %-30s | %8s | %8s | %8s | %10s | %8s | %10s | %9s | %9s | %11s | %9s |\n' \
+  "kernel (args)" "native" "inst bin" "mem bin" "rprof inst" "sim" "cachegrind" "inst/nat" \
+  "mem/inst" "rprof/nat" "sim/nat"
+printf '|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n' "--------------------------------" "----------" \
+  "----------" "----------" "------------" "----------" "------------" "-----------" "-----------" \
+  "-------------" "-----------"
 logsum=0
 logsum_rprof=0
 n=0
@@ -93,6 +100,8 @@ for c in "${cases[@]}"; do
   read -r _ nc <<<"$(timed "$tmp/$name.plain" $args)"
   # shellcheck disable=SC2086
   read -r _ ic <<<"$(timed "$tmp/$name.inst" $args)"
+  # shellcheck disable=SC2086
+  read -r _ mc <<<"$(timed "$tmp/$name.mem" $args)"
   # shellcheck disable=SC2086
   read -r _ rc <<<"$(timed "$rprof" -q -o "$tmp/out" --backend=inst "$tmp/$name.inst" $args)"
   sc="-" cc="-" sr="-"
@@ -109,8 +118,8 @@ for c in "${cases[@]}"; do
   logsum=$(awk -v s="$logsum" -v r="$ir" 'BEGIN { print s + log(r) }')
   logsum_rprof=$(awk -v s="$logsum_rprof" -v r="$rr" 'BEGIN { print s + log(r) }')
   n=$((n + 1))
-  printf '| %-30s | %8.3f | %8.3f | %10.3f | %8s | %10s | %9.3f | %11.3f | %9s |\n' \
-    "$name $args" "$nc" "$ic" "$rc" "$sc" "$cc" "$ir" "$rr" "$sr"
+  printf '| %-30s | %8.3f | %8.3f | %8.3f | %10.3f | %8s | %10s | %9.3f | %9.3f | %11.3f | %9s |\n' \
+    "$name $args" "$nc" "$ic" "$mc" "$rc" "$sc" "$cc" "$ir" "$(ratio "$mc" "$ic")" "$rr" "$sr"
 done
 echo
 printf 'geometric mean over %d kernels: inst bin / native %.3f (target <= 1.3), rprof inst / native %.3f\n' \
@@ -123,8 +132,8 @@ echo
 # times; "hot" calls a 2-element loop's function 10 million times,
 # the worst case (throttled after 10,000 calls, docs/inst-backend.md).
 gcc "${fl[@]}" "$src/tests/integration/apps/inst_regions.c" "-I$src/include" -lm -o "$tmp/regions.plain"
-"$rprof" cc gcc "${fl[@]}" "$src/tests/integration/apps/inst_regions.c" "-I$src/include" -lm \
-  -o "$tmp/regions.inst"
+"$rprof" cc gcc "${fl[@]}" -fplugin-arg-rprof_inst-memory=off \
+  "$src/tests/integration/apps/inst_regions.c" "-I$src/include" -lm -o "$tmp/regions.inst"
 echo "function and loop regions, no markers (CPU seconds, median of $reps runs):"
 printf '| %-30s | %8s | %8s | %10s | %9s | %11s |\n' "program (args)" "native" "inst bin" \
   "rprof inst" "inst/nat" "rprof/nat"
@@ -141,10 +150,14 @@ for args in "4096 100000 plain" "1000 10000000 hot"; do
     "$rc" "$(ratio "$ic" "$nc")" "$(ratio "$rc" "$nc")"
 done
 echo
-echo "code size (.text bytes, plain -> instrumented):"
+echo "code size (.text bytes, plain -> instrumented, memory=off; memory=on):"
 for f in "$tmp"/*.plain; do
   name=$(basename "$f" .plain)
   a=$(text_size "$f")
   b=$(text_size "$tmp/$name.inst")
-  printf '  %-12s %8d -> %8d  (+%.1f%%)\n' "$name" "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN { print 100 * (b - a) / a }')"
+  m=$b
+  [[ -f $tmp/$name.mem ]] && m=$(text_size "$tmp/$name.mem")
+  printf '  %-12s %8d -> %8d  (+%.1f%%); %8d  (+%.1f%%)\n' "$name" "$a" "$b" \
+    "$(awk -v a="$a" -v b="$b" 'BEGIN { print 100 * (b - a) / a }')" "$m" \
+    "$(awk -v a="$a" -v b="$m" 'BEGIN { print 100 * (b - a) / a }')"
 done

@@ -170,6 +170,25 @@ bool libm_function(const std::string& n) {
 
 }  // namespace
 
+bool inst_memory_instrumented(const std::string& program) {
+  std::string error;
+  const std::optional<ElfFile> elf = ElfFile::load(program, &error);
+  if (!elf) return false;
+  for (const ElfNote& n : elf->notes()) {
+    if (n.owner != RPROF_INST_NOTE_OWNER || n.type != RPROF_INST_CALLS_TYPE) continue;
+    // Entries are NUL-terminated: "M" alone, not a name that starts with M
+    // (names are prefixed 'C' or 'D').
+    size_t at = 0;
+    while (at < n.desc.size()) {
+      size_t end = n.desc.find('\0', at);
+      if (end == std::string::npos) end = n.desc.size();
+      if (end == at + 1 && n.desc[at] == 'M') return true;
+      at = end + 1;
+    }
+  }
+  return false;
+}
+
 std::vector<std::string> uncounted_callees(const std::string& program) {
   std::string error;
   const std::optional<ElfFile> elf = ElfFile::load(program, &error);

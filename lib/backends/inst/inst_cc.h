@@ -31,6 +31,11 @@ std::string inst_refusal(const std::string& program);
 // left out; libm's functions come first, then the rest by name.
 std::vector<std::string> uncounted_callees(const std::string& program);
 
+// Whether any unit of `program` was built with its memory accesses
+// instrumented (plugin option memory=on: an "M" entry in its calls note,
+// inst_counters.h), so the runtime can run the sampled cache model on it.
+bool inst_memory_instrumented(const std::string& program);
+
 // What `rprof cc` adds to a compile (`-fplugin=...`) and to a link (the
 // run-time archive and -ldl), for build systems: `rprof cc --cflags/--libs`.
 std::vector<std::string> inst_compile_flags(const InstFiles& files);

@@ -12,7 +12,9 @@
 #include "inst_counters.h"
 
 __attribute__((tls_model("initial-exec"), used, visibility("default")))
-__thread unsigned long long __rprof_inst_ctr[RPROF_INST_ARRAY];
+__thread unsigned long long __rprof_inst_ctr[RPROF_INST_ARRAY] = {
+    /* INT64_MAX: no memory access is passed on until librprof says so. */
+    [RPROF_INST_COUNTDOWN] = 0x7fffffffffffffffULL};
 
 /* The calling thread's counters. */
 __attribute__((no_instrument_function)) static unsigned long long* rprof_inst_counters(void) {
@@ -34,6 +36,7 @@ static const struct rprof_inst_note rprof_inst_note = {
 typedef void (*rprof_inst_attach_fn)(unsigned long long* (*)(void), int);
 typedef int (*rprof_inst_enter_fn)(const char*, int, const void*);
 typedef int (*rprof_inst_exit_fn)(const char*);
+typedef void (*rprof_inst_mem_fn)(const void*, unsigned long, int);
 
 /* librprof's, when rprof runs the program (set once, at start-up). */
 static rprof_inst_enter_fn rprof_inst_enter_hook;
@@ -75,6 +78,23 @@ __attribute__((no_instrument_function, visibility("default"))) void __rprof_inst
   if (f(name)) __atomic_store_n(&rprof_inst_off[s], name, __ATOMIC_RELAXED);
 }
 
+/* The memory accesses of blocks that run while the thread's countdown is
+ * negative (inst_counters.h, RPROF_INST_COUNTDOWN), before each is made;
+ * librprof's cache model takes them and sets the countdown. */
+static rprof_inst_mem_fn rprof_inst_mem_hook;
+
+__attribute__((no_instrument_function, visibility("default"))) void __rprof_inst_load(
+    const void* addr, unsigned long bytes) {
+  rprof_inst_mem_fn f = rprof_inst_mem_hook;
+  if (f) f(addr, bytes, 0);
+}
+
+__attribute__((no_instrument_function, visibility("default"))) void __rprof_inst_store(
+    const void* addr, unsigned long bytes) {
+  rprof_inst_mem_fn f = rprof_inst_mem_hook;
+  if (f) f(addr, bytes, 1);
+}
+
 /* librprof's constructors ran before this one (it is preloaded, or a library
  * the program links), so its attach function is there to find. */
 __attribute__((constructor, no_instrument_function)) static void rprof_inst_start(void) {
@@ -83,6 +103,8 @@ __attribute__((constructor, no_instrument_function)) static void rprof_inst_star
   rprof_inst_attach_fn attach;
   memcpy(&attach, &f, sizeof(attach));
   if (!attach) return;
+  void* mem = dlsym(RTLD_DEFAULT, RPROF_INST_RT_MEM);
+  memcpy(&rprof_inst_mem_hook, &mem, sizeof(mem));
   attach(rprof_inst_counters, RPROF_INST_LAYOUT_VERSION);
   void* enter = dlsym(RTLD_DEFAULT, RPROF_INST_RT_ENTER);
   void* leave = dlsym(RTLD_DEFAULT, RPROF_INST_RT_EXIT);

@@ -40,6 +40,12 @@
 //                                        (function, file:line, counts) to FILE
 //   -fplugin-arg-rprof_inst-regions=all|loops|functions|none
 //                                        which regions to make (default all)
+//   -fplugin-arg-rprof_inst-memory=on|off
+//                                        memory accesses for the sampled cache
+//                                        model (default on): each access the
+//                                        byte counters count, with its address,
+//                                        to __rprof_inst_load/store when the
+//                                        thread's countdown is negative
 #include "gcc-plugin.h"
 #include "plugin-version.h"
 
@@ -70,6 +76,7 @@
 #include "gimplify-me.h"
 #include "dominance.h"
 #include "output.h"
+#include "asan.h"
 
 #include <set>
 #include <string>
@@ -89,7 +96,11 @@ namespace {
 tree g_counters = NULL_TREE;
 tree g_enter = NULL_TREE;  // __rprof_inst_enter, __rprof_inst_exit
 tree g_exit = NULL_TREE;
+tree g_load = NULL_TREE;  // __rprof_inst_load, __rprof_inst_store
+tree g_store = NULL_TREE;
 const ggc_root_tab g_roots[] = {
+    {&g_load, 1, sizeof(g_load), &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node},
+    {&g_store, 1, sizeof(g_store), &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node},
     {&g_counters, 1, sizeof(g_counters), &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node},
     {&g_enter, 1, sizeof(g_enter), &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node},
     {&g_exit, 1, sizeof(g_exit), &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node},
@@ -98,6 +109,7 @@ const ggc_root_tab g_roots[] = {
 FILE* g_dump = nullptr;
 bool g_function_regions = true;
 bool g_loop_regions = true;
+bool g_memory = true;  // memory accesses for the cache model (memory=on)
 // The unit's calls to functions it does not define, and the functions it
 // defines (assembler names), for the calls note.
 std::set<std::string> g_called, g_defined;
@@ -175,13 +187,27 @@ unsigned long long size_of(tree t) {
   return tree_to_uhwi(TYPE_SIZE_UNIT(type));
 }
 
-// A GIMPLE operand that is memory (a load's source, a store's target).
+// A GIMPLE operand that is memory (a load's source, a store's target): a
+// reference whose base is a variable that lives in memory or a dereference;
+// not an operation (a COND_EXPR's embedded comparison) nor a view of a
+// register (VIEW_CONVERT_EXPR, REALPART_EXPR of an SSA name).
 bool is_memory(tree t) {
-  return t && !is_gimple_reg(t) && !is_gimple_min_invariant(t) &&
-         TREE_CODE(t) != CONSTRUCTOR && TREE_CODE(t) != SSA_NAME;
+  if (!t || TREE_CODE(t) == SSA_NAME || TREE_CODE(t) == CONSTRUCTOR || is_gimple_reg(t) ||
+      is_gimple_min_invariant(t)) {
+    return false;
+  }
+  if (!REFERENCE_CLASS_P(t) && !DECL_P(t)) return false;
+  tree base = get_base_address(t);
+  if (!base) return false;
+  if (TREE_CODE(base) == MEM_REF || TREE_CODE(base) == TARGET_MEM_REF) return true;
+  if (VAR_P(base) && DECL_HARD_REGISTER(base)) return false;  // register int r asm("r12")
+  return (VAR_P(base) || TREE_CODE(base) == PARM_DECL || TREE_CODE(base) == RESULT_DECL) &&
+         !is_gimple_reg(base);
 }
 
 void count_assign(Counts& c, gassign* a) {
+  // A clobber (a variable's end of life) is no instruction.
+  if (gimple_clobber_p(a)) return;
   tree lhs = gimple_assign_lhs(a);
   const tree_code code = gimple_assign_rhs_code(a);
   switch (code) {
@@ -564,6 +590,253 @@ void instrument_block(basic_block bb) {
 }
 
 
+// --- Memory accesses for the sampled cache model (option memory=, on by
+// default; inst_counters.h, RPROF_INST_COUNTDOWN). Each access the byte
+// counters count, with the size they count, becomes a call to
+// __rprof_inst_load/__rprof_inst_store(addr, bytes) made just before it,
+// under the block's countdown: a block with k accesses subtracts k from
+// counters[RPROF_INST_COUNTDOWN] before its first one, and makes its calls
+// only when the result is negative (a branch, predicted not taken, per
+// statement that accesses memory). Placed after the counting, on the
+// statements collected before it, so the counters' own updates and the
+// hooks' calls are neither instrumented nor stretch-ending calls.
+
+tree mem_hook_decl(bool store) {
+  tree* slot = store ? &g_store : &g_load;
+  if (*slot) return *slot;
+  tree type = build_function_type_list(void_type_node, const_ptr_type_node,
+                                       long_unsigned_type_node, NULL_TREE);
+  tree decl = build_fn_decl(store ? RPROF_INST_STORE_SYMBOL : RPROF_INST_LOAD_SYMBOL, type);
+  TREE_NOTHROW(decl) = 1;
+  DECL_ATTRIBUTES(decl) = tree_cons(get_identifier("leaf"), NULL_TREE, NULL_TREE);
+  *slot = decl;
+  return decl;
+}
+
+// One access: where (a memory reference, or a pointer to it when ptr), how
+// many bytes (a constant, or a run-time size), load or store.
+struct Access {
+  tree where;
+  bool ptr;
+  tree bytes;
+  bool store;
+};
+
+void add_ref(std::vector<Access>& out, tree ref, bool store) {
+  const unsigned long long n = size_of(ref);
+  if (n) out.push_back({ref, false, build_int_cst(long_unsigned_type_node, n), store});
+}
+
+void add_ptr(std::vector<Access>& out, tree p, unsigned long long n, bool store) {
+  if (n) out.push_back({p, true, build_int_cst(long_unsigned_type_node, n), store});
+}
+
+// A statement's accesses in the order it makes them: exactly what
+// count_assign, count_internal, count_block_memory and instrument_block count,
+// with the same sizes.
+std::vector<Access> stmt_accesses(gimple* stmt) {
+  std::vector<Access> out;
+  if (gassign* a = dyn_cast<gassign*>(stmt)) {
+    if (gimple_clobber_p(a)) return out;
+    tree lhs = gimple_assign_lhs(a);
+    if (gimple_assign_single_p(a)) {
+      tree rhs = gimple_assign_rhs1(a);
+      if (is_memory(rhs) && TREE_CODE(rhs) != ADDR_EXPR) add_ref(out, rhs, false);
+    } else {
+      for (unsigned i = 1; i < gimple_num_ops(a); ++i) {
+        tree op = gimple_op(a, i);
+        if (is_memory(op) && TREE_CODE(op) != ADDR_EXPR) add_ref(out, op, false);
+      }
+    }
+    if (gimple_store_p(a) && is_memory(lhs)) add_ref(out, lhs, true);
+  } else if (gcall* call = dyn_cast<gcall*>(stmt)) {
+    if (gimple_call_internal_p(call)) {
+      tree lhs = gimple_call_lhs(call);
+      auto at = [&](tree op, unsigned long long n, bool store) {
+        if (POINTER_TYPE_P(TREE_TYPE(op)) && is_gimple_val(op)) {
+          add_ptr(out, op, n, store);
+        } else if (is_memory(op)) {
+          if (n) out.push_back({op, false, build_int_cst(long_unsigned_type_node, n), store});
+        }
+      };
+      switch (gimple_call_internal_fn(call)) {
+        case IFN_MASK_LOAD:
+        case IFN_LOAD_LANES:
+        case IFN_MASK_LOAD_LANES:
+          if (lhs && gimple_call_num_args(call) >= 1) at(gimple_call_arg(call, 0), size_of(lhs), false);
+          break;
+        case IFN_MASK_STORE:
+          if (gimple_call_num_args(call) >= 4) {
+            at(gimple_call_arg(call, 0), size_of(gimple_call_arg(call, 3)), true);
+          }
+          break;
+        case IFN_STORE_LANES:
+          if (lhs) at(lhs, size_of(lhs), true);
+          break;
+        case IFN_MASK_STORE_LANES:
+          if (lhs && gimple_call_num_args(call) >= 1) at(gimple_call_arg(call, 0), size_of(lhs), true);
+          break;
+        default:
+          break;
+      }
+      return out;
+    }
+    Counts scratch{};
+    if (count_builtin(scratch, call)) return out;
+    // memcpy and the like (count_block_memory): n bytes at run time.
+    tree fn = gimple_call_fndecl(call);
+    if (fn && fndecl_built_in_p(fn, BUILT_IN_NORMAL) && gimple_call_num_args(call) >= 3 &&
+        INTEGRAL_TYPE_P(TREE_TYPE(gimple_call_arg(call, 2)))) {
+      tree n = gimple_call_arg(call, 2);
+      switch (DECL_FUNCTION_CODE(fn)) {
+        case BUILT_IN_MEMCPY:
+        case BUILT_IN_MEMMOVE:
+        case BUILT_IN_MEMPCPY:
+        case BUILT_IN_MEMCPY_CHK:
+        case BUILT_IN_MEMMOVE_CHK:
+        case BUILT_IN_MEMPCPY_CHK:
+          out.push_back({gimple_call_arg(call, 1), true, n, false});
+          out.push_back({gimple_call_arg(call, 0), true, n, true});
+          break;
+        case BUILT_IN_MEMSET:
+        case BUILT_IN_MEMSET_CHK:
+          out.push_back({gimple_call_arg(call, 0), true, n, true});
+          break;
+        default:
+          break;
+      }
+    }
+    // The arguments and the value stored, counted in the stretch after the
+    // call: none when the call ends its block (instrument_block drops them).
+    if (stmt_ends_bb_p(call)) return out;
+    for (unsigned i = 0; i < gimple_call_num_args(call); ++i) {
+      tree arg = gimple_call_arg(call, i);
+      if (is_memory(arg) && TREE_CODE(arg) != ADDR_EXPR) add_ref(out, arg, false);
+    }
+    if (tree lhs = gimple_call_lhs(call)) {
+      if (is_memory(lhs)) add_ref(out, lhs, true);
+    }
+  } else if (greturn* r = dyn_cast<greturn*>(stmt)) {
+    tree v = gimple_return_retval(r);
+    if (is_memory(v)) add_ref(out, v, false);
+  }
+  return out;
+}
+
+// A block's statements that access memory, with their accesses; collected
+// before any instrumentation.
+struct MemStmt {
+  gimple* stmt;
+  std::vector<Access> accesses;
+};
+using MemBlock = std::vector<MemStmt>;
+
+std::vector<MemBlock> collect_memory(function* fn) {
+  std::vector<MemBlock> blocks;
+  basic_block bb;
+  FOR_EACH_BB_FN(bb, fn) {
+    MemBlock b;
+    for (gimple_stmt_iterator g = gsi_after_labels(bb); !gsi_end_p(g); gsi_next(&g)) {
+      gimple* st = gsi_stmt(g);
+      if (is_gimple_debug(st)) continue;
+      std::vector<Access> acc = stmt_accesses(st);
+      if (!acc.empty()) b.push_back({st, std::move(acc)});
+    }
+    if (!b.empty()) blocks.push_back(std::move(b));
+  }
+  return blocks;
+}
+
+tree fresh_value(tree type, const char* name) {
+  return gimple_in_ssa_p(cfun) ? make_ssa_name(type) : create_tmp_var(type, name);
+}
+
+// expr as a GIMPLE value, what computes it appended to seq
+// (force_gimple_operand starts its own sequence).
+tree value_into(tree expr, gimple_seq* seq) {
+  gimple_seq more = NULL;
+  tree v = force_gimple_operand(expr, &more, true, NULL_TREE);
+  gimple_seq_add_seq(seq, more);
+  return v;
+}
+
+// The address of a memory reference, as a value appended to seq. A bit-field
+// has no address: its first byte's (the bytes counted are its type's).
+tree access_address(tree ref, gimple_seq* seq) {
+  tree addr;
+  const bool bits = TREE_CODE(ref) == BIT_FIELD_REF || contains_bitfld_component_ref_p(ref);
+  if (bits) {
+    poly_int64 bitsize, bitpos;
+    tree offset = NULL_TREE;
+    machine_mode mode;
+    int unsignedp = 0, reversep = 0, volatilep = 0;
+    tree base = get_inner_reference(ref, &bitsize, &bitpos, &offset, &mode, &unsignedp,
+                                    &reversep, &volatilep);
+    HOST_WIDE_INT bytepos = 0;
+    if (!bitpos.is_constant(&bytepos)) bytepos = 0;
+    bytepos /= BITS_PER_UNIT;
+    if (DECL_P(base)) TREE_ADDRESSABLE(base) = 1;
+    addr = build_fold_addr_expr(unshare_expr(base));
+    if (offset) addr = fold_build_pointer_plus(addr, unshare_expr(offset));
+    if (bytepos) addr = fold_build_pointer_plus_hwi(addr, bytepos);
+  } else {
+    tree base = get_base_address(ref);
+    if (base && DECL_P(base)) TREE_ADDRESSABLE(base) = 1;
+    addr = build_fold_addr_expr(unshare_expr(ref));
+  }
+  return value_into(fold_convert(const_ptr_type_node, addr), seq);
+}
+
+// The hook calls of one statement's accesses (its "then" block's body).
+gimple_seq access_calls(const std::vector<Access>& accesses) {
+  gimple_seq seq = NULL;
+  for (const Access& a : accesses) {
+    tree addr = a.ptr ? value_into(fold_convert(const_ptr_type_node, a.where), &seq)
+                      : access_address(a.where, &seq);
+    tree n = value_into(fold_convert(long_unsigned_type_node, a.bytes), &seq);
+    gcall* c = gimple_build_call(mem_hook_decl(a.store), 2, addr, n);
+    gimple_seq_add_stmt(&seq, c);
+  }
+  return seq;
+}
+
+// One block: the countdown's update before its first access, then before
+// each statement that accesses memory, if (on) { its calls }.
+void instrument_memory(const MemBlock& b) {
+  unsigned long long k = 0;
+  for (const MemStmt& m : b) k += m.accesses.size();
+  tree elem = long_long_unsigned_type_node;
+  tree sel = long_long_integer_type_node;
+  tree ref = build4(ARRAY_REF, elem, counters_decl(),
+                    build_int_cst(integer_type_node, RPROF_INST_COUNTDOWN), NULL_TREE, NULL_TREE);
+  tree old_v = fresh_value(elem, "rprof_cd");
+  tree new_v = fresh_value(elem, "rprof_cd");
+  tree left = fresh_value(sel, "rprof_cd");
+  gimple_seq seq = NULL;
+  gimple_seq_add_stmt(&seq, gimple_build_assign(old_v, ref));
+  gimple_seq_add_stmt(&seq, gimple_build_assign(new_v, MINUS_EXPR, old_v, build_int_cst(elem, k)));
+  gimple_seq_add_stmt(&seq, gimple_build_assign(unshare_expr(ref), new_v));
+  gimple_seq_add_stmt(&seq, gimple_build_assign(left, NOP_EXPR, new_v));
+  gimple_stmt_iterator first = gsi_for_stmt(b.front().stmt);
+  gsi_insert_seq_before(&first, seq, GSI_SAME_STMT);
+  for (const MemStmt& m : b) {
+    gimple_stmt_iterator at = gsi_for_stmt(m.stmt);
+    basic_block then_bb = nullptr, fall_bb = nullptr;
+    gimple_stmt_iterator cond_at =
+        create_cond_insert_point(&at, /*before_p=*/true, /*then_more_likely_p=*/false,
+                                 /*create_then_fallthru_edge=*/true, &then_bb, &fall_bb);
+    gcond* on = gimple_build_cond(LT_EXPR, left, build_int_cst(sel, 0), NULL_TREE, NULL_TREE);
+    gimple_set_location(on, gimple_location(m.stmt));
+    gsi_insert_after(&cond_at, on, GSI_NEW_STMT);
+    gimple_seq calls = access_calls(m.accesses);
+    for (gimple_stmt_iterator g = gsi_start(calls); !gsi_end_p(g); gsi_next(&g)) {
+      gimple_set_location(gsi_stmt(g), gimple_location(m.stmt));
+    }
+    gimple_stmt_iterator then_at = gsi_start_bb(then_bb);
+    gsi_insert_seq_after(&then_at, calls, GSI_NEW_STMT);
+  }
+}
+
 tree hook_decl(tree* slot, const char* name, bool with_kind) {
   if (*slot) return *slot;
   tree type = with_kind ? build_function_type_list(void_type_node, const_ptr_type_node,
@@ -786,6 +1059,7 @@ void write_calls_note(void*, void*) {
   for (const std::string& n : g_defined) {
     if (plain(n)) std::fprintf(asm_out_file, "\t.asciz \"D%s\"\n", n.c_str());
   }
+  if (g_memory) std::fprintf(asm_out_file, "\t.asciz \"M\"\n");
   std::fprintf(asm_out_file, "2:\n\t.balign 4\n\t.popsection\n");
 }
 
@@ -817,6 +1091,9 @@ class InstPass : public gimple_opt_pass {
     // program's variables live in memory and GCC knows no counts).
     std::set<int> hoisted;
     note_calls(fn);
+    // The memory accesses, before anything is added (the counters' own
+    // loads and stores are not the program's).
+    const std::vector<MemBlock> memory = g_memory ? collect_memory(fn) : std::vector<MemBlock>{};
     const bool hoist = optimize > 0 && gimple_in_ssa_p(fn);
     const bool loops = hoist || g_function_regions || g_loop_regions;
     bool has_loops = false;
@@ -841,15 +1118,17 @@ class InstPass : public gimple_opt_pass {
     FOR_EACH_BB_FN(bb, fn) {
       if (!hoisted.count(bb->index)) instrument_block(bb);
     }
-    if (loops) {
-      gsi_commit_edge_inserts();
-      loop_optimizer_finalize();
-    }
+    if (loops) gsi_commit_edge_inserts();
+    // Last, on the statements collected first: each block's countdown and
+    // its conditional calls (new blocks).
+    for (const MemBlock& b : memory) instrument_memory(b);
+    if (loops) loop_optimizer_finalize();
+    const unsigned cfg = memory.empty() ? 0 : TODO_cleanup_cfg;
     if (gimple_in_ssa_p(fn)) {
       mark_virtual_operands_for_renaming(fn);
-      return TODO_update_ssa_only_virtuals;
+      return TODO_update_ssa_only_virtuals | cfg;
     }
-    return 0;
+    return cfg;
   }
 };
 
@@ -875,6 +1154,13 @@ int plugin_init(struct plugin_name_args* info, struct plugin_gcc_version* versio
       }
       g_function_regions = v == "all" || v == "functions";
       g_loop_regions = v == "all" || v == "loops";
+    } else if (std::strcmp(info->argv[i].key, "memory") == 0) {
+      const std::string v = info->argv[i].value ? info->argv[i].value : "";
+      if (v != "on" && v != "off") {
+        std::fprintf(stderr, "rprof_inst: memory=%s: expected on or off\n", v.c_str());
+        return 1;
+      }
+      g_memory = v == "on";
     }
   }
   static struct plugin_info about = {"1", "rprof: counts FLOPs and bytes per block"};

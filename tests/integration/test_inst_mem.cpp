@@ -1,0 +1,203 @@
+// The inst backend's memory accesses for the sampled cache model (plugin
+// option memory=on, inst_counters.h RPROF_INST_COUNTDOWN): programs built
+// with `rprof cc` at -O0, -O2 and -O3 -mavx2 -mfma, run natively with a
+// stand-in for librprof preloaded (inst_mem/mem_hooks.c) that holds the
+// countdown negative and sums what reaches rprof_inst_mem. The bytes passed
+// to the load and store hooks equal the bytes the counters count, kernel by
+// kernel and for the whole run, exactly; each access lies in the kernel's
+// arrays; a countdown at INT64_MAX calls nothing; one started at K makes the
+// first call within one block's accesses after the K-th access.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "backends/inst/inst_cc.h"
+#include "integration/harness.h"
+#include "skip.h"
+
+using namespace rprof::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kCc = RPROF_TEST_CC;
+const std::string kHooks = RPROF_TEST_MEM_HOOKS;
+
+void need_plugin() {
+#if !RPROF_TEST_INST_PLUGIN
+  skip_test("rprof is built without its GCC plugin (no gcc-N-plugin-dev at build time)");
+#endif
+}
+
+bool cpu_has_avx2() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+const std::string kSource =
+    std::string(RPROF_SOURCE_DIR) + "/tests/integration/inst_mem/mem_kernels.c";
+
+// mem_kernels.c built with `rprof cc` and `opts`.
+std::string build(const std::string& opts, const std::string& tag) {
+  const std::string out = fresh_path("mem_kernels_" + tag);
+  std::vector<std::string> argv = {RPROF_BIN, "cc", kCc};
+  for (const std::string& o : split(opts)) argv.push_back(o);
+  for (const std::string& a : {kSource, std::string("-o"), out}) argv.push_back(a);
+  const RunResult r = run_command(argv);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  return out;
+}
+
+// One line of mem_hooks.c's output.
+struct Line {
+  unsigned long long read = 0, write = 0;     // the counters' bytes
+  unsigned long long loaded = 0, stored = 0;  // the hooks'
+  unsigned long long calls = 0;
+  long long first_countdown = 0;
+  unsigned long long inside = 0;  // calls within the kernel's arrays
+};
+
+// Runs the program with the hooks preloaded; countdown: "" (INT64_MIN/2,
+// every block calls), "max" or a number.
+std::map<std::string, Line> run(const std::string& program, const std::string& mode,
+                                const std::string& countdown = "") {
+  const std::string out = fresh_path("mem_hooks") + ".txt";
+  std::vector<std::string> env = {"LD_PRELOAD=" + kHooks, "RPROF_TEST_MEM_OUT=" + out};
+  if (!countdown.empty()) env.push_back("RPROF_TEST_COUNTDOWN=" + countdown);
+  const RunResult r = run_command({program, mode}, env);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  std::map<std::string, Line> lines;
+  std::ifstream in(out);
+  std::string name;
+  Line l;
+  while (in >> name >> l.read >> l.write >> l.loaded >> l.stored >> l.calls >> l.first_countdown >>
+         l.inside) {
+    lines[name] = l;
+  }
+  REQUIRE(lines.count("total") == 1);
+  return lines;
+}
+
+struct Level {
+  std::string opts, tag;
+};
+
+}  // namespace
+
+TEST_CASE("inst memory: the hooks get exactly the bytes the counters count", "[inst][memory]") {
+  need_plugin();
+  std::vector<Level> levels = {{"-O0", "O0"}, {"-O2", "O2"}};
+  if (cpu_has_avx2()) levels.push_back({"-O3 -mavx2 -mfma", "O3avx2"});
+  for (const Level& lv : levels) {
+    INFO(lv.opts);
+    const std::string program = build(lv.opts, lv.tag);
+    CHECK(rprof::inst_memory_instrumented(program));
+    const std::map<std::string, Line> lines = run(program, "all");
+    for (const char* k : {"daxpy", "masked", "stencil", "records", "blocks", "total"}) {
+      INFO(k);
+      REQUIRE(lines.count(k) == 1);
+      const Line& l = lines.at(k);
+      CHECK(l.read > 0);
+      CHECK(l.loaded == l.read);
+      CHECK(l.stored == l.write);
+      CHECK(l.calls > 0);
+      CHECK(l.first_countdown < 0);
+    }
+    // Every access of the kernels given their arrays lies in them.
+    for (const char* k : {"daxpy", "masked", "stencil", "blocks"}) {
+      INFO(k);
+      CHECK(lines.at(k).inside == lines.at(k).calls);
+    }
+    // daxpy, n = 1000: x and y read, y written (8 bytes each), vectorized
+    // or not; memcpy of 4096 (read and written) and memset of 4096.
+    CHECK(lines.at("daxpy").loaded == 16000);
+    CHECK(lines.at("daxpy").stored == 8000);
+    CHECK(lines.at("blocks").loaded == 4096);
+    CHECK(lines.at("blocks").stored == 8192);
+    CHECK(lines.at("blocks").calls == 3);
+    if (lv.tag == "O0") {
+      // 62 x 62 points, 5 loads and a store each; one call per access.
+      CHECK(lines.at("stencil").loaded == 5 * 62 * 62 * 8);
+      CHECK(lines.at("stencil").stored == 62 * 62 * 8);
+      CHECK(lines.at("stencil").calls == 6 * 62 * 62);
+      CHECK(lines.at("daxpy").calls == 3000);
+    }
+    if (lv.tag != "O3avx2") {
+      // Scalar: c[i] read, a[i] read and s[i] written for the 500 odd i.
+      CHECK(lines.at("masked").loaded == 4000 + 500 * 8);
+      CHECK(lines.at("masked").stored == 500 * 8);
+    } else {
+      // Masked loads and stores count (and pass) their whole vector: more
+      // than the scalar code's bytes.
+      CHECK(lines.at("masked").loaded > 8000);
+      CHECK(lines.at("masked").stored > 4000);
+    }
+  }
+}
+
+TEST_CASE("inst memory: a countdown at INT64_MAX calls nothing", "[inst][memory]") {
+  need_plugin();
+  const std::string program = build("-O2", "O2max");
+  const std::map<std::string, Line> lines = run(program, "all", "max");
+  const Line& t = lines.at("total");
+  CHECK(t.read >= 16000);
+  CHECK(t.write >= 8000);
+  CHECK(t.calls == 0);
+  CHECK(t.loaded == 0);
+  CHECK(t.stored == 0);
+}
+
+TEST_CASE("inst memory: a countdown of K calls at the block of the K-th access", "[inst][memory]") {
+  need_plugin();
+  const std::string program = build("-O2", "O2k");
+  // Every access of the run (daxpy alone: the same run each time).
+  const unsigned long long all = run(program, "daxpy").at("total").calls;
+  REQUIRE(all > 3000);
+  for (long long k : {1LL, 1001LL, 2500LL}) {
+    INFO("K = " << k);
+    // The first call (at the start of the block that took the countdown
+    // below 0) sets it to INT64_MIN/2: every access from it on calls.
+    const Line t = run(program, "daxpy", std::to_string(k)).at("total");
+    const long long before = static_cast<long long>(all - t.calls);  // accesses before it
+    CHECK(before <= k);
+    // That block's accesses (its decrement) took the countdown from
+    // k - before >= 0 to the first call's value, below 0: at most the
+    // accesses of one block of this program (8).
+    CHECK(t.first_countdown < 0);
+    const long long block = k - before - t.first_countdown;
+    CHECK(block >= 1);
+    CHECK(block <= 8);
+    CHECK(t.stored + t.loaded > 0);
+  }
+}
+
+TEST_CASE("inst memory: memory=off leaves the accesses alone and says so", "[inst][memory]") {
+  need_plugin();
+  const std::string program = build("-O2 -fplugin-arg-rprof_inst-memory=off", "O2off");
+  CHECK_FALSE(rprof::inst_memory_instrumented(program));
+  // "M" is not a function name.
+  for (const std::string& c : rprof::uncounted_callees(build("-O2", "O2on"))) CHECK(c != "M");
+  const std::map<std::string, Line> lines = run(program, "all");
+  CHECK(lines.at("daxpy").read == 16000);
+  CHECK(lines.at("total").calls == 0);
+  // A bad value is refused by the plugin, with the reason.
+  const RunResult r = run_command({RPROF_BIN, "cc", kCc, "-O2", "-fplugin-arg-rprof_inst-memory=yes",
+                                   "-c", kSource, "-o", fresh_path("bad") + ".o"});
+  CHECK(r.status != 0);
+  CHECK(r.err.find("memory=yes: expected on or off") != std::string::npos);
+}
