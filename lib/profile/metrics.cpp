@@ -1,11 +1,56 @@
 #include "profile/metrics.h"
 
+#include <algorithm>
+#include <cmath>
+#include <string>
 #include <vector>
 
 namespace rprof {
 namespace {
 
 const char* kPrecisionKeys[] = {"sp", "dp"};
+
+// The inst backend's sampled cache simulation (backends/inst/inst_sample.h):
+// each boundary's bytes estimated as the sampled ratio of its bytes to the
+// measured L1 bytes, times the exact L1 bytes (a ratio estimator over
+// sampling units), with the 95% interval of the ratio's standard error:
+//   R = sum(y) / sum(x),  s^2 = sum((y - R x)^2) / (n - 1),
+//   var(R) = n s^2 / sum(x)^2,  bytes = R X,  ci95 = 1.96 sqrt(var(R)) X.
+// Fewer than kMinSampledUnits units: no estimate (the boundary stays
+// unmeasured, and says why).
+template <typename Get>
+void estimate_sampled_traffic(const Get& get, Metrics& m) {
+  const auto units = get("sample.units");
+  if (!units) return;
+  const double n = *units;
+  const double sx = get("sample.l1").value_or(0);
+  const double sxx = get("sample.l1.sq").value_or(0);
+  const double l1 = get("bytes.l1.read").value_or(0) + get("bytes.l1.write").value_or(0);
+  for (Boundary b : {Boundary::kL2, Boundary::kLLC, Boundary::kDRAM}) {
+    const std::string k = std::string("sample.") + boundary_key(b);
+    const double r = get(k + ".read").value_or(0), w = get(k + ".write").value_or(0);
+    const double syy = get(k + ".sq").value_or(0), sxy = get(k + ".xy").value_or(0);
+    Traffic& t = m.traffic[static_cast<int>(b)];
+    t.sampled = true;
+    t.sampled_units = n;
+    if (n < kMinSampledUnits || sx <= 0) {
+      t.measured = false;
+      t.note = "not estimated: " + std::to_string(static_cast<long long>(n)) +
+               " sampled window" + (n == 1 ? "" : "s") + ", fewer than " +
+               std::to_string(kMinSampledUnits) + " (a longer run or a higher --sample rate)";
+      continue;
+    }
+    t.measured = true;
+    t.read_bytes = r / sx * l1;
+    t.write_bytes = w / sx * l1;
+    const double ratio = (r + w) / sx;
+    const double xs = sx / 64.0;  // the squares' unit
+    const double s2 = std::max(0.0, (syy - 2 * ratio * sxy + ratio * ratio * sxx) / (n - 1));
+    t.ci95_bytes = 1.96 * std::sqrt(n * s2) / xs * l1;
+    t.note = "estimated from " + std::to_string(static_cast<long long>(n)) +
+             " sampled windows of the cache simulation (95% interval)";
+  }
+}
 
 }  // namespace
 
@@ -90,6 +135,7 @@ Metrics metrics_from_counters(const CounterMap& c, const MetricTranslation& even
       t.write_bytes = w.value_or(0);
     }
   }
+  estimate_sampled_traffic(get, m);
   m.cycles = get("cycles");
   m.instructions = get("instructions");
   if (events) events(c, m);

@@ -24,6 +24,9 @@
 
 namespace rprof {
 
+// Sampling units a sampled traffic estimate needs (metrics_from_counters).
+inline constexpr int kMinSampledUnits = 10;
+
 struct Traffic {
   bool measured = false;
   bool approximate = false;  // e.g. LLC misses standing in for DRAM traffic

@@ -52,6 +52,9 @@ struct RunRequest {
   bool multiplex = false;  // --perf-multiplex
   bool sim_only = false;   // --sim-only
   std::string sim_cache;   // --sim-cache
+  // --sample: the inst backend's cache simulation, "off", "full" or a rate
+  // ("0.02", "2%"); "" for the backend's default.
+  std::string cache_sample;
   // --functions[=N]: the hottest N functions become regions (0: off). rprof
   // refuses it for a backend whose driver says no to counts_functions().
   size_t functions = 0;

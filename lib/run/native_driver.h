@@ -11,7 +11,8 @@ namespace rprof {
 // Usage errors (exit code 2) for options of other backends.
 void refuse_sim_only(const RunRequest& request);    // --sim-only
 void refuse_hw_options(const RunRequest& request);  // --events, --perf-multiplex
-void refuse_sim_cache(const RunRequest& request);   // --sim-cache
+void refuse_sim_cache(const RunRequest& request);   // --sim-cache (and --sample)
+void refuse_cache_sample(const RunRequest& request);  // --sample
 
 class NativeRunDriver : public BackendDriver {
  public:

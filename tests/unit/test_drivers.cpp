@@ -88,7 +88,7 @@ TEST_CASE("plans: options of other backends are usage errors, before anything ru
   r.events.clear();
   r.sim_cache = "llc=1M";
   CHECK(error_code([&] { make_driver("time")->plan(r); }, &what) == 2);
-  CHECK(what == "--sim-cache applies to --backend=sim only");
+  CHECK(what == "--sim-cache applies to --backend=sim and --backend=inst only");
   r.sim_cache.clear();
   r.multiplex = true;
   r.events = "page-faults";

@@ -39,6 +39,7 @@ struct RunOptions {
   bool quiet = false;
   bool sim_only = false;
   std::string sim_cache;
+  std::string cache_sample;  // --sample
   std::string machine_file;
   std::string events;  // hardware backends: --events, comma-separated
   bool perf_multiplex = false;
@@ -63,6 +64,12 @@ void add_run_options(CLI::App& app, RunOptions& o) {
                  "l1=32K:8:64,l2=1M:8:64,llc=8M:16:64. Default: this machine's "
                  "caches (sysfs; the effective sizes of its machine file where "
                  "measured)");
+  app.add_option("--sample", o.cache_sample,
+                 "inst: traffic below L1 from rprof's cache model fed by the program's own "
+                 "memory accesses: a RATE (share of accesses simulated in detailed windows, "
+                 "e.g. 0.02 or 2%: estimates with a 95% interval), full (every access: the "
+                 "sim backend's model, exact for the instrumented code) or off; default 2%. "
+                 "Geometry as for sim (--sim-cache)");
   app.add_option("--events", o.events,
                  "hardware backends: count these events instead of the CPU's table "
                  "(a,b counted together; a,b;c,d = two groups, one run each; perf: "
@@ -204,6 +211,7 @@ RunRequest run_request(const RunOptions& o, const std::string& program) {
   r.multiplex = o.perf_multiplex;
   r.sim_only = o.sim_only;
   r.sim_cache = o.sim_cache;
+  r.cache_sample = o.cache_sample;
   if (!o.functions.empty()) r.functions = functions_count(o.functions);
   if (!o.sample_period.empty()) r.sample_period_ns = parse_sample_period(o.sample_period);
   return r;

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "backends/inst/inst_counters.h"
+#include "backends/inst/inst_sample.h"
 #include "runtime/auto_regions.h"
 #include "runtime/backend.h"
 #include "runtime/region_table.h"
@@ -29,16 +30,23 @@ const char* const kNames[RPROF_INST_NCOUNTERS] = {
 class InstBackend final : public Backend {
  public:
   const char* name() const override { return "inst"; }
-  int num_counters() const override { return RPROF_INST_NCOUNTERS; }
-  const char* counter_name(int i) const override { return kNames[i]; }
+  // The program's counts, then the cache model's (inst_sample.h) when the
+  // run simulates the caches.
+  int num_counters() const override { return RPROF_INST_NCOUNTERS + inst::sample_num_counters(); }
+  const char* counter_name(int i) const override {
+    return i < RPROF_INST_NCOUNTERS ? kNames[i]
+                                    : inst::sample_counter_name(i - RPROF_INST_NCOUNTERS);
+  }
   void read(uint64_t* out) override {
     const CountersFn fn = g_counters.load(std::memory_order_acquire);
     if (!fn) {
-      std::memset(out, 0, sizeof(uint64_t) * RPROF_INST_NCOUNTERS);
+      std::memset(out, 0, sizeof(uint64_t) * static_cast<size_t>(num_counters()));
       return;
     }
-    const unsigned long long* c = fn();
+    unsigned long long* c = fn();
     for (int i = 0; i < RPROF_INST_NCOUNTERS; ++i) out[i] = c[i];
+    inst::sample_thread_start(c);
+    inst::sample_read(out + RPROF_INST_NCOUNTERS);
   }
 };
 
@@ -127,6 +135,9 @@ extern "C" __attribute__((visibility("default"))) void rprof_inst_attach(
 // functions were left by a longjmp or an exception (ThreadState::begin_auto).
 extern "C" __attribute__((visibility("default"))) int rprof_inst_enter(const char* name, int kind,
                                                                        const void* frame) {
+  if (const rprof::CountersFn fn = rprof::g_counters.load(std::memory_order_acquire)) {
+    rprof::inst::sample_thread_start(fn());  // a thread's first contact starts its schedule
+  }
   const rprof::Scope s = rprof::scope();
   if (s == rprof::Scope::kNone || name == nullptr) return 0;
   uint32_t id = 0;

@@ -4,13 +4,21 @@
 // program when no hardware counters work.
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
 
 #include "backends/inst/inst_cc.h"
 #include "backends/inst/inst_counters.h"
+#include "backends/inst/inst_sample.h"
+#include "backends/sim/sim_config.h"
 #include "common/elf_file.h"
 #include "common/error.h"
+#include "machine/topology.h"
 #include "runtime/handshake.h"
 #include "run/native_driver.h"
 
@@ -66,6 +74,70 @@ void note_uncounted(const std::vector<std::string>& names, Profile& p) {
                     list);
 }
 
+// The cache simulation's default: 2% of the accesses in detailed windows
+// (bench/RESULTS-inst.md: the speed goal, 3x native at most).
+constexpr double kDefaultSampleRate = 0.02;
+
+// Detailed windows by default: kDefaultWarm accesses that only warm the
+// caches, then kDefaultWindow measured ones (inst_sample.h).
+constexpr uint64_t kDefaultWindow = 10000;
+constexpr uint64_t kDefaultWarm = 40000;
+
+struct CacheSample {
+  double rate = kDefaultSampleRate;  // < 0: full, 0: off
+  uint64_t window = kDefaultWindow;
+  uint64_t warm = kDefaultWarm;
+};
+
+// --sample: "off", "full", or RATE[:WINDOW[:WARM]] with RATE in (0, 1] or a
+// percentage, WINDOW measured accesses per window (> 0), WARM warm-up
+// accesses before them.
+CacheSample parse_cache_sample(const std::string& v) {
+  CacheSample s;
+  if (v.empty()) return s;
+  if (v == "off") {
+    s.rate = 0;
+    return s;
+  }
+  if (v == "full") {
+    s.rate = -1;
+    return s;
+  }
+  const std::string bad =
+      "--sample " + v + ": expected a RATE in (0, 1] (0.02, 2%), RATE:WINDOW[:WARM] (accesses), "
+      "full or off";
+  std::string num = v;
+  std::vector<std::string> parts;
+  for (size_t at = 0;;) {
+    const size_t colon = num.find(':', at);
+    parts.push_back(num.substr(at, colon == std::string::npos ? std::string::npos : colon - at));
+    if (colon == std::string::npos) break;
+    at = colon + 1;
+  }
+  if (parts.size() > 3) throw Error(bad, 2);
+  for (size_t i = 1; i < parts.size(); ++i) {
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long n = std::strtoull(parts[i].c_str(), &end, 10);
+    if (parts[i].empty() || parts[i][0] == '-' || *end != '\0' || errno != 0 ||
+        (i == 1 && n == 0) || n > (1ull << 40)) {
+      throw Error(bad, 2);
+    }
+    (i == 1 ? s.window : s.warm) = n;
+  }
+  num = parts[0];
+  double scale = 1;
+  if (!num.empty() && num.back() == '%') {
+    num.pop_back();
+    scale = 0.01;
+  }
+  char* end = nullptr;
+  const double r = std::strtod(num.c_str(), &end) * scale;
+  if (num.empty() || end == nullptr || *end != '\0' || !(r > 0) || r > 1) throw Error(bad, 2);
+  s.rate = r;
+  return s;
+}
+
 class InstDriver final : public NativeRunDriver {
  public:
   const char* name() const override { return "inst"; }
@@ -110,7 +182,16 @@ class InstDriver final : public NativeRunDriver {
                   "at their entry and exit, not by samples",
                   2);
     }
-    RunPlan plan = NativeRunDriver::plan(request);
+    sample_ = parse_cache_sample(request.cache_sample);
+    sim_cache_ = request.sim_cache;
+    machine_ = request.machine;
+    RunRequest native = request;  // --sim-cache and --sample are this backend's
+    native.sim_cache.clear();
+    native.cache_sample.clear();
+    caches_ = sim_caches_from_topology(detect_topology());
+    apply_sim_cache_spec(caches_, sim_cache_);  // a bad spec fails before anything runs
+    check_sim_caches(caches_);
+    RunPlan plan = NativeRunDriver::plan(native);
     // Functions and loop nests are regions everywhere in a program without
     // markers (the function view, request.functions), else inside the
     // marked regions only.
@@ -136,6 +217,35 @@ class InstDriver final : public NativeRunDriver {
     }
     return plan;
   }
+  // The simulated caches: as the sim backend's (the machine file's effective
+  // sizes where the reported ones contradict them, then --sim-cache).
+  void prepare(RunPlan& plan, const std::string& out_dir) override {
+    NativeRunDriver::prepare(plan, out_dir);
+    if (sample_.rate == 0) {
+      plan.env[inst::kSampleEnv] = "off";
+      return;
+    }
+    const MachineRef m = machine_ ? machine_() : MachineRef{};
+    caches_ = sim_caches_from_topology(detect_topology());
+    if (m.machine != nullptr) apply_machine_caches(caches_, *m.machine, m.file);
+    apply_sim_cache_spec(caches_, sim_cache_);
+    check_sim_caches(caches_);
+    std::string geometry;
+    for (const SimCache* c : {&caches_.l1, &caches_.l2, &caches_.llc}) {
+      geometry += (geometry.empty() ? "" : ",") + std::to_string(c->size_bytes) + ":" +
+                  std::to_string(c->ways) + ":" + std::to_string(c->line_bytes);
+    }
+    plan.env[inst::kCachesEnv] = geometry;
+    if (sample_.rate < 0) {
+      plan.env[inst::kSampleEnv] = "full";
+    } else {
+      char rate[64];
+      std::snprintf(rate, sizeof rate, "rate=%.6g,window=%llu,warm=%llu,seed=1", sample_.rate,
+                    static_cast<unsigned long long>(sample_.window),
+                    static_cast<unsigned long long>(sample_.warm));
+      plan.env[inst::kSampleEnv] = rate;
+    }
+  }
   std::string function_view_note() const override {
     return "the program has no markers: its functions that have loops, and their loop nests "
            "(outermost loops, named by file:line), are regions; times from clock reads at "
@@ -146,6 +256,7 @@ class InstDriver final : public NativeRunDriver {
   RunOutcome finish(const RunPlan& plan, std::vector<PassResult> passes) override {
     RunOutcome out = NativeRunDriver::finish(plan, std::move(passes));
     out.profile.notes.push_back(kNote);
+    out.profile.notes.push_back(sample_note());
     if (!target_.empty()) note_uncounted(uncounted_callees(target_), out.profile);
     return out;
   }
@@ -156,8 +267,31 @@ class InstDriver final : public NativeRunDriver {
   }
 
  private:
+  std::string sample_note() const {
+    if (sample_.rate == 0) {
+      return "traffic below L1: not simulated (--sample off)";
+    }
+    const std::string model = "rprof's cache model (the sim backend's): " +
+                              describe_sim_caches(caches_);
+    if (sample_.rate < 0) {
+      return "traffic below L1 (L2, LLC, DRAM): every memory access of the instrumented code "
+             "simulated (--sample full) in " + model;
+    }
+    char share[32];
+    std::snprintf(share, sizeof share, "%.3g%%", sample_.rate * 100);
+    return "traffic below L1 (L2, LLC, DRAM): estimated from " + std::string(share) +
+           " of the instrumented code's memory accesses, simulated in detailed windows of " +
+           std::to_string(sample_.window) + " accesses after " + std::to_string(sample_.warm) +
+           " of warm-up, per thread, seed 1: each figure scaled by the region's exact L1 bytes, "
+           "with its 95% interval; " + model;
+  }
+
   // The program built with rprof cc, once plan() found it.
   std::string target_;
+  CacheSample sample_;
+  std::string sim_cache_;
+  std::function<MachineRef()> machine_;
+  SimCaches caches_;
 };
 
 }  // namespace

@@ -178,6 +178,7 @@ RunPlan SimDriver::plan(const RunRequest& request) {
   const std::optional<SimTool> tool = find_sim_tool(&why);
   if (!tool) throw Error("--backend=sim: " + why, 2);
   refuse_hw_options(request);
+  refuse_cache_sample(request);
   // A bad --sim-cache fails before anything is created, run or measured.
   caches_ = sim_caches_from_topology(detect_topology());
   apply_sim_cache_spec(caches_, request.sim_cache);
