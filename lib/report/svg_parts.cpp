@@ -121,12 +121,17 @@ double svg_legend(const ChartModel& c_, double kLegendX, double top, std::string
     text(kLegendX + 30, y, "limiting boundary", fmt::format("fill=\"{}\"", kInk));
     y += 19;
     if (c_.any_sampled) {
-      // The sampled traffic's interval bar, as the chart draws it.
-      o_ += fmt::format("<path data-role=\"legend-interval\" d=\"M{0} {1}H{2}M{0} {3}V{4}M{2} "
-                        "{3}V{4}\" fill=\"none\" stroke=\"{5}\" stroke-width=\"1.8\" "
-                        "stroke-linecap=\"round\"/>\n<circle cx=\"{6}\" cy=\"{1}\" r=\"4\" "
-                        "fill=\"{5}\"/>\n", px(kLegendX), px(y - 4), px(kLegendX + 22),
-                        px(y - 9), px(y + 1), kMuted, px(kLegendX + 11));
+      // The sampled traffic's interval bar, as the chart draws it: dark, on
+      // a white halo, over its dot.
+      o_ += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"5\" fill=\"#c9ced6\"/>\n",
+                        px(kLegendX + 11), px(y - 4));
+      const std::string d = fmt::format("M{0} {1}H{2}M{0} {3}V{4}M{2} {3}V{4}", px(kLegendX + 1),
+                                        px(y - 4), px(kLegendX + 21), px(y - 9), px(y + 1));
+      o_ += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"#ffffff\" stroke-width=\"4\" "
+                        "stroke-linecap=\"round\" stroke-opacity=\"0.9\"/>\n<path "
+                        "data-role=\"legend-interval\" d=\"{}\" fill=\"none\" stroke=\"{}\" "
+                        "stroke-width=\"1.6\" stroke-linecap=\"round\"/>\n",
+                        d, d, kInk);
       text(kLegendX + 30, y, "bars: 95% interval of the", fmt::format("fill=\"{}\"", kInk));
       y += 15;
       text(kLegendX + 30, y, "sampled traffic (intensity)",

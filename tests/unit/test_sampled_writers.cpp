@@ -18,6 +18,7 @@
 #include "report/check_baseline.h"
 #include "report/check_rules.h"
 #include "report/diff_report.h"
+#include "report/html_report.h"
 #include "report/profile_diff.h"
 #include "report/reporter.h"
 #include "report/svg_chart.h"
@@ -147,6 +148,17 @@ TEST_CASE("sampled traffic: text, JSON and CSV give the interval, with units") {
   CHECK(std::stod(cell("intensity_dram_low")) == Approx(0.2272727));
   CHECK(std::stod(cell("intensity_dram_high")) == Approx(0.2777778));
   CHECK(cell("traffic_l1_ci95_bytes").empty());  // exact
+
+  // The HTML report's data block: the same objects, keyed by boundary, and
+  // the convention under "sampled".
+  const json d = html_report_data(a, build_chart_model(a));
+  const json& hs = d["regions"][0]["sampled_traffic"];
+  REQUIRE(hs.contains("dram"));
+  CHECK(!hs.contains("l1"));
+  CHECK(hs["dram"]["ci95_bytes"].get<double>() == Approx(4e8));
+  CHECK(hs["dram"]["intensity_low"].get<double>() == Approx(1 / 4.4));
+  CHECK(d["conventions"]["sampled"].get<std::string>().find("95% confidence interval") !=
+        std::string::npos);
 }
 
 TEST_CASE("sampled traffic: the chart draws the intensity interval on the axis' scale") {
