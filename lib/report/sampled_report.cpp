@@ -33,9 +33,8 @@ void optional_number(json_out::Writer& w, const char* key, const std::optional<d
 }  // namespace
 
 std::string sampled_bytes_text(const SampledBoundary& s) {
-  return fmt::format("{} {} GB ± {} GB (95%, sampled: {:.0f} window{})",
-                     boundary_name(s.boundary), num(s.bytes / 1e9), num(s.ci95_bytes / 1e9),
-                     s.units, s.units == 1 ? "" : "s");
+  return fmt::format("{} {} GB ± {} GB (95%, sampled: {:.0f} window{})", boundary_name(s.boundary),
+                     num(s.bytes / 1e9), num(s.ci95_bytes / 1e9), s.units, s.units == 1 ? "" : "s");
 }
 
 std::string sampled_intensity_text(const SampledBoundary& s) {
@@ -63,14 +62,12 @@ void write_sampled_traffic_json(json_out::Writer& w, const std::vector<SampledBo
     w.member("conventions", kSampledTrafficConventions);
     optional_number(w, "gbs", s.gbs);
     optional_number(w, "gbs_high", s.gbs_ci ? s.gbs_ci->hi : std::nullopt);
-    optional_number(w, "gbs_low",
-                    s.gbs_ci ? std::optional<double>(s.gbs_ci->lo) : std::nullopt);
+    optional_number(w, "gbs_low", s.gbs_ci ? std::optional<double>(s.gbs_ci->lo) : std::nullopt);
     optional_number(w, "intensity", s.intensity);
     // null with intensity_low set: no upper end (bytes_low is 0).
     optional_number(w, "intensity_high", s.intensity_ci ? s.intensity_ci->hi : std::nullopt);
-    optional_number(w, "intensity_low", s.intensity_ci
-                                            ? std::optional<double>(s.intensity_ci->lo)
-                                            : std::nullopt);
+    optional_number(w, "intensity_low",
+                    s.intensity_ci ? std::optional<double>(s.intensity_ci->lo) : std::nullopt);
     w.member("sampling_units", s.units);
     w.end_object();
   }

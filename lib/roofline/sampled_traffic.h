@@ -32,9 +32,9 @@ struct Interval {
 
 struct SampledBoundary {
   Boundary boundary = Boundary::kDRAM;
-  double bytes = 0;       // the estimate, read + write, all threads
-  double ci95_bytes = 0;  // half-width of its 95% interval
-  double units = 0;       // sampling units behind it
+  double bytes = 0;                   // the estimate, read + write, all threads
+  double ci95_bytes = 0;              // half-width of its 95% interval
+  double units = 0;                   // sampling units behind it
   double bytes_lo = 0, bytes_hi = 0;  // bytes -+ ci95_bytes, bytes_lo clamped at 0
   // With FLOPs (> 0): the point intensity and its interval, FLOP/byte.
   std::optional<double> intensity;
