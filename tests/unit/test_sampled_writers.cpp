@@ -149,6 +149,24 @@ TEST_CASE("sampled traffic: text, JSON and CSV give the interval, with units") {
   CHECK(std::stod(cell("intensity_dram_high")) == Approx(0.2777778));
   CHECK(cell("traffic_l1_ci95_bytes").empty());  // exact
 
+  // Caliper json-split: the half-width and ends as value columns, with units.
+  const json cali = json::parse(render(a, "caliper"));
+  auto cali_value = [&](const std::string& column) {
+    const json& cols = cali["columns"];
+    for (size_t k = 0; k < cols.size(); ++k) {
+      if (cols[k] == column) {
+        CHECK(cali["column_metadata"][k]["attribute.unit"] == "byte");
+        return cali["data"][0][k];
+      }
+    }
+    FAIL("no Caliper column " << column);
+    return json();
+  };
+  CHECK(cali_value("inclusive#rprof.bytes_ci95.dram").get<double>() == Approx(4e8));
+  CHECK(cali_value("inclusive#rprof.bytes_low.dram").get<double>() == Approx(3.6e9));
+  CHECK(cali_value("inclusive#rprof.bytes_high.dram").get<double>() == Approx(4.4e9));
+  CHECK(cali_value("inclusive#rprof.bytes_ci95.l1").is_null());  // exact
+
   // The HTML report's data block: the same objects, keyed by boundary, and
   // the convention under "sampled".
   const json d = html_report_data(a, build_chart_model(a));
