@@ -78,6 +78,13 @@ const Verdict* RegionAnalysis::shown_verdict() const {
   return &*verdict;
 }
 
+const SampledBoundary* RegionAnalysis::sampled_at(Boundary b) const {
+  for (const SampledBoundary& s : sampled_traffic) {
+    if (s.boundary == b) return &s;
+  }
+  return nullptr;
+}
+
 Analysis measured_only(const Profile& p) {
   Analysis a;
   a.profile = &p;
@@ -96,6 +103,11 @@ Analysis measured_only(const Profile& p) {
       ra.time_bound = time_bound_of(r, ra.metrics);
       ra.sampling = sample_stats_of(r, VerdictThresholds{});
     }
+    // A time bound gives rates from below only: no bandwidth interval then.
+    ra.sampled_traffic =
+        sampled_boundaries(ra.metrics, ra.metrics.has_flops ? ra.metrics.flops_total() : 0,
+                           ra.time_bound ? 0 : r.time_s);
+    a.any_sampled_traffic |= !ra.sampled_traffic.empty();
     ra.charted = a.shown[a.regions.size()] && charted_of(r, ra.metrics, ra.time_bound);
     a.regions.push_back(std::move(ra));
   }

@@ -21,6 +21,7 @@
 #include "roofline/classify.h"
 #include "roofline/memory_view.h"
 #include "roofline/roofline.h"
+#include "roofline/sampled_traffic.h"
 
 namespace rprof {
 
@@ -113,6 +114,11 @@ struct RegionAnalysis {
   // Regions with traffic counts when there are ceilings, FLOPs or not: the
   // bandwidth at each boundary against its roof and Little's law.
   std::optional<MemoryView> memory;
+  // The sampled cache model's boundaries (Traffic::sampled), L1 first: each
+  // one's 95% interval of bytes, and of intensity (with FLOPs) and bandwidth
+  // (with a time that is not a bound) computed from it; every writer and the
+  // chart render these.
+  std::vector<SampledBoundary> sampled_traffic;
   // Every region but [program]; bound "unknown" with no flags says nothing.
   std::optional<Verdict> verdict;
   // Drawn on the roofline chart: shown (Analysis::shown), with FLOP counts, a
@@ -125,6 +131,8 @@ struct RegionAnalysis {
   const MemoryView* valid_memory() const;
   // The verdict when it says something (a bound or a flag), else null.
   const Verdict* shown_verdict() const;
+  // Boundary b's sampled interval when it is sampled, else null.
+  const SampledBoundary* sampled_at(Boundary b) const;
 };
 
 struct Analysis {
@@ -136,6 +144,7 @@ struct Analysis {
   bool any_flops = false;            // some region has FLOP counts
   bool any_memory = false;           // some region has a valid memory view
   bool any_function = false;         // some region is a function (the function view)
+  bool any_sampled_traffic = false;  // some region has a sampled boundary
   ShownRegions shown;                // what the reports for people show
 
   const Profile& prof() const { return *profile; }

@@ -78,6 +78,29 @@ std::vector<Column> columns_of(const Analysis& a) {
                       if (!ra.metrics.at(b).measured) return nullptr;
                       return ra.metrics.at(b).bytes();
                     }});
+    if (a.any_sampled_traffic) {
+      // The sampled cache model's estimate: the 95% interval's half-width and
+      // ends (null where the boundary is not sampled).
+      auto sampled = [b](double SampledBoundary::*field) {
+        return [b, field](const RegionAnalysis& ra) -> json {
+          const SampledBoundary* s = ra.sampled_at(b);
+          return s ? json(s->*field) : json(nullptr);
+        };
+      };
+      cols.push_back({"inclusive#rprof.bytes_ci95." + key, "byte",
+                      "half-width of the 95% interval of the sampled bytes" + where +
+                          ", inclusive (null: not sampled)",
+                      sampled(&SampledBoundary::ci95_bytes)});
+      cols.push_back({"inclusive#rprof.bytes_low." + key, "byte",
+                      "low end of the 95% interval of the sampled bytes" + where,
+                      sampled(&SampledBoundary::bytes_lo)});
+      cols.push_back({"inclusive#rprof.bytes_high." + key, "byte",
+                      "high end of the 95% interval of the sampled bytes" + where,
+                      sampled(&SampledBoundary::bytes_hi)});
+      cols.push_back({"inclusive#rprof.sampling_units." + key, "",
+                      "sampling units (windows) behind the sampled bytes" + where,
+                      sampled(&SampledBoundary::units)});
+    }
     cols.push_back({"inclusive#rprof.gb_per_s." + key, "GB/s",
                     "bandwidth" + where + ", GB = 1e9 bytes; with a machine file",
                     [b](const RegionAnalysis& ra) -> json {

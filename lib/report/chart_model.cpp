@@ -124,6 +124,17 @@ ChartModel build_chart_model(const Analysis& an) {
       cr.samples = ra.sampling->samples;
     }
     cr.points = points_of(mt, cr.flops);
+    // Sampled boundaries: the analysis' interval of the intensity.
+    for (ChartPoint& pt : cr.points) {
+      const SampledBoundary* sb = ra.sampled_at(pt.boundary);
+      if (sb == nullptr || !sb->intensity_ci) continue;
+      pt.sampled = true;
+      pt.intensity_low = sb->intensity_ci->lo;
+      pt.intensity_high_unbounded = !sb->intensity_ci->hi;
+      pt.intensity_high = sb->intensity_ci->hi.value_or(0);
+      pt.ci95_bytes = sb->ci95_bytes;
+      pt.sampling_units = sb->units;
+    }
     if (ra.roofline) {
       const RegionRoofline* rr = &*ra.roofline;
       if (rr->valid) {
@@ -204,7 +215,15 @@ ChartModel build_chart_model(const Analysis& an) {
       take_y(r.gflops_low);
       take_y(r.gflops_high);
     }
-    for (const ChartPoint& pt : r.points) take_x(pt.intensity);
+    for (const ChartPoint& pt : r.points) {
+      take_x(pt.intensity);
+      // An interval's ends are on the chart (an unbounded one runs to its edge).
+      if (pt.sampled) {
+        c.any_sampled = true;
+        if (pt.intensity_low > 0) take_x(pt.intensity_low);
+        if (!pt.intensity_high_unbounded) take_x(pt.intensity_high);
+      }
+    }
   }
   for (const ChartRidge& r : c.ridges) take_x(r.intensity);
   for (const ChartRoof& r : c.roofs) take_y(r.roof.gflops);
@@ -232,6 +251,12 @@ ChartModel build_chart_model(const Analysis& an) {
   c.conventions.push_back(
       "One dot per boundary, joined: same GFLOP/s, one intensity each; dot area = share of "
       "run time; bound = min(compute roof, bandwidth x intensity)");
+  if (c.any_sampled) {
+    c.conventions.push_back(
+        "Bars through a dot: the 95% interval of the sampled traffic at that boundary (the "
+        "sampled cache model's estimate), as intensity FLOPs / bytes_high to FLOPs / "
+        "bytes_low; an open end with an arrow: no upper end (bytes_low is 0)");
+  }
   if (std::any_of(c.regions.begin(), c.regions.end(),
                   [](const ChartRegion& r) { return r.lower_bound; })) {
     c.conventions.push_back(

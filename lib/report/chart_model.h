@@ -43,6 +43,13 @@ struct ChartPoint {
   double bytes = 0;      // crossing it, all threads
   bool approximate = false;
   bool limiting = false;  // the region's limiting boundary
+  // A sampled boundary (the analysis' SampledBoundary): the 95% interval of
+  // its intensity, FLOP/byte, drawn as a horizontal error bar; no upper end
+  // (intensity_high_unbounded) when the interval's bytes reach 0.
+  bool sampled = false;
+  double intensity_low = 0, intensity_high = 0;
+  bool intensity_high_unbounded = false;
+  double ci95_bytes = 0, sampling_units = 0;
 };
 
 struct ChartRegion {
@@ -87,6 +94,7 @@ struct ChartModel {
   std::vector<ChartRidge> ridges;
   std::vector<ChartRegion> regions;      // those with FLOPs and bytes or a roofline
   std::vector<std::string> missing;      // what keeps the chart from being complete
+  bool any_sampled = false;              // some point has an intensity interval
   int ceiling_threads = 0;               // 0 = no ceilings
   ShownRegions shown;                    // the regions the human reports show
   LogAxis x, y;                          // data domains; pixels set when drawing

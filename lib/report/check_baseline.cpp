@@ -73,8 +73,24 @@ std::vector<CheckItem> compare_to_baseline(const ProfileDiff& d, const BaselineO
     if (o.exact_counts) {
       items.exact("FLOPs", r.flops, " FLOPs", o.count_tolerance);
       for (const BoundaryDiff& b : r.boundaries) {
-        items.exact(std::string("bytes at ") + boundary_name(b.boundary), b.bytes, " B",
-                    o.count_tolerance);
+        const std::string what = std::string("bytes at ") + boundary_name(b.boundary);
+        if (b.ci95_change && b.bytes.both()) {
+          // Sampled estimates are not exact: a change within the 95% interval
+          // of the difference (or the count tolerance) is not a change.
+          const double before = *b.bytes.before, after = *b.bytes.after;
+          const double room = std::max(*b.ci95_change, o.count_tolerance * std::fabs(before));
+          const std::string a = count_text(before) + " B" +
+                                (b.ci95_before ? " ± " + count_text(*b.ci95_before) + " B" : "");
+          const std::string n = count_text(after) + " B" +
+                                (b.ci95_after ? " ± " + count_text(*b.ci95_after) + " B" : "");
+          items.add(what + " (sampled, 95%)", a, n, std::fabs(after - before) > room,
+                    fmt::format("changed program: {} {} -> {}, a change of {} B beyond the 95% "
+                                "interval of the difference (± {} B, sampled estimates)",
+                                what, a, n, count_text(after - before),
+                                count_text(*b.ci95_change)));
+          continue;
+        }
+        items.exact(what, b.bytes, " B", o.count_tolerance);
       }
     }
     if (o.counts_only) continue;

@@ -290,6 +290,18 @@ void check_region(const Rule& rule, const std::string& file, const RegionAnalysi
     const Traffic& t = ra.metrics.at(b);
     if (!t.measured) {
       add(check, "none", want, false, std::string("no byte counts at ") + boundary_name(b));
+    } else if (const SampledBoundary* sb = ra.sampled_at(b)) {
+      // A sampled estimate: it passes when its 95% interval reaches the
+      // expected count's tolerance band, and both say the interval.
+      const double lo = *expected - rule.count_tolerance * std::fabs(*expected);
+      const double hi = *expected + rule.count_tolerance * std::fabs(*expected);
+      const std::string got =
+          fmt::format("{} B ± {} B (95% interval [{}, {}], sampled: {:.0f} windows)",
+                      count_text(sb->bytes), count_text(sb->ci95_bytes), count_text(sb->bytes_lo),
+                      count_text(sb->bytes_hi), sb->units);
+      add(check, got, want, sb->bytes_lo <= hi && sb->bytes_hi >= lo,
+          "estimated " + got + " at " + boundary_name(b) + ", expected " + want +
+              ": the interval does not reach it");
     } else {
       add(check, count_text(t.bytes()) + " B", want,
           counts_equal(t.bytes(), *expected, rule.count_tolerance),

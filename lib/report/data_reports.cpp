@@ -11,6 +11,7 @@
 #include "report/html_report.h"
 #include "report/memory_report.h"
 #include "report/roofline_report.h"
+#include "report/sampled_report.h"
 #include "report/svg_chart.h"
 #include "report/verdict_report.h"
 #include "report/text_report.h"
@@ -102,6 +103,10 @@ void JsonReporter::write(const Analysis& a, const ReportOptions&, std::ostream& 
       w.key("memory");
       write_memory_region_json(w, *ra.memory);
     }
+    if (!ra.sampled_traffic.empty()) {
+      w.key("sampled_traffic");
+      write_sampled_traffic_json(w, ra.sampled_traffic);
+    }
     if (ra.time_bound) {
       w.key("time_bound");
       write_time_bound_json(w, *ra.time_bound);
@@ -138,6 +143,8 @@ void CsvReporter::write(const Analysis& a, const ReportOptions&, std::ostream& o
   // their places); spread = (max - min) / median, relative.
   const bool any_repeat = p.run.repeat > 1;
   if (any_repeat) out << ",repeat_runs,min_time_s,median_time_s,max_time_s,time_spread";
+  // The sampled cache model's 95% intervals, last of all.
+  if (a.any_sampled_traffic) out << sampled_csv_header();
   out << "\n";
   for (size_t i = 0; i < p.regions.size(); ++i) {
     const Region& r = p.regions[i];
@@ -164,6 +171,10 @@ void CsvReporter::write(const Analysis& a, const ReportOptions&, std::ostream& o
       out << (t.runs > 0 ? fmt::format(",{},{:.9g},{:.9g},{:.9g},{:.6g}", t.runs, t.min_s,
                                        t.median_s, t.max_s, t.spread())
                          : std::string(",,,,,"));
+    }
+    if (a.any_sampled_traffic) {
+      out << (i < a.regions.size() ? sampled_csv_cells(a.regions[i])
+                                   : sampled_csv_cells(RegionAnalysis{}));
     }
     out << "\n";
   }

@@ -17,7 +17,9 @@ constexpr const char* kConventions =
     "change = after - before; ratio = after / before; times in s (a region's time is its "
     "slowest thread's); FLOPs with FMA = 2 FLOPs (GFLOP = 1e9 FLOPs); bytes crossing the "
     "named boundary (GB = 1e9 bytes; L1 = core-L1, L2 = L1-L2, LLC = L2-LLC, DRAM = "
-    "LLC-DRAM); intensity in FLOP/byte at that boundary; performance in GFLOP/s";
+    "LLC-DRAM); intensity in FLOP/byte at that boundary; performance in GFLOP/s; sampled bytes (the "
+    "sampled cache model): ± = half-width of the 95% interval, a change within "
+    "sqrt(ci_before^2 + ci_after^2) does not tell the runs apart";
 
 std::string value(const std::optional<double>& v, double scale) {
   return v ? human_number(*v / scale) : "-";
@@ -70,6 +72,30 @@ std::string one_side(const RegionDiff& r) {
     if (pick(bd.bytes)) {
       s += fmt::format(", {} {} GB", boundary_name(bd.boundary), value(pick(bd.bytes), 1e9));
     }
+  }
+  return s + "\n";
+}
+
+// "4 GB ± 0.4 GB (95%, sampled: 412 windows)" or "4 GB (exact)".
+std::string sampled_side(const std::optional<double>& bytes, const std::optional<double>& ci,
+                         const std::optional<double>& units) {
+  if (!bytes) return "-";
+  if (!ci) return fmt::format("{:.4g} GB (not sampled)", *bytes / 1e9);
+  return fmt::format("{:.4g} GB ± {:.4g} GB (95%, sampled: {:.0f} windows)", *bytes / 1e9,
+                     *ci / 1e9, units.value_or(0));
+}
+
+std::string sampled_change_text(const BoundaryDiff& b) {
+  std::string s = fmt::format("  {} bytes are sampled estimates: before {}, after {}",
+                              boundary_name(b.boundary),
+                              sampled_side(b.bytes.before, b.ci95_before, b.units_before),
+                              sampled_side(b.bytes.after, b.ci95_after, b.units_after));
+  if (b.ci95_change && b.bytes.delta()) {
+    s += fmt::format("; change {:+.4g} GB ± {:.4g} GB (95%, the intervals in quadrature): {}",
+                     *b.bytes.delta() / 1e9, *b.ci95_change / 1e9,
+                     *b.change_within_interval
+                         ? "within the intervals, the runs do not tell these bytes apart"
+                         : "beyond the intervals, a real change");
   }
   return s + "\n";
 }
@@ -134,6 +160,11 @@ void write_diff_text(const ProfileDiff& d, const DiffRun& before, const DiffRun&
                  r.limited_before == r.limited_after ? "unchanged" : "changed", ""});
     }
     out << t.render();
+    // Sampled bytes: each run's 95% interval, and whether the change is
+    // within the interval of the difference.
+    for (const BoundaryDiff& b : r.boundaries) {
+      if (b.sampled()) out << sampled_change_text(b);
+    }
     // Verdicts are sentences: under the table, not in a column.
     if (r.verdict_before || r.verdict_after) {
       out << "  Verdict before: " << verdict_text(r.verdict_before) << "\n"
@@ -153,7 +184,18 @@ json diff_to_json(const ProfileDiff& d, const DiffRun& before, const DiffRun& af
     if (r.presence == Presence::kAfterOnly) only_after.push_back(path);
     json bytes = json::object(), intensity = json::object();
     for (const BoundaryDiff& b : r.boundaries) {
-      bytes[boundary_key(b.boundary)] = change_json(b.bytes);
+      json bj = change_json(b.bytes);
+      if (b.sampled()) {
+        auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+        bj["ci95_before"] = opt(b.ci95_before);
+        bj["ci95_after"] = opt(b.ci95_after);
+        bj["ci95_change"] = opt(b.ci95_change);
+        bj["change_within_interval"] =
+            b.change_within_interval ? json(*b.change_within_interval) : json(nullptr);
+        bj["sampling_units_before"] = opt(b.units_before);
+        bj["sampling_units_after"] = opt(b.units_after);
+      }
+      bytes[boundary_key(b.boundary)] = bj;
       if (b.intensity.any()) intensity[boundary_key(b.boundary)] = change_json(b.intensity);
     }
     auto text = [](const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); };

@@ -10,6 +10,7 @@
 #include "report/report_assets.h"
 #include "report/bandwidth_chart.h"
 #include "report/roofline_report.h"
+#include "report/sampled_report.h"
 #include "report/svg_chart.h"
 #include "report/verdict_report.h"
 
@@ -62,6 +63,15 @@ json region_data(const RegionAnalysis& ra, const Profile& p, int number) {
   }
   j["bytes"] = bytes;
   j["intensity"] = intensity;
+  // The sampled cache model's estimates: per sampled boundary its 95%
+  // interval (profile.json's sampled_traffic objects, keyed by boundary).
+  json sampled = boundary_map();
+  if (!ra.sampled_traffic.empty()) {
+    const json list = json_out::parsed(
+        [&](json_out::Writer& w) { write_sampled_traffic_json(w, ra.sampled_traffic); });
+    for (const json& s : list) sampled[s.at("boundary").get<std::string>()] = s;
+  }
+  j["sampled_traffic"] = sampled;
   j["roofline"] = nullptr;
   j["notes"] = json::array();
   if (ra.roofline) {
@@ -207,6 +217,7 @@ json html_report_data(const Analysis& a, const ChartModel& chart) {
         {"llc", "L2 <-> LLC"},
         {"dram", "LLC <-> DRAM"}}},
       {"intensity", "FLOP/byte = FLOPs / bytes crossing the boundary"},
+      {"sampled", a.any_sampled_traffic ? json(kSampledTrafficConventions) : json(nullptr)},
       {"time", "seconds; a region's time is its slowest thread's (inclusive of children)"},
       {"bound", "min(compute roof, bandwidth x intensity) at each boundary; the region's "
                 "bound is the lowest (its limiting boundary)"}};

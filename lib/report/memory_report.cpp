@@ -124,6 +124,7 @@ void write_memory_text(const Analysis& a, const ShownRegions& shown, std::ostrea
   }
   headers.insert(headers.end(), {"Limiting", "In flight [lines/thread]"});
   TextTable table(headers);
+  bool any_sampled = false;
   for (size_t i = 0; i < a.regions.size(); ++i) {
     const RegionAnalysis& ra = a.regions[i];
     const MemoryView* mv = ra.valid_memory();
@@ -137,7 +138,10 @@ void write_memory_text(const Analysis& a, const ShownRegions& shown, std::ostrea
     const std::string least = mv->lower_bound ? ">= " : mv->uncertain ? "~" : "";
     for (Boundary b : measured) {
       const BoundaryBandwidth* x = mv->at(b);
-      row.push_back(x ? least + num(x->gbs) + (x->approximate ? "~" : "") : "-");
+      const bool sampled = x && ra.sampled_at(b) != nullptr;
+      any_sampled |= sampled;
+      row.push_back(x ? least + num(x->gbs) + (x->approximate ? "~" : "") + (sampled ? " ±" : "")
+                      : "-");
       row.push_back(x && x->roof_gbs > 0 ? least + fmt::format("{:.1f}", 100 * x->fraction)
                                          : "-");
     }
@@ -156,6 +160,9 @@ void write_memory_text(const Analysis& a, const ShownRegions& shown, std::ostrea
   out << table.render();
   out << "Roof: the best measured stream kernel at each boundary, its bytes counted as the "
          "region's are (below L1: write-allocate included); ~ = approximate traffic";
+  if (any_sampled) {
+    out << "; ± = sampled traffic: an estimate, its 95% interval under Sampled traffic";
+  }
   for (const RegionAnalysis& ra : a.regions) {
     if (ra.memory && ra.memory->uncertain) {
       out << fmt::format("; a leading ~ = uncertain (a function time of fewer than {:.0f} "

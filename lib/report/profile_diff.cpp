@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <map>
 
 #include "report/roofline_report.h"
+#include "roofline/sampled_traffic.h"
 
 namespace rprof {
 namespace {
@@ -13,6 +15,7 @@ namespace {
 struct Side {
   std::optional<double> calls, time_s, flops, gflops, declared_flops, declared_bytes, bound;
   std::optional<double> bytes[4], intensity[4];
+  std::optional<Traffic> traffic[4];  // measured boundaries, for sampled intervals
   std::optional<std::string> limited;
   std::optional<Verdict> verdict;
   std::optional<RepeatTimes> repeat;
@@ -29,6 +32,9 @@ Side side_of(const RegionAnalysis& ra) {
     s.declared_bytes = r.work_bytes;
   }
   const Metrics& m = ra.metrics;
+  for (Boundary b : kBoundaries) {
+    if (m.at(b).measured) s.traffic[static_cast<int>(b)] = m.at(b);
+  }
   if (m.has_flops) {
     const double f = m.flops_total();
     s.flops = f;
@@ -77,7 +83,24 @@ RegionDiff combine(const std::vector<std::string>& path, const Side* a, const Si
   d.repeat_after = y.repeat;
   for (Boundary bd : kBoundaries) {
     const int k = static_cast<int>(bd);
-    BoundaryDiff bdiff{bd, {x.bytes[k], y.bytes[k]}, {x.intensity[k], y.intensity[k]}};
+    BoundaryDiff bdiff;
+    bdiff.boundary = bd;
+    bdiff.bytes = {x.bytes[k], y.bytes[k]};
+    bdiff.intensity = {x.intensity[k], y.intensity[k]};
+    const std::optional<Traffic>& tx = x.traffic[k];
+    const std::optional<Traffic>& ty = y.traffic[k];
+    if (tx && tx->sampled) {
+      bdiff.ci95_before = tx->ci95_bytes;
+      bdiff.units_before = tx->sampled_units;
+    }
+    if (ty && ty->sampled) {
+      bdiff.ci95_after = ty->ci95_bytes;
+      bdiff.units_after = ty->sampled_units;
+    }
+    if (tx && ty && bdiff.sampled() && bdiff.bytes.both()) {
+      bdiff.ci95_change = difference_ci95(*tx, *ty);
+      bdiff.change_within_interval = std::fabs(*bdiff.bytes.delta()) <= *bdiff.ci95_change;
+    }
     if (bdiff.bytes.any()) d.boundaries.push_back(bdiff);
   }
   return d;

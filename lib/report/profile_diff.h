@@ -31,6 +31,15 @@ struct BoundaryDiff {
   Boundary boundary = Boundary::kDRAM;
   Change bytes;      // crossing the boundary, all threads
   Change intensity;  // FLOP/byte
+  // Sampled estimates (the sampled cache model): each run's half-width of
+  // the 95% interval of its bytes (nullopt where not sampled), and when both
+  // runs have the boundary and one is sampled, the half-width of the change,
+  // sqrt(ci_before^2 + ci_after^2) (independent runs), and whether the change
+  // is within it: the two runs do not tell these bytes apart.
+  std::optional<double> ci95_before, ci95_after, ci95_change;
+  std::optional<bool> change_within_interval;
+  std::optional<double> units_before, units_after;  // sampling units
+  bool sampled() const { return ci95_before.has_value() || ci95_after.has_value(); }
 };
 
 enum class Presence { kBoth, kBeforeOnly, kAfterOnly };

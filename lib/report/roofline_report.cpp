@@ -218,12 +218,12 @@ void write_roofline_text(const Analysis& a, const ReportOptions& opt, const Show
                      m.cpu.model_name);
   for (const std::string& n : a.machine.notes) out << "  " << n << "\n";
 
-  std::vector<std::pair<const Region*, const RegionRoofline*>> rows;
+  std::vector<std::pair<const RegionAnalysis*, const RegionRoofline*>> rows;
   std::set<Boundary> measured;
   for (size_t i = 0; i < a.regions.size(); ++i) {
     const RegionAnalysis& ra = a.regions[i];
     if (!ra.roofline || !kept[i]) continue;
-    rows.emplace_back(ra.region, &*ra.roofline);
+    rows.emplace_back(&ra, &*ra.roofline);
     for (const BoundaryRoof& b : ra.roofline->boundaries) measured.insert(b.boundary);
   }
   const bool all = opt.boundary == "all";
@@ -241,8 +241,17 @@ void write_roofline_text(const Analysis& a, const ReportOptions& opt, const Show
   headers.insert(headers.end(), {"% of bound", "Limited by"});
   TextTable table(headers);
   std::vector<std::string> notes;
-  for (const auto& [r, rrp] : rows) {
+  bool any_sampled = false;
+  for (const auto& [rap, rrp] : rows) {
     const RegionRoofline& rr = *rrp;
+    const Region* r = rap->region;
+    // A sampled boundary's intensity is an estimate: marked ±, its interval
+    // under "Sampled traffic".
+    auto intensity_cell = [&, rap = rap](const BoundaryRoof& br) {
+      const bool sampled = rap->sampled_at(br.boundary) != nullptr;
+      any_sampled |= sampled;
+      return num(br.intensity) + (br.approximate ? "~" : "") + (sampled ? " ±" : "");
+    };
     std::vector<std::string> row = {std::string(2 * r->depth(), ' ') + printable(r->name)};
     if (!rr.valid) {
       // Why there is no roofline goes under the table: a sentence in the
@@ -264,14 +273,14 @@ void write_roofline_text(const Analysis& a, const ReportOptions& opt, const Show
     if (all) {
       for (Boundary b : measured) {
         const BoundaryRoof* br = rr.at(b);
-        row.push_back(br ? num(br->intensity) + (br->approximate ? "~" : "") : "-");
+        row.push_back(br ? intensity_cell(*br) : "-");
         row.push_back(br ? num(br->bound) : "-");
       }
     } else {
       const std::optional<Boundary> shown = fixed ? fixed : rr.limiting;
       const BoundaryRoof* br = shown ? rr.at(*shown) : nullptr;
       row.push_back(br ? boundary_name(br->boundary) : "-");
-      row.push_back(br ? num(br->intensity) + (br->approximate ? "~" : "") : "-");
+      row.push_back(br ? intensity_cell(*br) : "-");
       row.push_back(br ? num(br->bound) : num(rr.roof.gflops));
       // --boundary X: of the bound at X (the compute roof where X has no bytes).
       if (fixed) fraction = br ? br->fraction : rr.gflops / rr.roof.gflops;
@@ -285,6 +294,9 @@ void write_roofline_text(const Analysis& a, const ReportOptions& opt, const Show
   out << table.render();
   out << "Roof: the compute ceiling for the region's precision and widest vector width; "
          "~ = approximate traffic";
+  if (any_sampled) {
+    out << "; ± = sampled traffic: an estimate, its 95% interval under Sampled traffic";
+  }
   for (const RegionAnalysis& ra : a.regions) {
     if (ra.roofline && ra.roofline->lower_bound) {
       out << "; >= = a lower bound (a function no sample hit: its time is an upper bound)";

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <ostream>
+#include <utility>
 
 #include "report/markup.h"
 #include "report/svg_parts.h"
@@ -44,6 +45,14 @@ class SvgWriter {
   void axes();
   void ceilings(LabelPlacer& placer);
   void regions(LabelPlacer& placer);
+  // The pixel span of a sampled point's intensity interval, clamped to the
+  // plot (an unbounded end at its right edge).
+  std::pair<double, double> interval_px(const ChartPoint& p) const {
+    const double l = std::max(x_.px_lo, x_.to_px(p.intensity_low));
+    const double h = p.intensity_high_unbounded ? x_.px_hi
+                                                : std::min(x_.px_hi, x_.to_px(p.intensity_high));
+    return {l, h};
+  }
   void text(double x, double y, const std::string& s, const std::string& attrs) {
     svg_text(o_, x, y, s, attrs);
   }
@@ -196,6 +205,10 @@ void SvgWriter::regions(LabelPlacer& placer) {
     for (const ChartPoint& p : r->points) {
       const double xp = x_.to_px(p.intensity);
       placer.block({xp - rad, yp - rad, 2 * rad, 2 * rad});
+      if (p.sampled) {  // its interval bar
+        const auto [xl, xh] = interval_px(p);
+        placer.block({xl, yp - 5, xh - xl, 10});
+      }
     }
     const double xa = x_.to_px(r->points.front().intensity);
     const double xb = x_.to_px(r->points.back().intensity);
@@ -249,6 +262,35 @@ void SvgWriter::regions(LabelPlacer& placer) {
           boundary_name(p.boundary), human_number(p.intensity), p.approximate ? " (approx.)" : "",
           esc(least), human_number(r->gflops), human_number(p.bytes / 1e9),
           p.limiting ? "; the limiting boundary" : "", esc(where), esc(bound_note));
+    }
+    // Sampled boundaries: the intensity's 95% interval as a horizontal bar
+    // with caps, over the dots (an interval narrower than its dot still
+    // shows), dark on a white halo so it reads on the dot's colour and on
+    // the plot; an unbounded end runs to the plot's edge in an arrow.
+    for (const ChartPoint& p : r->points) {
+      if (!p.sampled) continue;
+      const auto [xl, xh] = interval_px(p);
+      const std::string right =
+          p.intensity_high_unbounded
+              ? fmt::format("M{} {}l6 4-6 4", px(xh - 6), px(yp - 4))
+              : fmt::format("M{} {}V{}", px(xh), px(yp - 5), px(yp + 5));
+      const std::string d = fmt::format("M{} {}H{}M{} {}V{}{}", px(xl), px(yp), px(xh), px(xl),
+                                        px(yp - 5), px(yp + 5), right);
+      o_ += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"#ffffff\" stroke-width=\"4\" "
+                        "stroke-linecap=\"round\" stroke-opacity=\"0.9\"/>\n", d);
+      o_ += fmt::format(
+          "<path data-role=\"intensity-interval\" data-boundary=\"{}\" data-intensity-low=\"{}\" "
+          "data-intensity-high=\"{}\" data-x-low=\"{}\" data-x-high=\"{}\" "
+          "data-ci95-bytes=\"{}\" data-sampling-units=\"{}\" d=\"{}\" fill=\"none\" "
+          "stroke=\"{}\" stroke-width=\"1.6\" stroke-linecap=\"round\">"
+          "<title>{} at {}: 95% interval of the sampled traffic, I = {} to {} FLOP/byte "
+          "({} GB \u00b1 {} GB, {:.0f} sampled windows)</title></path>\n",
+          boundary_key(p.boundary), n(p.intensity_low),
+          p.intensity_high_unbounded ? std::string("unbounded") : n(p.intensity_high), px(xl),
+          px(xh), n(p.ci95_bytes), n(p.sampling_units), d, kInk, esc(r->path),
+          boundary_name(p.boundary), human_number(p.intensity_low),
+          p.intensity_high_unbounded ? std::string("unbounded") : human_number(p.intensity_high),
+          human_number(p.bytes / 1e9), human_number(p.ci95_bytes / 1e9), p.sampling_units);
     }
     if (r->repeat_runs > 0) {
       // --repeat: the rate's range over the timed runs, an error bar with

@@ -120,6 +120,24 @@ double svg_legend(const ChartModel& c_, double kLegendX, double top, std::string
                       "stroke-width=\"2\"/>\n", px(kLegendX + 11), px(y - 4), kInk);
     text(kLegendX + 30, y, "limiting boundary", fmt::format("fill=\"{}\"", kInk));
     y += 19;
+    if (c_.any_sampled) {
+      // The sampled traffic's interval bar, as the chart draws it: dark, on
+      // a white halo, over its dot.
+      o_ += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"5\" fill=\"#c9ced6\"/>\n",
+                        px(kLegendX + 11), px(y - 4));
+      const std::string d = fmt::format("M{0} {1}H{2}M{0} {3}V{4}M{2} {3}V{4}", px(kLegendX + 1),
+                                        px(y - 4), px(kLegendX + 21), px(y - 9), px(y + 1));
+      o_ += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"#ffffff\" stroke-width=\"4\" "
+                        "stroke-linecap=\"round\" stroke-opacity=\"0.9\"/>\n<path "
+                        "data-role=\"legend-interval\" d=\"{}\" fill=\"none\" stroke=\"{}\" "
+                        "stroke-width=\"1.6\" stroke-linecap=\"round\"/>\n",
+                        d, d, kInk);
+      text(kLegendX + 30, y, "bars: 95% interval of the", fmt::format("fill=\"{}\"", kInk));
+      y += 15;
+      text(kLegendX + 30, y, "sampled traffic (intensity)",
+           fmt::format("font-size=\"10.5\" fill=\"{}\"", kMuted));
+      y += 19;
+    }
     for (double share : {0.1, 0.5, 1.0}) {
       const double r = dot_radius(share);
       o_ += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"#c9ced6\"/>\n",

@@ -8,6 +8,7 @@
 
 #include "report/memory_report.h"
 #include "report/roofline_report.h"
+#include "report/sampled_report.h"
 #include "report/verdict_report.h"
 #include "report/table.h"
 
@@ -277,6 +278,7 @@ void TextReporter::write(const Analysis& a, const ReportOptions& opt,
   write_function_text(a, shown, out);
   write_roofline_text(a, opt, shown, out);
   write_memory_text(a, shown, out);
+  write_sampled_traffic_text(a, shown, out);
   write_verdict_text(a, shown, out);
   if (!p.errors.empty()) {
     out << "\nMarker errors (other regions are unaffected):\n";

@@ -136,7 +136,17 @@
   // columns of their own only when there is no roofline to show it.
   for (const b of measured) {
     cols.push({ key: 'bytes-' + b, head: BNAME[b] + ' [GB]', val: (r) => (r.bytes[b] === undefined ? null : r.bytes[b] / 1e9),
-      cell: (r) => (r.bytes[b] === undefined ? null : el('span', { title: r.intensity[b] === undefined ? null : 'I at ' + BNAME[b] + ' = ' + num(r.intensity[b]) + ' FLOP/byte' }, num(r.bytes[b] / 1e9))) });
+      cell: (r) => {
+        if (r.bytes[b] === undefined) return null;
+        const i = r.intensity[b] === undefined ? null : 'I at ' + BNAME[b] + ' = ' + num(r.intensity[b]) + ' FLOP/byte';
+        // A sampled estimate: the bytes with the half-width of their 95% interval.
+        const s = r.sampled_traffic && r.sampled_traffic[b];
+        if (!s) return el('span', { title: i }, num(r.bytes[b] / 1e9));
+        const iv = s.intensity_low === null ? '' : '; I ' + num(s.intensity_low) + ' to ' + (s.intensity_high === null ? 'unbounded' : num(s.intensity_high)) + ' FLOP/byte';
+        return el('span', { 'data-testid': 'sampled-bytes', 'data-boundary': b, 'data-ci95-bytes': s.ci95_bytes,
+          title: BNAME[b] + ' ' + num(s.bytes / 1e9) + ' GB \u00b1 ' + num(s.ci95_bytes / 1e9) + ' GB (95% interval, sampled: ' + plural(Math.round(s.sampling_units), 'window') + ')' + iv },
+          num(r.bytes[b] / 1e9) + ' \u00b1 ' + num(s.ci95_bytes / 1e9));
+      } });
   }
   for (const b of measured) {
     if (anyFlops && !anyRoof) cols.push({ key: 'i-' + b, head: 'I ' + BNAME[b] + ' [FLOP/byte]', val: (r) => (r.intensity[b] === undefined ? null : r.intensity[b]) });
@@ -206,6 +216,7 @@
     ['Bytes', c.bytes],
     ['Boundaries', BOUNDARIES.map((b) => BNAME[b] + ' = ' + c.boundaries[b]).join('; ')],
     ['Intensity', c.intensity],
+    ...(c.sampled ? [['Sampled traffic', c.sampled]] : []),
     ['Bound', c.bound],
     ['Time', c.time],
     ['Machine', m ? m.cpu + ' (' + m.mode + ' calibration' + (m.created_unix_s ? ', ' + new Date(m.created_unix_s * 1000).toISOString().slice(0, 10) : '') + '; ceilings for ' + m.thread_counts.map((t) => plural(t, 'thread')).join(', ') + ')' : 'no machine ceilings (run rprof machine)'],

@@ -1,0 +1,112 @@
+// The sampled cache model's 95% interval carried from the bytes to the
+// rates (roofline/sampled_traffic.h): intensity = FLOPs / bytes_high ..
+// FLOPs / bytes_low, bandwidth = bytes_low .. bytes_high / time / 1e9 (GB =
+// 1e9 bytes), and independent estimates summed with half-widths in
+// quadrature.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "roofline/sampled_traffic.h"
+
+using namespace rprof;
+
+namespace {
+
+Traffic sampled(double read, double write, double ci, double units) {
+  Traffic t;
+  t.measured = true;
+  t.read_bytes = read;
+  t.write_bytes = write;
+  t.sampled = true;
+  t.ci95_bytes = ci;
+  t.sampled_units = units;
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("sampled traffic: 1e9 FLOPs over 4e9 +- 0.4e9 bytes in 2 s") {
+  const auto s = sampled_boundary(Boundary::kDRAM, sampled(3e9, 1e9, 0.4e9, 412), 1e9, 2.0);
+  REQUIRE(s);
+  CHECK(s->boundary == Boundary::kDRAM);
+  CHECK(s->bytes == Approx(4e9));
+  CHECK(s->ci95_bytes == Approx(0.4e9));
+  CHECK(s->units == 412);
+  CHECK(s->bytes_lo == Approx(3.6e9));
+  CHECK(s->bytes_hi == Approx(4.4e9));
+  // OI 0.25 FLOP/byte, [1/4.4, 1/3.6] = [0.2273, 0.2778].
+  REQUIRE(s->intensity);
+  CHECK(*s->intensity == Approx(0.25));
+  REQUIRE(s->intensity_ci);
+  CHECK(s->intensity_ci->lo == Approx(0.227272727).epsilon(1e-8));
+  REQUIRE(s->intensity_ci->hi);
+  CHECK(*s->intensity_ci->hi == Approx(0.277777778).epsilon(1e-8));
+  CHECK(s->intensity_ci->contains(0.25));
+  CHECK(!s->intensity_ci->contains(0.28));
+  // 2 GB/s, [1.8, 2.2] GB/s.
+  REQUIRE(s->gbs);
+  CHECK(*s->gbs == Approx(2.0));
+  REQUIRE(s->gbs_ci);
+  CHECK(s->gbs_ci->lo == Approx(1.8));
+  CHECK(*s->gbs_ci->hi == Approx(2.2));
+}
+
+TEST_CASE("sampled traffic: an interval reaching 0 bytes has no upper intensity") {
+  // 1e9 +- 1.5e9 bytes: bytes [0, 2.5e9] (clamped), intensity [0.4, unbounded).
+  const auto s = sampled_boundary(Boundary::kL2, sampled(1e9, 0, 1.5e9, 3), 1e9, 1.0);
+  REQUIRE(s);
+  CHECK(s->bytes_lo == 0);
+  CHECK(s->bytes_hi == Approx(2.5e9));
+  REQUIRE(s->intensity_ci);
+  CHECK(s->intensity_ci->lo == Approx(0.4));
+  CHECK(!s->intensity_ci->hi);
+  CHECK(s->intensity_ci->contains(1e12));
+  CHECK(s->gbs_ci->lo == 0);
+  CHECK(*s->gbs_ci->hi == Approx(2.5));
+}
+
+TEST_CASE("sampled traffic: no FLOPs, no time, not sampled") {
+  const auto s = sampled_boundary(Boundary::kDRAM, sampled(4e9, 0, 0.4e9, 10), 0, 0);
+  REQUIRE(s);
+  CHECK(!s->intensity);
+  CHECK(!s->intensity_ci);
+  CHECK(!s->gbs);
+  CHECK(!s->gbs_ci);
+  Traffic exact = sampled(4e9, 0, 0, 0);
+  exact.sampled = false;
+  CHECK(!sampled_boundary(Boundary::kDRAM, exact, 1e9, 1.0));
+  Metrics m;
+  m.traffic[static_cast<int>(Boundary::kL1)] = exact;
+  m.traffic[static_cast<int>(Boundary::kDRAM)] = sampled(4e9, 0, 0.4e9, 10);
+  m.traffic[static_cast<int>(Boundary::kL2)] = sampled(8e9, 0, 0.1e9, 10);
+  const std::vector<SampledBoundary> v = sampled_boundaries(m, 1e9, 1.0);
+  REQUIRE(v.size() == 2);
+  CHECK(v[0].boundary == Boundary::kL2);
+  CHECK(v[1].boundary == Boundary::kDRAM);
+}
+
+TEST_CASE("sampled traffic: two threads' estimates add in quadrature") {
+  // 3e9 +- 0.3e9 (100 windows) + 1e9 +- 0.4e9 (50 windows) = 4e9 +- 0.5e9.
+  const Traffic t = combined_traffic(sampled(2e9, 1e9, 0.3e9, 100), sampled(1e9, 0, 0.4e9, 50));
+  CHECK(t.measured);
+  CHECK(t.sampled);
+  CHECK(t.bytes() == Approx(4e9));
+  CHECK(t.read_bytes == Approx(3e9));
+  CHECK(t.ci95_bytes == Approx(0.5e9));
+  CHECK(t.sampled_units == 150);
+  // With an exact part: sampled, and only the sampled part's half-width.
+  Traffic exact = sampled(1e9, 0, 0, 0);
+  exact.sampled = false;
+  const Traffic u = combined_traffic(exact, sampled(1e9, 0, 0.2e9, 7));
+  CHECK(u.sampled);
+  CHECK(u.bytes() == Approx(2e9));
+  CHECK(u.ci95_bytes == Approx(0.2e9));
+  const Traffic none = combined_traffic(exact, exact);
+  CHECK(!none.sampled);
+  CHECK(none.ci95_bytes == 0);
+  // The difference of two runs: sqrt(0.3^2 + 0.4^2) = 0.5 (x 1e9).
+  CHECK(difference_ci95(sampled(3e9, 0, 0.3e9, 1), sampled(2e9, 0, 0.4e9, 1)) ==
+        Approx(0.5e9));
+  CHECK(difference_ci95(exact, exact) == 0);
+}
