@@ -18,6 +18,21 @@
  * A write-back that misses the level below allocates the line there, dirty,
  * without reading it (the whole line is written).
  *
+ * Sampled simulation (the model sees only windows of the accesses): a line
+ * the model kept across the skipped accesses may have been evicted by them.
+ * With `stale_ticks` set, each tag carries the cache's insertion clock (one
+ * tick per `tick` insertions) at its last touch; a hit on a line more than
+ * stale_ticks ticks old is taken as a miss (the line is refetched, a dirty
+ * one written back first). The clock counts the model's insertions, and the
+ * user advances it over each skip by the insertions the skipped accesses
+ * would have made (rpc_cache_advance: their number times the rate of
+ * `fills`, insertions of lines the model did not hold, in the windows: a
+ * stale line's refetch is left out of that rate, or a cold window's rate
+ * would age every line again at the next skip); with tick = lines / stale_ticks, a line is gone once
+ * the cache has taken in as many lines as it holds since its last touch
+ * (LRU's rule, whatever the set). Off (stale_ticks 0) in a full
+ * simulation.
+ *
  * A user with several threads on one LLC defines RPC_LLC_BEGIN() and
  * RPC_LLC_END() (a lock around every LLC operation) before including this. */
 #ifndef RPROF_COMMON_CACHE_MODEL_H_
@@ -47,14 +62,26 @@ typedef struct {
 
 typedef struct {
   rpc_word* tags; /* sets * ways, most recent first in each set:
-                     (line number << 1) | dirty, or RPC_EMPTY */
+                     (stamp << 48) | (line number << 1) | dirty, or RPC_EMPTY */
   rpc_word sets;
   rpc_word set_mask; /* sets - 1 when sets is a power of two */
   unsigned ways;
   int pow2;
+  /* Sampled simulation only (see above); 0 otherwise. */
+  unsigned stale_ticks;
+  rpc_word tick;     /* insertions per tick */
+  rpc_word inserts;  /* insertions since the last tick */
+  rpc_word now;      /* the clock, in ticks */
+  rpc_count stale;   /* hits taken as misses */
+  rpc_count fills;   /* insertions of lines not in the cache, ever */
 } RpcCache;
 
 #define RPC_EMPTY (~(rpc_word)0)
+/* A tag's line (with dirty bit 0) and its stamp; line numbers stay below
+ * 2^47 (user-space addresses). */
+#define RPC_KEY_MASK ((((rpc_word)1) << 48) - 2)
+#define RPC_STAMP(t) ((t) >> 48)
+#define RPC_STAMP_MASK ((rpc_word)0xffff)
 
 /* Where an access's bytes are added, in this order. */
 enum {
@@ -110,6 +137,12 @@ static __inline__ void rpc_cache_init(RpcCache* c, const RpcGeometry* g, rpc_wor
   c->sets = (rpc_word)(g->size / ((unsigned long long)g->assoc * g->line));
   c->pow2 = (c->sets & (c->sets - 1)) == 0;
   c->set_mask = c->sets - 1;
+  c->stale_ticks = 0;
+  c->tick = 1;
+  c->inserts = 0;
+  c->now = 0;
+  c->stale = 0;
+  c->fills = 0;
   c->tags = storage;
   rpc_cache_clear(c);
 }
@@ -122,25 +155,68 @@ static __inline__ int rpc_ref(RpcCache* c, rpc_word ln, rpc_word dirty, rpc_word
   const rpc_word key = ln << 1;
   rpc_word t = set[0];
   unsigned i;
-  if (RPC_LIKELY((t & ~(rpc_word)1) == key)) {
-    set[0] = t | dirty;
-    return 1;
-  }
-  for (i = 1; i < c->ways; i++) {
-    t = set[i];
-    if ((t & ~(rpc_word)1) == key) {
-      for (; i > 0; i--) set[i] = set[i - 1];
+  if (c->stale_ticks == 0) {
+    if (RPC_LIKELY((t & ~(rpc_word)1) == key)) {
       set[0] = t | dirty;
       return 1;
+    }
+    for (i = 1; i < c->ways; i++) {
+      t = set[i];
+      if ((t & ~(rpc_word)1) == key) {
+        for (; i > 0; i--) set[i] = set[i - 1];
+        set[0] = t | dirty;
+        return 1;
+      }
+    }
+    *victim = set[c->ways - 1];
+    for (i = c->ways - 1; i > 0; i--) set[i] = set[i - 1];
+    set[0] = key | dirty;
+    c->fills++;
+    return 0;
+  }
+  /* Sampled: stamps, and old lines taken as gone. */
+  const rpc_word stamp = (c->now & RPC_STAMP_MASK) << 48;
+  for (i = 0; i < c->ways; i++) {
+    t = set[i];
+    if (t != RPC_EMPTY && (t & RPC_KEY_MASK) == key) {
+      const rpc_word age = (c->now - RPC_STAMP(t)) & RPC_STAMP_MASK;
+      if (age <= c->stale_ticks) {
+        for (; i > 0; i--) set[i] = set[i - 1];
+        set[0] = stamp | (t & ~(~(rpc_word)0 << 48)) | dirty;
+        return 1;
+      }
+      /* Evicted by the skipped accesses: refetched, its write-back (when
+       * dirty) counted now. */
+      c->stale++;
+      *victim = t;
+      for (; i > 0; i--) set[i] = set[i - 1];
+      set[0] = stamp | key | dirty;
+      goto clock;
     }
   }
   *victim = set[c->ways - 1];
   for (i = c->ways - 1; i > 0; i--) set[i] = set[i - 1];
-  set[0] = key | dirty;
+  set[0] = stamp | key | dirty;
+  c->fills++;
+clock:
+  if (++c->inserts >= c->tick) {
+    c->inserts = 0;
+    c->now++;
+  }
   return 0;
 }
 
+/* The clock over accesses the model did not see: n insertions. */
+static __inline__ void rpc_cache_advance(RpcCache* c, rpc_word n) {
+  if (c->stale_ticks == 0 || c->tick == 0) return;
+  n += c->inserts;
+  c->now += n / c->tick;
+  c->inserts = n % c->tick;
+}
+
 static __inline__ int rpc_is_dirty(rpc_word tag) { return tag != RPC_EMPTY && (tag & 1); }
+/* A victim's line number (stamp dropped). */
+static __inline__ rpc_word rpc_line_of(rpc_word tag) { return (tag & RPC_KEY_MASK) >> 1; }
 
 /* LLC: a fill for an L2 miss, and a write-back of a dirty L2 victim. */
 static __inline__ void rpc_llc_fill(const RpcPath* p, rpc_word ln) {
@@ -171,19 +247,19 @@ static __inline__ void rpc_l2_fill(const RpcPath* p, rpc_word ln) {
   p->counts[RPC_L2_READ] += (rpc_count)1 << p->line_shift;
   if (!rpc_ref(p->l2, ln, 0, &v)) {
     rpc_llc_fill(p, ln);
-    if (rpc_is_dirty(v)) rpc_llc_writeback(p, v >> 1);
+    if (rpc_is_dirty(v)) rpc_llc_writeback(p, rpc_line_of(v));
   }
 }
 
 static __inline__ void rpc_l2_writeback(const RpcPath* p, rpc_word ln) {
   rpc_word v = RPC_EMPTY;
   p->counts[RPC_L2_WRITE] += (rpc_count)1 << p->line_shift;
-  if (!rpc_ref(p->l2, ln, 1, &v) && rpc_is_dirty(v)) rpc_llc_writeback(p, v >> 1);
+  if (!rpc_ref(p->l2, ln, 1, &v) && rpc_is_dirty(v)) rpc_llc_writeback(p, rpc_line_of(v));
 }
 
 static RPC_NOINLINE void rpc_l1_miss(const RpcPath* p, rpc_word ln, rpc_word victim) {
   rpc_l2_fill(p, ln);
-  if (rpc_is_dirty(victim)) rpc_l2_writeback(p, victim >> 1);
+  if (rpc_is_dirty(victim)) rpc_l2_writeback(p, rpc_line_of(victim));
 }
 
 /* One access of `size` bytes (> 0) at `a`: every line it touches, in order;

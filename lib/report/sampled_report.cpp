@@ -75,13 +75,23 @@ void write_sampled_traffic_json(json_out::Writer& w, const std::vector<SampledBo
 }
 
 void write_sampled_traffic_text(const Analysis& a, const ShownRegions& shown, std::ostream& out) {
-  if (!a.any_sampled_traffic) return;
+  bool any = a.any_sampled_traffic;
+  for (const RegionAnalysis& ra : a.regions) any |= ra.metrics.at(Boundary::kDRAM).sampled;
+  if (!any) return;
   std::vector<std::string> lines;
   bool unbounded = false;
   for (size_t i = 0; i < a.regions.size(); ++i) {
     const RegionAnalysis& ra = a.regions[i];
-    if (!shown[i] || ra.sampled_traffic.empty()) continue;
+    if (!shown[i]) continue;
     const Region& r = *ra.region;
+    // Too few windows: no estimate, and the reason (profile/metrics.cpp).
+    const Traffic& dram = ra.metrics.at(Boundary::kDRAM);
+    if (ra.sampled_traffic.empty() && dram.sampled && !dram.measured) {
+      lines.push_back(std::string(2 + 2 * r.depth(), ' ') + printable(r.name) +
+                      ": L2, LLC, DRAM " + dram.note);
+      continue;
+    }
+    if (ra.sampled_traffic.empty()) continue;
     lines.push_back(std::string(2 + 2 * r.depth(), ' ') + printable(r.name) + ":");
     for (const SampledBoundary& s : ra.sampled_traffic) {
       std::string line = std::string(4 + 2 * r.depth(), ' ') + sampled_bytes_text(s);

@@ -4,6 +4,7 @@
 // program when no hardware counters work.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -78,15 +79,19 @@ void note_uncounted(const std::vector<std::string>& names, Profile& p) {
 // (bench/RESULTS-inst.md: the speed goal, 3x native at most).
 constexpr double kDefaultSampleRate = 0.02;
 
-// Detailed windows by default: kDefaultWarm accesses that only warm the
-// caches, then kDefaultWindow measured ones (inst_sample.h).
+// Detailed windows by default: a warm-up of at least kMinWarm accesses and
+// kWarmPerLlcLine per line of the LLC (its content after a skip is rebuilt
+// before anything is measured: the cold-start bias of a shorter warm-up was
+// up to 47% at DRAM in test_inst_sample's kernels, none at 4 per line), then
+// kDefaultWindow measured accesses (inst_sample.h).
 constexpr uint64_t kDefaultWindow = 10000;
-constexpr uint64_t kDefaultWarm = 40000;
+constexpr uint64_t kMinWarm = 40000;
+constexpr uint64_t kWarmPerLlcLine = 4;
 
 struct CacheSample {
   double rate = kDefaultSampleRate;  // < 0: full, 0: off
   uint64_t window = kDefaultWindow;
-  uint64_t warm = kDefaultWarm;
+  uint64_t warm = 0;  // 0: the default for the geometry
 };
 
 // --sample: "off", "full", or RATE[:WINDOW[:WARM]] with RATE in (0, 1] or a
@@ -172,6 +177,8 @@ class InstDriver final : public NativeRunDriver {
            "with rprof cc)";
   }
   RunPlan plan(const RunRequest& request) override {
+    // A bad --sample fails first: one line naming it.
+    sample_ = parse_cache_sample(request.cache_sample);
     const std::string why = refusal_of(request);
     if (!why.empty()) {
       throw Error("--backend=inst: " + why + "; build it with `rprof cc gcc ...` (docs/inst-backend.md)",
@@ -182,7 +189,6 @@ class InstDriver final : public NativeRunDriver {
                   "at their entry and exit, not by samples",
                   2);
     }
-    sample_ = parse_cache_sample(request.cache_sample);
     sim_cache_ = request.sim_cache;
     machine_ = request.machine;
     RunRequest native = request;  // --sim-cache and --sample are this backend's
@@ -221,7 +227,8 @@ class InstDriver final : public NativeRunDriver {
   // sizes where the reported ones contradict them, then --sim-cache).
   void prepare(RunPlan& plan, const std::string& out_dir) override {
     NativeRunDriver::prepare(plan, out_dir);
-    if (sample_.rate == 0) {
+    memory_ = target_.empty() || inst_memory_instrumented(target_);
+    if (sample_.rate == 0 || !memory_) {
       plan.env[inst::kSampleEnv] = "off";
       return;
     }
@@ -236,6 +243,11 @@ class InstDriver final : public NativeRunDriver {
                   std::to_string(c->ways) + ":" + std::to_string(c->line_bytes);
     }
     plan.env[inst::kCachesEnv] = geometry;
+    if (sample_.warm == 0) {
+      sample_.warm = std::max<uint64_t>(
+          kMinWarm, kWarmPerLlcLine * caches_.llc.size_bytes /
+                        static_cast<uint64_t>(std::max(1, caches_.llc.line_bytes)));
+    }
     if (sample_.rate < 0) {
       plan.env[inst::kSampleEnv] = "full";
     } else {
@@ -256,7 +268,14 @@ class InstDriver final : public NativeRunDriver {
   RunOutcome finish(const RunPlan& plan, std::vector<PassResult> passes) override {
     RunOutcome out = NativeRunDriver::finish(plan, std::move(passes));
     out.profile.notes.push_back(kNote);
-    out.profile.notes.push_back(sample_note());
+    if (sample_.rate != 0 && !memory_) {
+      out.profile.notes.push_back(
+          "traffic below L1: not simulated: " + target_ +
+          " was built without its memory accesses instrumented (rprof cc with "
+          "-fplugin-arg-rprof_inst-memory=off, or an older rprof); rebuild it with rprof cc");
+    } else {
+      out.profile.notes.push_back(sample_note());
+    }
     if (!target_.empty()) note_uncounted(uncounted_callees(target_), out.profile);
     return out;
   }
@@ -289,6 +308,7 @@ class InstDriver final : public NativeRunDriver {
   // The program built with rprof cc, once plan() found it.
   std::string target_;
   CacheSample sample_;
+  bool memory_ = true;  // the program's memory accesses are instrumented
   std::string sim_cache_;
   std::function<MachineRef()> machine_;
   SimCaches caches_;

@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cmath>
@@ -77,6 +78,18 @@ Settings& settings() {
   return g;
 }
 
+// Sampled: a line the model kept is taken as evicted once the cache has
+// seen, scaled to all accesses, as many insertions as it has lines
+// (common/cache_model.h, stale_ticks).
+void age_lines(RpcCache* c, const RpcGeometry& g) {
+  const Settings& s = settings();
+  if (s.s.mode != SampleSettings::kSampled) return;
+  constexpr unsigned kTicks = 64;
+  const double lines = static_cast<double>(g.size / g.line);
+  c->stale_ticks = kTicks;
+  c->tick = static_cast<rpc_word>(std::max(1.0, lines / kTicks));
+}
+
 // The shared LLC, made once.
 RpcCache* shared_llc() {
   static RpcCache llc;
@@ -84,7 +97,10 @@ RpcCache* shared_llc() {
   std::call_once(once, [] {
     const RpcGeometry& g = settings().geom[2];
     auto* words = static_cast<rpc_word*>(std::malloc(rpc_cache_words(&g) * sizeof(rpc_word)));
-    if (words != nullptr) rpc_cache_init(&llc, &g, words);
+    if (words != nullptr) {
+      rpc_cache_init(&llc, &g, words);
+      age_lines(&llc, g);
+    }
   });
   return llc.tags != nullptr ? &llc : nullptr;
 }
@@ -108,6 +124,14 @@ struct Thread {
   double syy[3] = {}, sxy[3] = {};
   rpc_count full[RPC_NCOUNTS] = {};
   bool dead = false;
+  // Sampled: the skip before the current window (accesses), and each
+  // level's insertions per access seen in the windows (L1, L2, LLC), to age
+  // the caches' lines over the skips (common/cache_model.h).
+  int64_t skip = 0;
+  double rate[3] = {};
+  rpc_count fills0[3] = {};
+  uint64_t accesses = 0;  // in the current window
+  bool seen = false;      // a window has measured the rates
 };
 
 thread_local Thread* t_thread = nullptr;
@@ -159,6 +183,8 @@ Thread* make_thread(unsigned long long* ctr) {
   }
   rpc_cache_init(&t->l1, &g.geom[0], t->storage);
   rpc_cache_init(&t->l2, &g.geom[1], t->storage + w1);
+  age_lines(&t->l1, g.geom[0]);
+  age_lines(&t->l2, g.geom[1]);
   const uint64_t ordinal = g_ordinal.fetch_add(1, std::memory_order_relaxed);
   t->rng = (g.s.seed * 0x9E3779B97F4A7C15ull) ^ ((ordinal + 1) * 0xD1B54A32D192ED03ull);
   if (t->rng == 0) t->rng = 1;
@@ -174,6 +200,45 @@ Thread* make_thread(unsigned long long* ctr) {
                                                                   g.s.window)));
   }
   return t;
+}
+
+// The insertion rates are measured over a window's measured part (its
+// warm-up refills what the skip took: a cold cache's rate).
+void start_rates(Thread* t, RpcCache* llc) {
+  t->fills0[0] = t->l1.fills;
+  t->fills0[1] = t->l2.fills;
+  llc_lock();
+  t->fills0[2] = llc->fills;
+  llc_unlock();
+  t->accesses = 0;
+}
+
+// A window starts: the caches' clocks advance over the skip before it, at
+// the insertion rates the earlier windows saw (none before the first).
+void start_window(Thread* t, RpcCache* llc) {
+  if (t->seen && t->skip > 0) {
+    const double s = static_cast<double>(t->skip);
+    rpc_cache_advance(&t->l1, static_cast<rpc_word>(s * t->rate[0]));
+    rpc_cache_advance(&t->l2, static_cast<rpc_word>(s * t->rate[1]));
+    llc_lock();
+    rpc_cache_advance(llc, static_cast<rpc_word>(s * t->rate[2]));
+    llc_unlock();
+  }
+  start_rates(t, llc);
+}
+
+// A window ends: the insertion rates it saw, averaged with the earlier ones.
+void end_window(Thread* t, RpcCache* llc) {
+  if (t->accesses == 0) return;
+  llc_lock();
+  const rpc_count llc_fills = llc->fills;
+  llc_unlock();
+  const rpc_count now[3] = {t->l1.fills, t->l2.fills, llc_fills};
+  for (int i = 0; i < 3; ++i) {
+    const double r = static_cast<double>(now[i] - t->fills0[i]) / static_cast<double>(t->accesses);
+    t->rate[i] = t->seen ? 0.5 * (t->rate[i] + r) : r;
+  }
+  t->seen = true;
 }
 
 void end_unit(Thread* t) {
@@ -257,6 +322,7 @@ void sample_access(const void* addr, unsigned long bytes, int is_store) {
       t->phase = g.s.warm > 0 ? Phase::kWarm : Phase::kMeasure;
       t->left = g.s.warm > 0 ? g.s.warm : g.s.window;
       set_countdown(t, kCalling);
+      start_window(t, path.llc);
       [[fallthrough]];
     case Phase::kWarm:
       if (t->phase == Phase::kWarm) {
@@ -265,6 +331,7 @@ void sample_access(const void* addr, unsigned long bytes, int is_store) {
         if (--t->left == 0) {
           t->phase = Phase::kMeasure;
           t->left = g.s.window;
+          start_rates(t, path.llc);
         }
         return;
       }
@@ -276,12 +343,15 @@ void sample_access(const void* addr, unsigned long bytes, int is_store) {
         return;
       }
       path.counts = t->y;
+      t->accesses++;
       rpc_access(&path, a, bytes, is_store ? 1 : 0);
       t->x += static_cast<double>(bytes);
       if (--t->left == 0) {
         end_unit(t);
+        end_window(t, path.llc);
         t->phase = Phase::kSkip;
-        set_countdown(t, draw_skip(t));
+        t->skip = draw_skip(t);
+        set_countdown(t, t->skip);
       }
       return;
   }
