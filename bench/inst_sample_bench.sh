@@ -68,6 +68,14 @@ build_both() {  # name source
   gcc "${fl[@]}" "$2" "${common[@]}" -o "$tmp/$1.plain"
   "$rprof" cc gcc "${fl[@]}" "$2" "${common[@]}" -o "$tmp/$1.inst"
 }
+# rprof with a fresh output directory per run (timed runs repeat): rp NAME
+# ARGS...; the last run's directory is in $tmp/NAME.last.
+cat >"$tmp/rp" <<EOF
+#!/bin/sh
+name=\$1; shift
+d=\$(mktemp -d -p "$tmp") && rmdir "\$d" && echo "\$d" >"$tmp/\$name.last" && exec "$rprof" -q -o "\$d" "\$@"
+EOF
+chmod +x "$tmp/rp"
 cache_opt=()
 [[ -n ${CACHES:-} ]] && cache_opt=("--sim-cache=$CACHES")
 sample_opt=()
@@ -116,7 +124,7 @@ EOF
 }
 
 echo "# rprof inst cache simulation: sampled vs full vs sim ($(date -u +%Y-%m-%d), $(uname -m), $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))"
-echo "# $(gcc --version | head -1); flags: $flags; sizes: $size; caches: ${CACHES:-this machine's}; sample: ${SAMPLE:-default}; CPU seconds (user + system), median of $reps runs"
+echo "# $(gcc --version | head -1); flags: $flags; sizes: $size; caches: ${CACHES:-this machine}; sample: ${SAMPLE:-default}; CPU seconds (user + system), median of $reps runs"
 echo
 printf '| %-28s | %7s | %7s | %8s | %8s | %8s | %8s | %8s | %8s | %9s | %6s |\n' "kernel (args)" \
   "native" "off" "sampled" "full" "sim" "samp/nat" "full/nat" "sim/nat" "max diff" "ok/n"
@@ -129,17 +137,16 @@ for c in "${cases[@]}"; do
   # shellcheck disable=SC2086
   read -r _ nc <<<"$(timed "$tmp/$name.plain" $args)"
   # shellcheck disable=SC2086
-  read -r _ oc <<<"$(timed "$rprof" -q -o "$tmp/off" --backend=inst --sample=off "${cache_opt[@]}" "$tmp/$name.inst" $args)"
-  rm -rf "$tmp/samp" "$tmp/full"
+  read -r _ oc <<<"$(timed "$tmp/rp" off --backend=inst --sample=off "${cache_opt[@]}" "$tmp/$name.inst" $args)"
   # shellcheck disable=SC2086
-  read -r _ sc <<<"$(timed "$rprof" -q -o "$tmp/samp" --backend=inst "${sample_opt[@]}" "${cache_opt[@]}" "$tmp/$name.inst" $args)"
+  read -r _ sc <<<"$(timed "$tmp/rp" samp --backend=inst "${sample_opt[@]}" "${cache_opt[@]}" "$tmp/$name.inst" $args)"
   # shellcheck disable=SC2086
-  read -r _ fc <<<"$(timed "$rprof" -q -o "$tmp/full" --backend=inst --sample=full "${cache_opt[@]}" "$tmp/$name.inst" $args)"
-  read -r worst ok cnt <<<"$(compare "$tmp/full/profile.json" "$tmp/samp/profile.json")"
+  read -r _ fc <<<"$(timed "$tmp/rp" full --backend=inst --sample=full "${cache_opt[@]}" "$tmp/$name.inst" $args)"
+  read -r worst ok cnt <<<"$(compare "$(cat "$tmp/full.last")/profile.json" "$(cat "$tmp/samp.last")/profile.json")"
   mc="-" mr="-"
   if [[ -z ${NO_SIM:-} ]] && awk -v t="$nc" -v m="${SIM_MAX_S:-1e9}" 'BEGIN { exit !(t <= m) }'; then
     # shellcheck disable=SC2086
-    read -r _ mc <<<"$(timed "$rprof" -q -o "$tmp/sim" --backend=sim --sim-only "${cache_opt[@]}" "$tmp/$name.plain" $args)"
+    read -r _ mc <<<"$(timed "$tmp/rp" sim --backend=sim --sim-only "${cache_opt[@]}" "$tmp/$name.plain" $args)"
     mr=$(printf '%.1f' "$(ratio "$mc" "$nc")")
   fi
   sr=$(ratio "$sc" "$nc")

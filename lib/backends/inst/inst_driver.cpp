@@ -87,6 +87,10 @@ constexpr double kDefaultSampleRate = 0.02;
 constexpr uint64_t kDefaultWindow = 10000;
 constexpr uint64_t kMinWarm = 40000;
 constexpr uint64_t kWarmPerLlcLine = 4;
+// At most this many (an LLC over 32 MiB of 64-byte lines gets less than 4
+// accesses per line: fewer, shorter windows would leave short runs without
+// any; the note says how much of the LLC the warm-up covers).
+constexpr uint64_t kMaxWarm = 2000000;
 
 struct CacheSample {
   double rate = kDefaultSampleRate;  // < 0: full, 0: off
@@ -244,9 +248,10 @@ class InstDriver final : public NativeRunDriver {
     }
     plan.env[inst::kCachesEnv] = geometry;
     if (sample_.warm == 0) {
-      sample_.warm = std::max<uint64_t>(
-          kMinWarm, kWarmPerLlcLine * caches_.llc.size_bytes /
-                        static_cast<uint64_t>(std::max(1, caches_.llc.line_bytes)));
+      sample_.warm = std::clamp<uint64_t>(
+          kWarmPerLlcLine * caches_.llc.size_bytes /
+              static_cast<uint64_t>(std::max(1, caches_.llc.line_bytes)),
+          kMinWarm, kMaxWarm);
     }
     if (sample_.rate < 0) {
       plan.env[inst::kSampleEnv] = "full";
@@ -286,6 +291,14 @@ class InstDriver final : public NativeRunDriver {
   }
 
  private:
+  std::string warm_per_line() const {
+    const double lines = static_cast<double>(caches_.llc.size_bytes) /
+                         std::max(1, caches_.llc.line_bytes);
+    char b[32];
+    std::snprintf(b, sizeof b, "%.2g", lines > 0 ? static_cast<double>(sample_.warm) / lines : 0);
+    return b;
+  }
+
   std::string sample_note() const {
     if (sample_.rate == 0) {
       return "traffic below L1: not simulated (--sample off)";
@@ -301,8 +314,10 @@ class InstDriver final : public NativeRunDriver {
     return "traffic below L1 (L2, LLC, DRAM): estimated from " + std::string(share) +
            " of the instrumented code's memory accesses, simulated in detailed windows of " +
            std::to_string(sample_.window) + " accesses after " + std::to_string(sample_.warm) +
-           " of warm-up, per thread, seed 1: each figure scaled by the region's exact L1 bytes, "
-           "with its 95% interval; " + model;
+           " of warm-up (" + warm_per_line() + " per line of the LLC), per thread, seed 1: each "
+           "figure scaled by the region's exact L1 bytes, with its 95% interval (of the sampling; "
+           "a warm-up under 4 accesses per LLC line can leave a cold-start bias at the LLC and "
+           "DRAM); " + model;
   }
 
   // The program built with rprof cc, once plan() found it.

@@ -132,6 +132,10 @@ struct Thread {
   rpc_count fills0[3] = {};
   uint64_t accesses = 0;  // in the current window
   bool seen = false;      // a window has measured the rates
+  // The hot path's constants, set once.
+  const Settings* g = nullptr;
+  RpcPath path{};
+  bool full_mode = false;
 };
 
 thread_local Thread* t_thread = nullptr;
@@ -183,6 +187,9 @@ Thread* make_thread(unsigned long long* ctr) {
   }
   rpc_cache_init(&t->l1, &g.geom[0], t->storage);
   rpc_cache_init(&t->l2, &g.geom[1], t->storage + w1);
+  t->g = &g;
+  t->path = RpcPath{&t->l1, &t->l2, shared_llc(), nullptr, rpc_line_shift(g.geom[0].line)};
+  t->full_mode = g.s.mode == SampleSettings::kFull;
   age_lines(&t->l1, g.geom[0]);
   age_lines(&t->l2, g.geom[1]);
   const uint64_t ordinal = g_ordinal.fetch_add(1, std::memory_order_relaxed);
@@ -311,9 +318,14 @@ void sample_read(uint64_t* out) {
 void sample_access(const void* addr, unsigned long bytes, int is_store) {
   Thread* t = t_thread;
   if (t == nullptr || t->dead || bytes == 0) return;
-  const Settings& g = settings();
-  RpcPath path{&t->l1, &t->l2, shared_llc(), nullptr, rpc_line_shift(g.geom[0].line)};
   const rpc_word a = reinterpret_cast<rpc_word>(addr);
+  RpcPath& path = t->path;
+  if (t->full_mode) {  // every access, counted
+    path.counts = t->full;
+    rpc_access(&path, a, bytes, is_store ? 1 : 0);
+    return;
+  }
+  const Settings& g = *t->g;
   switch (t->phase) {
     case Phase::kSkip:
       // A block that saw the countdown negative before the last window
