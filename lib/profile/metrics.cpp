@@ -15,9 +15,20 @@ const char* kPrecisionKeys[] = {"sp", "dp"};
 // measured L1 bytes, times the exact L1 bytes (a ratio estimator over
 // sampling units), with the 95% interval of the ratio's standard error:
 //   R = sum(y) / sum(x),  s^2 = sum((y - R x)^2) / (n - 1),
-//   var(R) = n s^2 / sum(x)^2,  bytes = R X,  ci95 = 1.96 sqrt(var(R)) X.
+//   var(R) = n s^2 / sum(x)^2,  bytes = R X,  ci95 = t sqrt(var(R)) X,
+// t Student's 97.5% quantile for n - 1 degrees of freedom (1.96 from 31).
 // Fewer than kMinSampledUnits units: no estimate (the boundary stays
 // unmeasured, and says why).
+double student_t975(double df) {
+  static const double kT[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
+                              2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
+                              2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+                              2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
+  if (df < 1) return kT[0];
+  if (df > 30) return 1.96;
+  return kT[static_cast<int>(df) - 1];
+}
+
 template <typename Get>
 void estimate_sampled_traffic(const Get& get, Metrics& m) {
   const auto units = get("sample.units");
@@ -46,7 +57,7 @@ void estimate_sampled_traffic(const Get& get, Metrics& m) {
     const double ratio = (r + w) / sx;
     const double xs = sx / 64.0;  // the squares' unit
     const double s2 = std::max(0.0, (syy - 2 * ratio * sxy + ratio * ratio * sxx) / (n - 1));
-    t.ci95_bytes = 1.96 * std::sqrt(n * s2) / xs * l1;
+    t.ci95_bytes = student_t975(n - 1) * std::sqrt(n * s2) / xs * l1;
     t.note = "estimated from " + std::to_string(static_cast<long long>(n)) +
              " sampled windows of the cache simulation (95% interval)";
   }

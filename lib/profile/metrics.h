@@ -25,7 +25,7 @@
 namespace rprof {
 
 // Sampling units a sampled traffic estimate needs (metrics_from_counters).
-inline constexpr int kMinSampledUnits = 10;
+inline constexpr int kMinSampledUnits = 5;
 
 struct Traffic {
   bool measured = false;

@@ -6,7 +6,9 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <vector>
 
+#include "profile/metrics.h"
 #include "roofline/sampled_traffic.h"
 
 using namespace rprof;
@@ -109,4 +111,56 @@ TEST_CASE("sampled traffic: two threads' estimates add in quadrature") {
   CHECK(difference_ci95(sampled(3e9, 0, 0.3e9, 1), sampled(2e9, 0, 0.4e9, 1)) ==
         Approx(0.5e9));
   CHECK(difference_ci95(exact, exact) == 0);
+}
+
+// The estimator (profile/metrics.cpp) on sums of known units: 12 units of
+// x bytes at L1 and y bytes at DRAM; bytes = sum(y) / sum(x) times the exact
+// L1 bytes, interval t(11) = 2.201 standard errors of the ratio, computed here from
+// the units themselves.
+TEST_CASE("sampled traffic: ratio estimate and 95% interval from the units' sums",
+          "[sampled]") {
+  const std::vector<double> x = {64000, 64000, 32000, 64000, 48000, 64000,
+                                 64000, 16000, 64000, 64000, 64000, 40000};
+  // Multiples of 64 bytes: the squares' sums are whole (counters are integers).
+  const std::vector<double> yr = {16000, 19968, 8000, 16960, 12800, 16000,
+                                  14976, 4800, 20992, 16000, 16000, 9600};
+  const std::vector<double> yw = {3200, 0, 1600, 6400, 0, 3200, 6400, 0, 3200, 0, 6400, 1600};
+  CounterMap c;
+  double sx = 0, sxx = 0, sr = 0, sw = 0, syy = 0, sxy = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double xs = x[i] / 64, ys = (yr[i] + yw[i]) / 64;
+    sx += x[i], sxx += xs * xs, sr += yr[i], sw += yw[i], syy += ys * ys, sxy += xs * ys;
+  }
+  c["sample.units"] = 12;
+  c["sample.l1"] = static_cast<uint64_t>(sx);
+  c["sample.l1.sq"] = static_cast<uint64_t>(sxx);
+  c["sample.dram.read"] = static_cast<uint64_t>(sr);
+  c["sample.dram.write"] = static_cast<uint64_t>(sw);
+  c["sample.dram.sq"] = static_cast<uint64_t>(syy);
+  c["sample.dram.xy"] = static_cast<uint64_t>(sxy);
+  c["bytes.l1.read"] = 6e9;
+  c["bytes.l1.write"] = 2e9;
+  const Metrics m = metrics_from_counters(c);
+  const Traffic& t = m.at(Boundary::kDRAM);
+  REQUIRE(t.measured);
+  CHECK(t.sampled);
+  CHECK(t.sampled_units == 12);
+  const double ratio = (sr + sw) / sx;
+  CHECK(t.read_bytes == Approx(sr / sx * 8e9));
+  CHECK(t.write_bytes == Approx(sw / sx * 8e9));
+  // The ratio's variance from the units directly.
+  double ss = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double d = (yr[i] + yw[i]) - ratio * x[i];
+    ss += d * d;
+  }
+  const double xbar = sx / 12;
+  const double se = std::sqrt(ss / 11 / 12) / xbar;
+  CHECK(t.ci95_bytes == Approx(2.201 * se * 8e9).epsilon(1e-6));  // t, 11 degrees of freedom
+  CHECK(t.ci95_bytes > 0);
+  // Four units: no estimate, and why.
+  c["sample.units"] = 4;
+  const Traffic u = metrics_from_counters(c).at(Boundary::kDRAM);
+  CHECK_FALSE(u.measured);
+  CHECK(u.note.find("4 sampled windows, fewer than 5") != std::string::npos);
 }
