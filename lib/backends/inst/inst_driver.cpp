@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "backends/inst/inst_cc.h"
+#include "backends/inst/inst_model.h"
 #include "backends/inst/inst_counters.h"
 #include "backends/inst/inst_sample.h"
 #include "backends/sim/sim_config.h"
@@ -30,21 +31,6 @@ const char* const kNote =
     "(FMA = 2, per lane) and the bytes its instrumented code loads and stores (the L1 "
     "boundary), exact for that code; code built without the plugin (libm, other libraries) "
     "is not counted (docs/inst-backend.md)";
-
-// The program built with rprof cc: the program itself, or the program a
-// launcher runs (`rprof mpirun -np 4 ./app`: mpirun, srun and the like are
-// not instrumented, the app is); "" with *why (the program's own reason)
-// when there is none.
-std::string instrumented_program(const RunRequest& request, std::string* why) {
-  *why = inst_refusal(request.program);
-  if (why->empty()) return request.program;
-  for (size_t i = 1; i < request.app.size(); ++i) {
-    const std::string& a = request.app[i];
-    if (a.empty() || a[0] == '-' || access(a.c_str(), X_OK) != 0) continue;
-    if (inst_refusal(a).empty()) return a;
-  }
-  return "";
-}
 
 std::string refusal_of(const RunRequest& request) {
   std::string why;
@@ -138,6 +124,90 @@ CacheSample parse_cache_sample(const std::string& v) {
   return s;
 }
 
+}  // namespace
+
+std::string instrumented_program(const RunRequest& request, std::string* why) {
+  *why = inst_refusal(request.program);
+  if (why->empty()) return request.program;
+  for (size_t i = 1; i < request.app.size(); ++i) {
+    const std::string& a = request.app[i];
+    if (a.empty() || a[0] == '-' || access(a.c_str(), X_OK) != 0) continue;
+    if (inst_refusal(a).empty()) return a;
+  }
+  return "";
+}
+
+void check_inst_model_options(const RunRequest& request) {
+  parse_cache_sample(request.cache_sample);
+  SimCaches caches = sim_caches_from_topology(detect_topology());
+  apply_sim_cache_spec(caches, request.sim_cache);  // a bad spec fails before anything runs
+  check_sim_caches(caches);
+}
+
+InstModelRun inst_model_run(const RunRequest& request) {
+  const CacheSample sample = parse_cache_sample(request.cache_sample);
+  InstModelRun run;
+  if (sample.rate == 0) {
+    run.env[inst::kSampleEnv] = "off";
+    run.note = "traffic below L1: not simulated (--sample off)";
+    return run;
+  }
+  run.on = true;
+  run.sampled = sample.rate > 0;
+  run.counters_beside_hardware = run.sampled ? inst::kSampledCounters + 2 : inst::kFullCounters;
+  // As the sim backend's caches: the machine file's effective sizes where the
+  // reported ones contradict them, then --sim-cache.
+  const MachineRef m = request.machine ? request.machine() : MachineRef{};
+  SimCaches caches = sim_caches_from_topology(detect_topology());
+  if (m.machine != nullptr) apply_machine_caches(caches, *m.machine, m.file);
+  apply_sim_cache_spec(caches, request.sim_cache);
+  check_sim_caches(caches);
+  std::string geometry;
+  for (const SimCache* c : {&caches.l1, &caches.l2, &caches.llc}) {
+    geometry += (geometry.empty() ? "" : ",") + std::to_string(c->size_bytes) + ":" +
+                std::to_string(c->ways) + ":" + std::to_string(c->line_bytes);
+  }
+  run.env[inst::kCachesEnv] = geometry;
+  const std::string model =
+      "rprof's cache model (the sim backend's): " + describe_sim_caches(caches);
+  if (sample.rate < 0) {
+    run.env[inst::kSampleEnv] = "full";
+    run.note = "traffic below L1 (L2, LLC, DRAM): every memory access of the instrumented code "
+               "simulated (--sample full) in " + model;
+    return run;
+  }
+  char rate[64];
+  std::snprintf(rate, sizeof rate, "rate=%.6g,window=%llu,warm=%llu,seed=1", sample.rate,
+                static_cast<unsigned long long>(sample.window),
+                static_cast<unsigned long long>(sample.warm));
+  run.env[inst::kSampleEnv] = rate;
+  char share[32];
+  std::snprintf(share, sizeof share, "%.3g%%", sample.rate * 100);
+  run.note = "traffic below L1 (L2, LLC, DRAM): estimated from " + std::string(share) +
+             " of the instrumented code's memory accesses, simulated in detailed windows of " +
+             std::to_string(sample.window) + " accesses after " + std::to_string(sample.warm) +
+             " of warm-up, per thread, seed 1: each figure scaled by the region's exact L1 "
+             "bytes, with its 95% interval; " + model;
+  return run;
+}
+
+void preload_librprof_into(const std::string& target, std::map<std::string, std::string>& env) {
+  const InstFiles files = find_inst_files(nullptr);
+  if (target.empty() || links_librprof(target) || files.librprof.empty()) return;
+  std::error_code ec;
+  const std::filesystem::path canon = std::filesystem::canonical(target, ec);
+  env[RPROF_ENV_PRELOAD_PROGRAM] = ec ? target : canon.string();
+  std::string user;
+  if (auto it = env.find("LD_PRELOAD"); it != env.end()) {
+    user = it->second;
+  } else if (const char* inherited = std::getenv("LD_PRELOAD"); inherited != nullptr) {
+    user = inherited;
+  }
+  env["LD_PRELOAD"] = user.empty() ? files.librprof : files.librprof + ":" + user;
+}
+
+namespace {
+
 class InstDriver final : public NativeRunDriver {
  public:
   const char* name() const override { return "inst"; }
@@ -182,15 +252,11 @@ class InstDriver final : public NativeRunDriver {
                   "at their entry and exit, not by samples",
                   2);
     }
-    sample_ = parse_cache_sample(request.cache_sample);
-    sim_cache_ = request.sim_cache;
-    machine_ = request.machine;
+    check_inst_model_options(request);
+    request_ = request;
     RunRequest native = request;  // --sim-cache and --sample are this backend's
     native.sim_cache.clear();
     native.cache_sample.clear();
-    caches_ = sim_caches_from_topology(detect_topology());
-    apply_sim_cache_spec(caches_, sim_cache_);  // a bad spec fails before anything runs
-    check_sim_caches(caches_);
     RunPlan plan = NativeRunDriver::plan(native);
     // Functions and loop nests are regions everywhere in a program without
     // markers (the function view, request.functions), else inside the
@@ -200,51 +266,15 @@ class InstDriver final : public NativeRunDriver {
     // counters: preloaded, for that program only (not mpirun nor what it
     // starts), before the user's own preloads.
     std::string unused;
-    const std::string target = instrumented_program(request, &unused);
-    target_ = target;
-    const InstFiles files = find_inst_files(nullptr);
-    if (!target.empty() && !links_librprof(target) && !files.librprof.empty()) {
-      std::error_code ec;
-      const std::filesystem::path canon = std::filesystem::canonical(target, ec);
-      plan.env[RPROF_ENV_PRELOAD_PROGRAM] = ec ? target : canon.string();
-      std::string user;
-      if (auto it = plan.env.find("LD_PRELOAD"); it != plan.env.end()) {
-        user = it->second;
-      } else if (const char* inherited = std::getenv("LD_PRELOAD"); inherited != nullptr) {
-        user = inherited;
-      }
-      plan.env["LD_PRELOAD"] = user.empty() ? files.librprof : files.librprof + ":" + user;
-    }
+    target_ = instrumented_program(request, &unused);
+    preload_librprof_into(target_, plan.env);
     return plan;
   }
-  // The simulated caches: as the sim backend's (the machine file's effective
-  // sizes where the reported ones contradict them, then --sim-cache).
+  // The simulated caches (inst_model_run): the machine is known by now.
   void prepare(RunPlan& plan, const std::string& out_dir) override {
     NativeRunDriver::prepare(plan, out_dir);
-    if (sample_.rate == 0) {
-      plan.env[inst::kSampleEnv] = "off";
-      return;
-    }
-    const MachineRef m = machine_ ? machine_() : MachineRef{};
-    caches_ = sim_caches_from_topology(detect_topology());
-    if (m.machine != nullptr) apply_machine_caches(caches_, *m.machine, m.file);
-    apply_sim_cache_spec(caches_, sim_cache_);
-    check_sim_caches(caches_);
-    std::string geometry;
-    for (const SimCache* c : {&caches_.l1, &caches_.l2, &caches_.llc}) {
-      geometry += (geometry.empty() ? "" : ",") + std::to_string(c->size_bytes) + ":" +
-                  std::to_string(c->ways) + ":" + std::to_string(c->line_bytes);
-    }
-    plan.env[inst::kCachesEnv] = geometry;
-    if (sample_.rate < 0) {
-      plan.env[inst::kSampleEnv] = "full";
-    } else {
-      char rate[64];
-      std::snprintf(rate, sizeof rate, "rate=%.6g,window=%llu,warm=%llu,seed=1", sample_.rate,
-                    static_cast<unsigned long long>(sample_.window),
-                    static_cast<unsigned long long>(sample_.warm));
-      plan.env[inst::kSampleEnv] = rate;
-    }
+    model_ = inst_model_run(request_);
+    for (const auto& [k, v] : model_.env) plan.env[k] = v;
   }
   std::string function_view_note() const override {
     return "the program has no markers: its functions that have loops, and their loop nests "
@@ -256,7 +286,7 @@ class InstDriver final : public NativeRunDriver {
   RunOutcome finish(const RunPlan& plan, std::vector<PassResult> passes) override {
     RunOutcome out = NativeRunDriver::finish(plan, std::move(passes));
     out.profile.notes.push_back(kNote);
-    out.profile.notes.push_back(sample_note());
+    out.profile.notes.push_back(model_.note);
     if (!target_.empty()) note_uncounted(uncounted_callees(target_), out.profile);
     return out;
   }
@@ -267,31 +297,10 @@ class InstDriver final : public NativeRunDriver {
   }
 
  private:
-  std::string sample_note() const {
-    if (sample_.rate == 0) {
-      return "traffic below L1: not simulated (--sample off)";
-    }
-    const std::string model = "rprof's cache model (the sim backend's): " +
-                              describe_sim_caches(caches_);
-    if (sample_.rate < 0) {
-      return "traffic below L1 (L2, LLC, DRAM): every memory access of the instrumented code "
-             "simulated (--sample full) in " + model;
-    }
-    char share[32];
-    std::snprintf(share, sizeof share, "%.3g%%", sample_.rate * 100);
-    return "traffic below L1 (L2, LLC, DRAM): estimated from " + std::string(share) +
-           " of the instrumented code's memory accesses, simulated in detailed windows of " +
-           std::to_string(sample_.window) + " accesses after " + std::to_string(sample_.warm) +
-           " of warm-up, per thread, seed 1: each figure scaled by the region's exact L1 bytes, "
-           "with its 95% interval; " + model;
-  }
-
   // The program built with rprof cc, once plan() found it.
   std::string target_;
-  CacheSample sample_;
-  std::string sim_cache_;
-  std::function<MachineRef()> machine_;
-  SimCaches caches_;
+  RunRequest request_;
+  InstModelRun model_;
 };
 
 }  // namespace

@@ -72,6 +72,10 @@ HwRunPlan PerfDriver::plan_hw(const HwRunOptions& o) {
   HwRunPlan plan;
   plan.backend = "perf";
   plan.notes = pp.notes;
+  for (Boundary b : {Boundary::kL2, Boundary::kLLC, Boundary::kDRAM}) {
+    if (!pp.counts_traffic[static_cast<int>(b)]) plan.uncounted.push_back(b);
+  }
+  if (!pp.passes.empty()) plan.first_run_counters = perf_counter_count(pp.passes.front().groups);
   for (size_t i = 0; i < pp.passes.size(); ++i) {
     plan.pass_env.push_back(pp.env(i));
     std::string label;
