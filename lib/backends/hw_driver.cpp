@@ -149,7 +149,9 @@ RunPlan HwDriver::plan(const RunRequest& request) {
   if (!hw_.uncounted.empty()) {
     std::string why;
     target = instrumented_program(request, &why);
-    model_ = !target.empty() && inst_memory_instrumented(target);
+    // A program without markers is measured as a whole, without counters
+    // (no region to read them at): the model would fill nothing.
+    model_ = !target.empty() && inst_memory_instrumented(target) && links_librprof(target);
   }
   if (model_) {
     check_inst_model_options(request);
@@ -159,7 +161,7 @@ RunPlan HwDriver::plan(const RunRequest& request) {
     if (!target.empty() || hw_.uncounted.empty()) {
       throw Error(option + " applies to --backend=sim and --backend=inst, and to --backend=" +
                       name() + " only for a program built with rprof cc (memory accesses "
-                      "instrumented) where the PMU counts no traffic at some boundary" +
+                      "instrumented, markers) where the PMU counts no traffic at some boundary" +
                       (hw_.uncounted.empty() ? ": this CPU's events count L2, LLC and DRAM" : ""),
                   2);
     }
@@ -178,9 +180,6 @@ RunPlan HwDriver::plan(const RunRequest& request) {
     pass.spec.env = hw_.pass_env[i];
     plan.passes.push_back(std::move(pass));
   }
-  // The model runs in the first run only (the runs' counts are summed per
-  // region); a program without markers does not link librprof, which runs it.
-  if (model_) preload_librprof_into(target, plan.passes.front().spec.env);
   return plan;
 }
 
@@ -190,7 +189,8 @@ void HwDriver::prepare(RunPlan& plan, const std::string& out_dir) {
   const InstModelRun run = inst_model_run(request_);
   std::string where;
   for (Boundary b : hw_.uncounted) where += (where.empty() ? "" : ", ") + std::string(boundary_name(b));
-  // The hardware's counts first: a model whose counters do not fit beside
+  // The model runs in the first run only (the runs' counts are summed per
+  // region). The hardware's counts first: a model whose counters do not fit beside
   // them does not run (the runtime would drop it too, saying so).
   if (run.on && hw_.first_run_counters + run.counters_beside_hardware > kMaxCounters) {
     plan.passes.front().spec.env[inst::kSampleEnv] = "off";

@@ -54,17 +54,22 @@ void need_plugin_and_preload() {
 #endif
 }
 
-std::string build(const std::string& tag, const std::vector<std::string>& plugin_args) {
+std::string build(const std::string& tag, const std::vector<std::string>& plugin_args,
+                  bool markers = true) {
   const std::string out = fresh_path(tag);
   std::vector<std::string> argv = {RPROF_BIN, "cc", RPROF_TEST_CC, "-O2"};
   for (const std::string& a : plugin_args) argv.push_back(a);
-  for (const std::string& a :
-       {std::string(RPROF_SOURCE_DIR) + "/tests/integration/perf_model/stream_sum.c",
-        std::string("-DRPROF_ENABLE"), "-I" + std::string(RPROF_SOURCE_DIR) + "/include",
-        "-L" + std::string(RPROF_TEST_LIB_DIR), "-Wl,-rpath," + std::string(RPROF_TEST_LIB_DIR),
-        std::string("-lrprof"), std::string("-o"), out}) {
-    argv.push_back(a);
+  argv.push_back(std::string(RPROF_SOURCE_DIR) + "/tests/integration/perf_model/stream_sum.c");
+  argv.push_back("-I" + std::string(RPROF_SOURCE_DIR) + "/include");
+  if (markers) {
+    for (const std::string& a :
+         {std::string("-DRPROF_ENABLE"), "-L" + std::string(RPROF_TEST_LIB_DIR),
+          "-Wl,-rpath," + std::string(RPROF_TEST_LIB_DIR), std::string("-lrprof")}) {
+      argv.push_back(a);
+    }
   }
+  argv.push_back("-o");
+  argv.push_back(out);
   const RunResult r = run_command(argv);
   INFO(r.err);
   REQUIRE(r.status == 0);
@@ -337,4 +342,25 @@ TEST_CASE("perf without DRAM events: a program without memory instrumentation ge
   const RunResult refused = run_perf(exe, {"--sample=full"});
   CHECK(refused.status == 2);
   CHECK(refused.err.find("--sample applies to") != std::string::npos);
+}
+
+TEST_CASE("perf without DRAM events: an instrumented program without markers gets no model") {
+  need_plugin_and_preload();
+  // Memory accesses instrumented, but no markers: perf measures the whole
+  // program's time only, with no region for the model's counts.
+  const std::string exe = build("stream_sum_unmarked", {}, false);
+  const RunResult r = run_perf(exe, {});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const json p = load_json(r.dir + "/profile.json");
+  const std::string notes = notes_of(p);
+  INFO(notes);
+  CHECK(notes.find("cache model") == std::string::npos);
+  CHECK(notes.find("only the whole program was measured") != std::string::npos);
+  CHECK(notes.find("the program ran with the rprof runtime") == std::string::npos);
+  const RunResult refused = run_perf(exe, {"--sample=full"});
+  CHECK(refused.status == 2);
+  CHECK(refused.err.find("--sample applies to --backend=sim and --backend=inst, and to "
+                         "--backend=perf only for a program built with rprof cc (memory "
+                         "accesses instrumented, markers)") != std::string::npos);
 }

@@ -37,12 +37,6 @@ std::string refusal_of(const RunRequest& request) {
   return instrumented_program(request, &why).empty() ? why : "";
 }
 
-bool links_librprof(const std::string& program) {
-  for (const std::string& n : elf_needed(program)) {
-    if (n.rfind("librprof.so", 0) == 0) return true;
-  }
-  return false;
-}
 
 // Names the code the instrumented code calls that no instrumented unit
 // defines: its FLOPs and bytes are in no count.
@@ -189,6 +183,13 @@ InstModelRun inst_model_run(const RunRequest& request) {
              " of warm-up, per thread, seed 1: each figure scaled by the region's exact L1 "
              "bytes, with its 95% interval; " + model;
   return run;
+}
+
+bool links_librprof(const std::string& program) {
+  for (const std::string& n : elf_needed(program)) {
+    if (n.rfind("librprof.so", 0) == 0) return true;
+  }
+  return false;
 }
 
 void preload_librprof_into(const std::string& target, std::map<std::string, std::string>& env) {

@@ -37,6 +37,9 @@ InstModelRun inst_model_run(const RunRequest& request);
 // The same, with the geometry left out (plan time: validates the options).
 void check_inst_model_options(const RunRequest& request);
 
+// Whether `program` links librprof (its markers call it).
+bool links_librprof(const std::string& program);
+
 // Preloads librprof into `target` when it does not link it (a program
 // without markers), for that program only (RPROF_PRELOAD_PROGRAM), ahead of
 // the user's own preloads; env: the run's environment.
