@@ -146,7 +146,7 @@ RunPlan HwDriver::plan(const RunRequest& request) {
   std::string target;
   model_ = false;
   model_note_.clear();
-  if (!hw_.uncounted.empty()) {
+  if (runs_cache_model() && !hw_.uncounted.empty()) {
     std::string why;
     target = instrumented_program(request, &why);
     // A program without markers is measured as a whole, without counters
@@ -156,17 +156,16 @@ RunPlan HwDriver::plan(const RunRequest& request) {
   if (model_) {
     check_inst_model_options(request);
     request_ = request;
-  } else if (!request.sim_cache.empty() || !request.cache_sample.empty()) {
+  } else if (runs_cache_model() &&
+             (!request.sim_cache.empty() || !request.cache_sample.empty())) {
     const std::string option = request.sim_cache.empty() ? "--sample" : "--sim-cache";
-    if (!target.empty() || hw_.uncounted.empty()) {
-      throw Error(option + " applies to --backend=sim and --backend=inst, and to --backend=" +
-                      name() + " only for a program built with rprof cc (memory accesses "
-                      "instrumented, markers) where the PMU counts no traffic at some boundary" +
-                      (hw_.uncounted.empty() ? ": this CPU's events count L2, LLC and DRAM" : ""),
-                  2);
-    }
-    refuse_sim_cache(request);
+    throw Error(option + " applies to --backend=sim and --backend=inst, and to --backend=" +
+                    name() + " only for a program built with rprof cc (memory accesses "
+                    "instrumented, markers) where the PMU counts no traffic at some boundary" +
+                    (hw_.uncounted.empty() ? ": this CPU's events count L2, LLC and DRAM" : ""),
+                2);
   }
+  if (!model_) refuse_sim_cache(request);
   RunPlan plan;
   plan.backend = name();
   const size_t n = hw_.pass_env.size();

@@ -71,6 +71,9 @@ class HwDriver : public BackendDriver {
   RunOutcome finish(const RunPlan& plan, std::vector<PassResult> passes) override;
   // --perf-multiplex: all groups in one run, counts scaled (perf only).
   virtual bool multiplexes() const { return false; }
+  // Runs rprof's cache model beside its counters for an instrumented program
+  // where its plan counts no traffic at a boundary (HwRunPlan::uncounted).
+  virtual bool runs_cache_model() const { return false; }
   Profile merge_saved(SavedPasses saved) const override;
   // The cache model's environment, once the machine is known.
   void prepare(RunPlan& plan, const std::string& out_dir) override;

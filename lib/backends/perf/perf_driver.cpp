@@ -15,6 +15,7 @@ class PerfDriver final : public HwDriver {
  public:
   const char* name() const override { return "perf"; }
   bool multiplexes() const override { return true; }
+  bool runs_cache_model() const override { return true; }
   const char* summary() const override {
     return "hardware counters through Linux perf_event";
   }
