@@ -3,11 +3,15 @@
 #include <algorithm>
 #include <sstream>
 
+#include "backends/inst/inst_cc.h"
+#include "backends/inst/inst_model.h"
+#include "backends/inst/inst_sample.h"
 #include "hwcounters/hw_metrics.h"
 #include "hwcounters/perf_probe.h"
 #include "common/error.h"
 #include "profile/merge_runs.h"
 #include "run/native_driver.h"
+#include "runtime/backend.h"
 #include "runtime/handshake.h"
 #include "profile/run_layout.h"
 
@@ -136,7 +140,32 @@ RunPlan HwDriver::plan(const RunRequest& request) {
     throw Error("--perf-multiplex needs --backend=perf", 2);
   }
   hw_ = plan_hw(options);
-  refuse_sim_cache(request);
+  // The PMU counts no traffic at some boundary: an instrumented program's
+  // memory accesses go through rprof's cache model as well (--sample and
+  // --sim-cache apply to it), which fills those boundaries.
+  std::string target;
+  model_ = false;
+  model_note_.clear();
+  if (runs_cache_model() && !hw_.uncounted.empty()) {
+    std::string why;
+    target = instrumented_program(request, &why);
+    // A program without markers is measured as a whole, without counters
+    // (no region to read them at): the model would fill nothing.
+    model_ = !target.empty() && inst_memory_instrumented(target) && links_librprof(target);
+  }
+  if (model_) {
+    check_inst_model_options(request);
+    request_ = request;
+  } else if (runs_cache_model() &&
+             (!request.sim_cache.empty() || !request.cache_sample.empty())) {
+    const std::string option = request.sim_cache.empty() ? "--sample" : "--sim-cache";
+    throw Error(option + " applies to --backend=sim and --backend=inst, and to --backend=" +
+                    name() + " only for a program built with rprof cc (memory accesses "
+                    "instrumented, markers) where the PMU counts no traffic at some boundary" +
+                    (hw_.uncounted.empty() ? ": this CPU's events count L2, LLC and DRAM" : ""),
+                2);
+  }
+  if (!model_) refuse_sim_cache(request);
   RunPlan plan;
   plan.backend = name();
   const size_t n = hw_.pass_env.size();
@@ -151,6 +180,32 @@ RunPlan HwDriver::plan(const RunRequest& request) {
     plan.passes.push_back(std::move(pass));
   }
   return plan;
+}
+
+void HwDriver::prepare(RunPlan& plan, const std::string& out_dir) {
+  BackendDriver::prepare(plan, out_dir);
+  if (!model_) return;
+  const InstModelRun run = inst_model_run(request_);
+  std::string where;
+  for (Boundary b : hw_.uncounted) where += (where.empty() ? "" : ", ") + std::string(boundary_name(b));
+  // The model runs in the first run only (the runs' counts are summed per
+  // region). The hardware's counts first: a model whose counters do not fit beside
+  // them does not run (the runtime would drop it too, saying so).
+  if (run.on && hw_.first_run_counters + run.counters_beside_hardware > kMaxCounters) {
+    plan.passes.front().spec.env[inst::kSampleEnv] = "off";
+    model_note_ = "no event of this CPU's plan counts the traffic at " + where +
+                  ", and rprof's cache model did not run: its " +
+                  std::to_string(run.counters_beside_hardware) + " counters and the first "
+                  "run's " + std::to_string(hw_.first_run_counters) + " exceed the runtime's " +
+                  std::to_string(kMaxCounters) + " (fewer events per run: drop --perf-multiplex)";
+    return;
+  }
+  for (const auto& [k, v] : run.env) plan.passes.front().spec.env[k] = v;
+  model_note_ = "no event of this CPU's plan counts the traffic at " + where +
+                ": there the numbers are rprof's cache model's, which simulated the program's "
+                "instrumented memory accesses (it was built with rprof cc) in the first run; the "
+                "other boundaries and the FLOPs are the hardware's. " + run.note;
+  if (!run.on) model_note_ = "no event of this CPU's plan counts the traffic at " + where + "; " + run.note;
 }
 
 // A failed run stops the passes: the remaining groups would count another
@@ -175,6 +230,7 @@ RunOutcome HwDriver::finish(const RunPlan& plan, std::vector<PassResult> passes)
   const size_t n = plan.passes.size();
   out.profile = merge_passes(std::move(runs));
   for (const std::string& note : hw_.notes) out.profile.notes.push_back(note);
+  if (!model_note_.empty()) out.profile.notes.push_back(model_note_);
   if (passes.size() < n) {
     out.profile.notes.push_back("run " + std::to_string(passes.size()) + " of " +
                                 std::to_string(n) +

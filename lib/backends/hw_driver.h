@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/kinds.h"
 #include "hwcounters/event_tables.h"
 #include "run/driver.h"
 
@@ -28,6 +29,13 @@ struct HwRunPlan {
   std::vector<std::map<std::string, std::string>> pass_env;  // handshake per run
   std::vector<std::string> pass_labels;                      // events of each run, for people
   std::vector<std::string> notes;                            // for the report
+  // Boundaries below L1 (L2, LLC, DRAM) whose traffic no event of the plan
+  // counts (an approximation does not count): where any, a program built
+  // with rprof cc and memory accesses instrumented runs rprof's cache model
+  // too, which fills those boundaries (docs/inst-backend.md).
+  std::vector<Boundary> uncounted;
+  // Counter slots the first run's events take (the model joins that run).
+  int first_run_counters = 0;
 };
 
 // A table event in a library's spelling: key "_" = counted but not recorded
@@ -63,7 +71,12 @@ class HwDriver : public BackendDriver {
   RunOutcome finish(const RunPlan& plan, std::vector<PassResult> passes) override;
   // --perf-multiplex: all groups in one run, counts scaled (perf only).
   virtual bool multiplexes() const { return false; }
+  // Runs rprof's cache model beside its counters for an instrumented program
+  // where its plan counts no traffic at a boundary (HwRunPlan::uncounted).
+  virtual bool runs_cache_model() const { return false; }
   Profile merge_saved(SavedPasses saved) const override;
+  // The cache model's environment, once the machine is known.
+  void prepare(RunPlan& plan, const std::string& out_dir) override;
 
  protected:
   // Throws Error (exit code 1) when the backend cannot count here, with the
@@ -72,6 +85,11 @@ class HwDriver : public BackendDriver {
 
  private:
   HwRunPlan hw_;
+  // The cache model beside the counters (hw_.uncounted, an instrumented
+  // program): the request it is set up from, and what it simulates.
+  bool model_ = false;
+  RunRequest request_;
+  std::string model_note_;
 };
 
 }  // namespace rprof

@@ -90,6 +90,7 @@ bool hardware_translation(const CounterMap& counters, Metrics& m) {
   double exact[4][2] = {}, approx[4][2] = {};
   bool has_exact[4][2] = {}, has_approx[4][2] = {};
   std::vector<std::string> exact_notes[4], approx_notes[4];
+  std::set<std::string> exact_keys[4], approx_keys[4];  // the events behind each
   for (const auto& [key, n] : sc.counts) {
     const std::vector<EventRole>* roles = roles_of(key);
     if (roles == nullptr) continue;  // user-chosen event (--events): kept raw only
@@ -109,11 +110,13 @@ bool hardware_translation(const CounterMap& counters, Metrics& m) {
         case RoleKind::kLines:
           exact[b][d] += n;
           has_exact[b][d] = true;
+          exact_keys[b].insert(key);
           if (r.note) exact_notes[b].push_back(r.note);
           break;
         case RoleKind::kLinesApprox:
           approx[b][d] += n;
           has_approx[b][d] = true;
+          approx_keys[b].insert(key);
           if (r.note) approx_notes[b].push_back(r.note);
           break;
         case RoleKind::kPendingMisses:
@@ -152,6 +155,13 @@ bool hardware_translation(const CounterMap& counters, Metrics& m) {
     t.write_bytes = v[1] * kLineBytes;
     for (const std::string& n : use_exact ? exact_notes[b] : approx_notes[b]) add_note(t, n);
     t.approximate = use_approx || !t.note.empty();
+    t.stand_in = use_approx;
+    t.source = "hardware events";
+    const char* sep = " ";
+    for (const std::string& k : use_exact ? exact_keys[b] : approx_keys[b]) {
+      t.source += sep + k;
+      sep = ", ";
+    }
     if (has[0] && !has[1] && t.note.empty()) {
       add_note(t, std::string("write-backs at ") + boundary_name(static_cast<Boundary>(b)) +
                       " not counted (no event on this CPU)");

@@ -66,6 +66,13 @@ std::map<std::string, std::string> PerfPlan::env(size_t pass) const {
           {RPROF_ENV_PERF_GROUP_BASE, std::to_string(p.first_group)}};
 }
 
+bool PerfPlan::counts_all_traffic() const {
+  for (Boundary b : {Boundary::kL2, Boundary::kLLC, Boundary::kDRAM}) {
+    if (!counts_traffic[static_cast<int>(b)]) return false;
+  }
+  return true;
+}
+
 PerfEventSpec encode_table_event(const CpuTable& table, const TableEvent& event) {
   PerfEventSpec e;
   e.key = event.key;
@@ -208,6 +215,9 @@ PerfPlan plan_perf_run(const PerfPlanOptions& o) {
         const TableEvent* ev = t.find(k);
         if (ev == nullptr) throw Error("event table " + t.id + " lacks " + k);
         g.events.push_back(encode_table_event(t, *ev));
+        for (const EventRole& r : ev->roles) {
+          if (r.kind == RoleKind::kLines) plan.counts_traffic[static_cast<int>(r.boundary)] = true;
+        }
       }
       groups.push_back(std::move(g));
     }
@@ -221,6 +231,7 @@ PerfPlan plan_perf_run(const PerfPlanOptions& o) {
       const std::string problem = uncore_problem(*unc, o.root);
       if (problem.empty()) {
         plan.uncore = true;
+        plan.counts_traffic[static_cast<int>(Boundary::kDRAM)] = true;
         groups.insert(groups.begin() + t.uncore_group + 1, std::move(*unc));
         plan.notes.push_back(
             "DRAM traffic from the memory controllers (whole socket: other processes' "

@@ -46,6 +46,12 @@ struct PerfPlan {
   std::vector<std::string> notes;  // approximations and conventions, for the report
   bool software_only = false;      // every event is a kernel software event
   bool uncore = false;
+  // Boundaries whose traffic an event of the plan counts (a kLines role, or
+  // the memory controllers for DRAM): not the LLC-miss stand-in for DRAM,
+  // not --events. Where false, an instrumented program's cache model fills
+  // the boundary (docs/inst-backend.md).
+  bool counts_traffic[4] = {};
+  bool counts_all_traffic() const;
   // The handshake for one pass: RPROF_BACKEND, RPROF_PERF_EVENTS, RPROF_PERF_GROUP_BASE.
   std::map<std::string, std::string> env(size_t pass) const;
 };

@@ -1,6 +1,7 @@
 #include "profile/metrics.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -29,19 +30,23 @@ double student_t975(double df) {
   return kT[static_cast<int>(df) - 1];
 }
 
+// prefix: "" for the inst backend's counters, "model." for the model's
+// beside hardware counters (the perf backend's runtime).
 template <typename Get>
-void estimate_sampled_traffic(const Get& get, Metrics& m) {
-  const auto units = get("sample.units");
+void estimate_sampled_traffic(const Get& get, std::array<Traffic, 4>& traffic,
+                              const std::string& prefix = "") {
+  const auto units = get(prefix + "sample.units");
   if (!units) return;
   const double n = *units;
-  const double sx = get("sample.l1").value_or(0);
-  const double sxx = get("sample.l1.sq").value_or(0);
-  const double l1 = get("bytes.l1.read").value_or(0) + get("bytes.l1.write").value_or(0);
+  const double sx = get(prefix + "sample.l1").value_or(0);
+  const double sxx = get(prefix + "sample.l1.sq").value_or(0);
+  const double l1 = get(prefix + "bytes.l1.read").value_or(0) +
+                    get(prefix + "bytes.l1.write").value_or(0);
   for (Boundary b : {Boundary::kL2, Boundary::kLLC, Boundary::kDRAM}) {
-    const std::string k = std::string("sample.") + boundary_key(b);
+    const std::string k = prefix + "sample." + boundary_key(b);
     const double r = get(k + ".read").value_or(0), w = get(k + ".write").value_or(0);
     const double syy = get(k + ".sq").value_or(0), sxy = get(k + ".xy").value_or(0);
-    Traffic& t = m.traffic[static_cast<int>(b)];
+    Traffic& t = traffic[static_cast<int>(b)];
     t.sampled = true;
     t.sampled_units = n;
     if (n < kMinSampledUnits || sx <= 0) {
@@ -60,6 +65,54 @@ void estimate_sampled_traffic(const Get& get, Metrics& m) {
     t.ci95_bytes = student_t975(n - 1) * std::sqrt(n * s2) / xs * l1;
     t.note = "estimated from " + std::to_string(static_cast<long long>(n)) +
              " sampled windows of the cache simulation (95% interval)";
+  }
+}
+
+// rprof's cache model run beside hardware counters ("model.*" counters: the
+// perf backend's runtime, for an instrumented program whose PMU counts no
+// traffic at some boundary): it fills the boundaries the hardware left
+// unmeasured or measured only through a stand-in (LLC misses for DRAM);
+// a boundary the hardware counts keeps the hardware's number. Every
+// boundary below L1 then says where its number came from.
+template <typename Get>
+void model_beside_hardware(const Get& get, Metrics& m) {
+  std::array<Traffic, 4> model;
+  bool any = false;
+  for (Boundary b : {Boundary::kL2, Boundary::kLLC, Boundary::kDRAM}) {
+    const std::string key = std::string("model.bytes.") + boundary_key(b);
+    auto r = get(key + ".read");
+    auto w = get(key + ".write");
+    if (!r && !w) continue;
+    any = true;
+    Traffic& t = model[static_cast<int>(b)];
+    t.measured = true;
+    t.read_bytes = r.value_or(0);
+    t.write_bytes = w.value_or(0);
+    t.source = "rprof's cache model, every access simulated (--sample full)";
+  }
+  if (get("model.sample.units")) {
+    any = true;
+    estimate_sampled_traffic(get, model, "model.");
+    for (Boundary b : {Boundary::kL2, Boundary::kLLC, Boundary::kDRAM}) {
+      Traffic& t = model[static_cast<int>(b)];
+      const long long n = static_cast<long long>(t.sampled_units);
+      t.source = "rprof's cache model, sampled (" + std::to_string(n) + " window" +
+                 (n == 1 ? "" : "s") + ")";
+    }
+  }
+  if (!any) return;
+  for (Boundary b : {Boundary::kL2, Boundary::kLLC, Boundary::kDRAM}) {
+    Traffic& t = m.traffic[static_cast<int>(b)];
+    const Traffic& x = model[static_cast<int>(b)];
+    if (t.measured && !t.stand_in) continue;  // the hardware's count wins
+    if (!x.measured && (t.measured || !x.sampled)) continue;  // no better figure
+    const std::string replaced =
+        t.measured ? " (in place of " + (t.source.empty() ? std::string("hardware events") : t.source) +
+                         ": an approximation)"
+                   : "";
+    t = x;
+    t.model = true;
+    t.source += replaced;
   }
 }
 
@@ -146,10 +199,11 @@ Metrics metrics_from_counters(const CounterMap& c, const MetricTranslation& even
       t.write_bytes = w.value_or(0);
     }
   }
-  estimate_sampled_traffic(get, m);
+  estimate_sampled_traffic(get, m.traffic);
   m.cycles = get("cycles");
   m.instructions = get("instructions");
   if (events) events(c, m);
+  model_beside_hardware(get, m);
   return m;
 }
 

@@ -43,6 +43,12 @@ struct Traffic {
   bool sampled = false;
   double ci95_bytes = 0;
   double sampled_units = 0;
+  // Where the number came from, for people, when a run mixes sources (set by
+  // the hardware translation and by the cache model beside it):
+  // "hardware events L2_LINES_IN.ALL, ..." or "rprof's cache model, ...".
+  std::string source;
+  bool stand_in = false;  // a hardware stand-in (LLC misses for DRAM traffic)
+  bool model = false;     // rprof's cache model beside hardware counters
 };
 
 struct Metrics {

@@ -120,6 +120,7 @@ void write_roofline_region_json(jo::Writer& w, const RegionRoofline& rr) {
     w.member("intensity", b.intensity);
     w.member("limited_by", b.memory_limited ? "memory" : "compute");
     w.member("ridge", b.ridge);
+    if (!b.source.empty()) w.member("source", b.source);
     w.end_object();
   }
   w.end_array();

@@ -151,6 +151,23 @@ RegionRoofline region_roofline(const Metrics& m, double time_s, int threads,
         "the full {} roof is {:.4g} GFLOP/s",
         r.roof.label(), r.roof.gflops, r.full_roof.label(), r.full_roof.gflops));
   }
+  // A run that mixes the hardware's counts with rprof's cache model (an
+  // instrumented program whose PMU counts no traffic at some boundary): each
+  // boundary says where its number came from.
+  bool with_model = false;
+  for (Boundary b : kBoundaries) with_model |= m.at(b).model;
+  if (with_model) {
+    for (Boundary b : kBoundaries) {
+      const Traffic& t = m.at(b);
+      if (t.source.empty()) continue;
+      std::string line = fmt::format("{} bytes: {}", boundary_name(b), t.source);
+      if (t.model && t.sampled && t.measured) {
+        line += fmt::format(", 95% interval +/- {:.4g} bytes", t.ci95_bytes);
+      }
+      if (!t.measured && !t.note.empty()) line += ": " + t.note;
+      r.notes.push_back(line);
+    }
+  }
   // Every boundary with measured traffic and a ceiling.
   double lowest = 0;
   for (Boundary b : kBoundaries) {
@@ -170,6 +187,7 @@ RegionRoofline region_roofline(const Metrics& m, double time_s, int threads,
     br.boundary = b;
     br.bytes = t.bytes();
     br.approximate = t.approximate;
+    br.source = t.source;
     br.intensity = r.flops / br.bytes;
     br.bandwidth_gbs = bw->boundary_gbs();
     br.kernel = bw->mix;

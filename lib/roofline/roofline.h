@@ -48,6 +48,7 @@ struct BoundaryRoof {
   Boundary boundary = Boundary::kDRAM;
   double bytes = 0;  // crossing the boundary, all threads
   bool approximate = false;
+  std::string source;  // where the bytes came from, when known (Traffic::source)
   double intensity = 0;      // FLOP/byte
   double bandwidth_gbs = 0;  // the machine's ceiling at this boundary (0 = none)
   StreamMix kernel = StreamMix::kLoad;

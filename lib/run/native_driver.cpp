@@ -17,14 +17,16 @@ void refuse_hw_options(const RunRequest& request) {
 
 void refuse_sim_cache(const RunRequest& request) {
   if (!request.sim_cache.empty()) {
-    throw Error("--sim-cache applies to --backend=sim and --backend=inst only", 2);
+    throw Error("--sim-cache applies to --backend=sim and --backend=inst (and to perf's cache model "
+                "for a program built with rprof cc)", 2);
   }
   refuse_cache_sample(request);
 }
 
 void refuse_cache_sample(const RunRequest& request) {
   if (!request.cache_sample.empty()) {
-    throw Error("--sample applies to --backend=inst only (a program built with rprof cc)", 2);
+    throw Error("--sample applies to --backend=inst (and to perf's cache model) for a program "
+                "built with rprof cc", 2);
   }
 }
 

@@ -88,7 +88,8 @@ TEST_CASE("plans: options of other backends are usage errors, before anything ru
   r.events.clear();
   r.sim_cache = "llc=1M";
   CHECK(error_code([&] { make_driver("time")->plan(r); }, &what) == 2);
-  CHECK(what == "--sim-cache applies to --backend=sim and --backend=inst only");
+  CHECK(what == "--sim-cache applies to --backend=sim and --backend=inst (and to perf's cache "
+                 "model for a program built with rprof cc)");
   r.sim_cache.clear();
   r.multiplex = true;
   r.events = "page-faults";

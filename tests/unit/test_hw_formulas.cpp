@@ -192,3 +192,86 @@ TEST_CASE("canonical counters win -- unknown user events are ignored") {
   Metrics none;
   CHECK_FALSE(hardware_translation({{"bytes.l2.read", 1}}, none));  // no hw.* counters
 }
+
+// rprof's cache model beside hardware counters (the perf runtime's model.*
+// counters for an instrumented program): the hardware keeps the boundaries
+// it counts, the model fills the others and replaces a stand-in, and each
+// boundary says where its number came from.
+TEST_CASE("cache model beside hardware: hardware wins where it counts, the model fills DRAM") {
+  const CounterMap hw = join(group(2, {{"L1D.REPLACEMENT", 100}, {"L1D.M_EVICT", 40},
+                                       {"L2_LINES_IN.ALL", 70}, {"L2_TRANS.L2_WB", 30}}),
+                             group(3, {{"LONGEST_LAT_CACHE.MISS", 20}}));
+  CounterMap c = hw;
+  c["model.bytes.l2.read"] = 999;  // the hardware counts L2 and LLC: never used
+  c["model.bytes.l2.write"] = 999;
+  c["model.bytes.llc.read"] = 999;
+  c["model.bytes.llc.write"] = 999;
+  c["model.bytes.dram.read"] = 6400;
+  c["model.bytes.dram.write"] = 128;
+  const Metrics m = metrics(c);
+  const Traffic& l2 = m.at(Boundary::kL2);
+  CHECK(l2.read_bytes == 64 * 100);
+  CHECK(l2.write_bytes == 64 * 40);
+  CHECK_FALSE(l2.model);
+  CHECK(l2.source == "hardware events L1D.M_EVICT, L1D.REPLACEMENT");
+  const Traffic& llc = m.at(Boundary::kLLC);
+  CHECK(llc.read_bytes == 64 * 70);
+  CHECK(llc.source == "hardware events L2_LINES_IN.ALL, L2_TRANS.L2_WB");
+  const Traffic& dram = m.at(Boundary::kDRAM);
+  REQUIRE(dram.measured);
+  CHECK(dram.model);
+  CHECK_FALSE(dram.approximate);
+  CHECK(dram.read_bytes == 6400);
+  CHECK(dram.write_bytes == 128);
+  CHECK(dram.source ==
+        "rprof's cache model, every access simulated (--sample full) (in place of hardware "
+        "events L2_TRANS.L2_WB, LONGEST_LAT_CACHE.MISS: an approximation)");
+  // Without the model: the stand-in, as before, and no model anywhere.
+  const Metrics h = metrics(hw);
+  CHECK(h.at(Boundary::kDRAM).stand_in);
+  CHECK(h.at(Boundary::kDRAM).approximate);
+  CHECK(h.at(Boundary::kDRAM).read_bytes == 64 * 20);
+  CHECK_FALSE(h.at(Boundary::kDRAM).model);
+}
+
+TEST_CASE("cache model beside hardware: a boundary no event counts, sampled estimate") {
+  // Only FLOP events; the model's sampled sums: 20 units, x = 64 bytes each
+  // (1 line), y = 1 line read at every boundary below L1 in each: ratio 1,
+  // no variance; the program's exact L1 bytes 10,000.
+  CounterMap c = group(0, {{"FP_ARITH_INST_RETIRED.SCALAR_DOUBLE", 5}});
+  c["model.bytes.l1.read"] = 8000;
+  c["model.bytes.l1.write"] = 2000;
+  c["model.sample.units"] = 20;
+  c["model.sample.l1"] = 20 * 64;
+  c["model.sample.l1.sq"] = 20;
+  for (const char* b : {"l2", "llc", "dram"}) {
+    const std::string k = std::string("model.sample.") + b;
+    c[k + ".read"] = 20 * 64;
+    c[k + ".write"] = 0;
+    c[k + ".sq"] = 20;
+    c[k + ".xy"] = 20;
+  }
+  const Metrics m = metrics(c);
+  CHECK(m.flops_total() == 5);
+  for (Boundary b : {Boundary::kL2, Boundary::kLLC, Boundary::kDRAM}) {
+    const Traffic& t = m.at(b);
+    INFO(boundary_name(b));
+    REQUIRE(t.measured);
+    CHECK(t.model);
+    CHECK(t.read_bytes == Approx(10000));
+    CHECK(t.ci95_bytes == Approx(0).margin(1e-6));
+    CHECK(t.source == "rprof's cache model, sampled (20 windows)");
+  }
+  // Too few windows (5 < kMinSampledUnits): no estimate; where the hardware
+  // has a stand-in it stays.
+  CounterMap few = join(c, group(3, {{"LONGEST_LAT_CACHE.MISS", 20}}));
+  few["model.sample.units"] = 5;
+  const Metrics f = metrics(few);
+  CHECK_FALSE(f.at(Boundary::kL2).measured);
+  CHECK(f.at(Boundary::kL2).model);
+  CHECK(f.at(Boundary::kL2).note.find("not estimated: 5 sampled windows") == 0);
+  CHECK(f.at(Boundary::kDRAM).measured);
+  CHECK(f.at(Boundary::kDRAM).stand_in);
+  CHECK_FALSE(f.at(Boundary::kDRAM).model);
+  CHECK(f.at(Boundary::kDRAM).read_bytes == 64 * 20);
+}

@@ -69,7 +69,8 @@ void add_run_options(CLI::App& app, RunOptions& o) {
                  "memory accesses: a RATE (share of accesses simulated in detailed windows, "
                  "e.g. 0.02 or 2%: estimates with a 95% interval), full (every access: the "
                  "sim backend's model, exact for the instrumented code) or off; default 2%. "
-                 "Geometry as for sim (--sim-cache)");
+                 "Geometry as for sim (--sim-cache). perf: the same model fills the "
+                 "boundaries the PMU counts no traffic at, for such a program with markers");
   app.add_option("--events", o.events,
                  "hardware backends: count these events instead of the CPU's table "
                  "(a,b counted together; a,b;c,d = two groups, one run each; perf: "

@@ -110,6 +110,13 @@ Scope scope() {
 
 }  // namespace
 
+namespace inst {
+unsigned long long* program_counters() {
+  const CountersFn fn = g_counters.load(std::memory_order_acquire);
+  return fn ? fn() : nullptr;
+}
+}  // namespace inst
+
 std::unique_ptr<Backend> make_inst_backend(std::string* /*why*/) {
   return std::make_unique<InstBackend>();
 }

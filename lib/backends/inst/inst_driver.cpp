@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "backends/inst/inst_cc.h"
+#include "backends/inst/inst_model.h"
 #include "backends/inst/inst_counters.h"
 #include "backends/inst/inst_sample.h"
 #include "backends/sim/sim_config.h"
@@ -32,32 +33,11 @@ const char* const kNote =
     "boundary), exact for that code; code built without the plugin (libm, other libraries) "
     "is not counted (docs/inst-backend.md)";
 
-// The program built with rprof cc: the program itself, or the program a
-// launcher runs (`rprof mpirun -np 4 ./app`: mpirun, srun and the like are
-// not instrumented, the app is); "" with *why (the program's own reason)
-// when there is none.
-std::string instrumented_program(const RunRequest& request, std::string* why) {
-  *why = inst_refusal(request.program);
-  if (why->empty()) return request.program;
-  for (size_t i = 1; i < request.app.size(); ++i) {
-    const std::string& a = request.app[i];
-    if (a.empty() || a[0] == '-' || access(a.c_str(), X_OK) != 0) continue;
-    if (inst_refusal(a).empty()) return a;
-  }
-  return "";
-}
-
 std::string refusal_of(const RunRequest& request) {
   std::string why;
   return instrumented_program(request, &why).empty() ? why : "";
 }
 
-bool links_librprof(const std::string& program) {
-  for (const std::string& n : elf_needed(program)) {
-    if (n.rfind("librprof.so", 0) == 0) return true;
-  }
-  return false;
-}
 
 // Names the code the instrumented code calls that no instrumented unit
 // defines: its FLOPs and bytes are in no count.
@@ -147,6 +127,110 @@ CacheSample parse_cache_sample(const std::string& v) {
   return s;
 }
 
+}  // namespace
+
+std::string instrumented_program(const RunRequest& request, std::string* why) {
+  *why = inst_refusal(request.program);
+  if (why->empty()) return request.program;
+  for (size_t i = 1; i < request.app.size(); ++i) {
+    const std::string& a = request.app[i];
+    if (a.empty() || a[0] == '-' || access(a.c_str(), X_OK) != 0) continue;
+    if (inst_refusal(a).empty()) return a;
+  }
+  return "";
+}
+
+void check_inst_model_options(const RunRequest& request) {
+  parse_cache_sample(request.cache_sample);
+  SimCaches caches = sim_caches_from_topology(detect_topology());
+  apply_sim_cache_spec(caches, request.sim_cache);  // a bad spec fails before anything runs
+  check_sim_caches(caches);
+}
+
+InstModelRun inst_model_run(const RunRequest& request) {
+  CacheSample sample = parse_cache_sample(request.cache_sample);
+  InstModelRun run;
+  if (sample.rate == 0) {
+    run.env[inst::kSampleEnv] = "off";
+    run.note = "traffic below L1: not simulated (--sample off)";
+    return run;
+  }
+  run.on = true;
+  run.sampled = sample.rate > 0;
+  run.counters_beside_hardware = run.sampled ? inst::kSampledCounters + 2 : inst::kFullCounters;
+  // As the sim backend's caches: the machine file's effective sizes where the
+  // reported ones contradict them, then --sim-cache.
+  const MachineRef m = request.machine ? request.machine() : MachineRef{};
+  SimCaches caches = sim_caches_from_topology(detect_topology());
+  if (m.machine != nullptr) apply_machine_caches(caches, *m.machine, m.file);
+  apply_sim_cache_spec(caches, request.sim_cache);
+  check_sim_caches(caches);
+  std::string geometry;
+  for (const SimCache* c : {&caches.l1, &caches.l2, &caches.llc}) {
+    geometry += (geometry.empty() ? "" : ",") + std::to_string(c->size_bytes) + ":" +
+                std::to_string(c->ways) + ":" + std::to_string(c->line_bytes);
+  }
+  run.env[inst::kCachesEnv] = geometry;
+  const std::string model =
+      "rprof's cache model (the sim backend's): " + describe_sim_caches(caches);
+  if (sample.rate < 0) {
+    run.env[inst::kSampleEnv] = "full";
+    run.note = "traffic below L1 (L2, LLC, DRAM): every memory access of the instrumented code "
+               "simulated (--sample full) in " + model;
+    return run;
+  }
+  if (sample.warm == 0) {
+    sample.warm = std::clamp<uint64_t>(
+        kWarmPerLlcLine * caches.llc.size_bytes /
+            static_cast<uint64_t>(std::max(1, caches.llc.line_bytes)),
+        kMinWarm, kMaxWarm);
+  }
+  const double lines =
+      static_cast<double>(caches.llc.size_bytes) / std::max(1, caches.llc.line_bytes);
+  char per_line[32];
+  std::snprintf(per_line, sizeof per_line, "%.2g",
+                lines > 0 ? static_cast<double>(sample.warm) / lines : 0);
+  char rate[64];
+  std::snprintf(rate, sizeof rate, "rate=%.6g,window=%llu,warm=%llu,seed=1", sample.rate,
+                static_cast<unsigned long long>(sample.window),
+                static_cast<unsigned long long>(sample.warm));
+  run.env[inst::kSampleEnv] = rate;
+  char share[32];
+  std::snprintf(share, sizeof share, "%.3g%%", sample.rate * 100);
+  run.note = "traffic below L1 (L2, LLC, DRAM): estimated from " + std::string(share) +
+             " of the instrumented code's memory accesses, simulated in detailed windows of " +
+             std::to_string(sample.window) + " accesses after " + std::to_string(sample.warm) +
+             " of warm-up (" + per_line + " per line of the LLC), per thread, seed 1: each "
+             "figure scaled by the region's exact L1 bytes, with its 95% interval (of the "
+             "sampling; a warm-up under 4 accesses per LLC line can leave a cold-start bias at "
+             "the LLC and DRAM); " + model;
+  return run;
+}
+
+bool links_librprof(const std::string& program) {
+  for (const std::string& n : elf_needed(program)) {
+    if (n.rfind("librprof.so", 0) == 0) return true;
+  }
+  return false;
+}
+
+void preload_librprof_into(const std::string& target, std::map<std::string, std::string>& env) {
+  const InstFiles files = find_inst_files(nullptr);
+  if (target.empty() || links_librprof(target) || files.librprof.empty()) return;
+  std::error_code ec;
+  const std::filesystem::path canon = std::filesystem::canonical(target, ec);
+  env[RPROF_ENV_PRELOAD_PROGRAM] = ec ? target : canon.string();
+  std::string user;
+  if (auto it = env.find("LD_PRELOAD"); it != env.end()) {
+    user = it->second;
+  } else if (const char* inherited = std::getenv("LD_PRELOAD"); inherited != nullptr) {
+    user = inherited;
+  }
+  env["LD_PRELOAD"] = user.empty() ? files.librprof : files.librprof + ":" + user;
+}
+
+namespace {
+
 class InstDriver final : public NativeRunDriver {
  public:
   const char* name() const override { return "inst"; }
@@ -181,8 +265,8 @@ class InstDriver final : public NativeRunDriver {
            "with rprof cc)";
   }
   RunPlan plan(const RunRequest& request) override {
-    // A bad --sample fails first: one line naming it.
-    sample_ = parse_cache_sample(request.cache_sample);
+    // A bad --sample or --sim-cache fails first: one line naming it.
+    check_inst_model_options(request);
     const std::string why = refusal_of(request);
     if (!why.empty()) {
       throw Error("--backend=inst: " + why + "; build it with `rprof cc gcc ...` (docs/inst-backend.md)",
@@ -193,14 +277,10 @@ class InstDriver final : public NativeRunDriver {
                   "at their entry and exit, not by samples",
                   2);
     }
-    sim_cache_ = request.sim_cache;
-    machine_ = request.machine;
+    request_ = request;
     RunRequest native = request;  // --sim-cache and --sample are this backend's
     native.sim_cache.clear();
     native.cache_sample.clear();
-    caches_ = sim_caches_from_topology(detect_topology());
-    apply_sim_cache_spec(caches_, sim_cache_);  // a bad spec fails before anything runs
-    check_sim_caches(caches_);
     RunPlan plan = NativeRunDriver::plan(native);
     // Functions and loop nests are regions everywhere in a program without
     // markers (the function view, request.functions), else inside the
@@ -210,58 +290,30 @@ class InstDriver final : public NativeRunDriver {
     // counters: preloaded, for that program only (not mpirun nor what it
     // starts), before the user's own preloads.
     std::string unused;
-    const std::string target = instrumented_program(request, &unused);
-    target_ = target;
-    const InstFiles files = find_inst_files(nullptr);
-    if (!target.empty() && !links_librprof(target) && !files.librprof.empty()) {
-      std::error_code ec;
-      const std::filesystem::path canon = std::filesystem::canonical(target, ec);
-      plan.env[RPROF_ENV_PRELOAD_PROGRAM] = ec ? target : canon.string();
-      std::string user;
-      if (auto it = plan.env.find("LD_PRELOAD"); it != plan.env.end()) {
-        user = it->second;
-      } else if (const char* inherited = std::getenv("LD_PRELOAD"); inherited != nullptr) {
-        user = inherited;
-      }
-      plan.env["LD_PRELOAD"] = user.empty() ? files.librprof : files.librprof + ":" + user;
-    }
+    target_ = instrumented_program(request, &unused);
+    preload_librprof_into(target_, plan.env);
     return plan;
   }
-  // The simulated caches: as the sim backend's (the machine file's effective
-  // sizes where the reported ones contradict them, then --sim-cache).
+  // The simulated caches (inst_model_run): the machine is known by now.
   void prepare(RunPlan& plan, const std::string& out_dir) override {
     NativeRunDriver::prepare(plan, out_dir);
-    memory_ = target_.empty() || inst_memory_instrumented(target_);
-    if (sample_.rate == 0 || !memory_) {
+    if (!target_.empty() && !inst_memory_instrumented(target_)) {
+      // Nothing to simulate: the program passes no accesses.
       plan.env[inst::kSampleEnv] = "off";
+      model_ = InstModelRun{};
+      if (!request_.cache_sample.empty() && request_.cache_sample != "off") {
+        model_.note = "traffic below L1: not simulated: " + target_ +
+                      " was built without its memory accesses instrumented (rprof cc with "
+                      "-fplugin-arg-rprof_inst-memory=off, or an older rprof); rebuild it with "
+                      "rprof cc";
+      } else {
+        model_.note = "traffic below L1: not simulated: " + target_ +
+                      " was built without its memory accesses instrumented";
+      }
       return;
     }
-    const MachineRef m = machine_ ? machine_() : MachineRef{};
-    caches_ = sim_caches_from_topology(detect_topology());
-    if (m.machine != nullptr) apply_machine_caches(caches_, *m.machine, m.file);
-    apply_sim_cache_spec(caches_, sim_cache_);
-    check_sim_caches(caches_);
-    std::string geometry;
-    for (const SimCache* c : {&caches_.l1, &caches_.l2, &caches_.llc}) {
-      geometry += (geometry.empty() ? "" : ",") + std::to_string(c->size_bytes) + ":" +
-                  std::to_string(c->ways) + ":" + std::to_string(c->line_bytes);
-    }
-    plan.env[inst::kCachesEnv] = geometry;
-    if (sample_.warm == 0) {
-      sample_.warm = std::clamp<uint64_t>(
-          kWarmPerLlcLine * caches_.llc.size_bytes /
-              static_cast<uint64_t>(std::max(1, caches_.llc.line_bytes)),
-          kMinWarm, kMaxWarm);
-    }
-    if (sample_.rate < 0) {
-      plan.env[inst::kSampleEnv] = "full";
-    } else {
-      char rate[64];
-      std::snprintf(rate, sizeof rate, "rate=%.6g,window=%llu,warm=%llu,seed=1", sample_.rate,
-                    static_cast<unsigned long long>(sample_.window),
-                    static_cast<unsigned long long>(sample_.warm));
-      plan.env[inst::kSampleEnv] = rate;
-    }
+    model_ = inst_model_run(request_);
+    for (const auto& [k, v] : model_.env) plan.env[k] = v;
   }
   std::string function_view_note() const override {
     return "the program has no markers: its functions that have loops, and their loop nests "
@@ -273,14 +325,7 @@ class InstDriver final : public NativeRunDriver {
   RunOutcome finish(const RunPlan& plan, std::vector<PassResult> passes) override {
     RunOutcome out = NativeRunDriver::finish(plan, std::move(passes));
     out.profile.notes.push_back(kNote);
-    if (sample_.rate != 0 && !memory_) {
-      out.profile.notes.push_back(
-          "traffic below L1: not simulated: " + target_ +
-          " was built without its memory accesses instrumented (rprof cc with "
-          "-fplugin-arg-rprof_inst-memory=off, or an older rprof); rebuild it with rprof cc");
-    } else {
-      out.profile.notes.push_back(sample_note());
-    }
+    out.profile.notes.push_back(model_.note);
     if (!target_.empty()) note_uncounted(uncounted_callees(target_), out.profile);
     return out;
   }
@@ -291,42 +336,10 @@ class InstDriver final : public NativeRunDriver {
   }
 
  private:
-  std::string warm_per_line() const {
-    const double lines = static_cast<double>(caches_.llc.size_bytes) /
-                         std::max(1, caches_.llc.line_bytes);
-    char b[32];
-    std::snprintf(b, sizeof b, "%.2g", lines > 0 ? static_cast<double>(sample_.warm) / lines : 0);
-    return b;
-  }
-
-  std::string sample_note() const {
-    if (sample_.rate == 0) {
-      return "traffic below L1: not simulated (--sample off)";
-    }
-    const std::string model = "rprof's cache model (the sim backend's): " +
-                              describe_sim_caches(caches_);
-    if (sample_.rate < 0) {
-      return "traffic below L1 (L2, LLC, DRAM): every memory access of the instrumented code "
-             "simulated (--sample full) in " + model;
-    }
-    char share[32];
-    std::snprintf(share, sizeof share, "%.3g%%", sample_.rate * 100);
-    return "traffic below L1 (L2, LLC, DRAM): estimated from " + std::string(share) +
-           " of the instrumented code's memory accesses, simulated in detailed windows of " +
-           std::to_string(sample_.window) + " accesses after " + std::to_string(sample_.warm) +
-           " of warm-up (" + warm_per_line() + " per line of the LLC), per thread, seed 1: each "
-           "figure scaled by the region's exact L1 bytes, with its 95% interval (of the sampling; "
-           "a warm-up under 4 accesses per LLC line can leave a cold-start bias at the LLC and "
-           "DRAM); " + model;
-  }
-
   // The program built with rprof cc, once plan() found it.
   std::string target_;
-  CacheSample sample_;
-  bool memory_ = true;  // the program's memory accesses are instrumented
-  std::string sim_cache_;
-  std::function<MachineRef()> machine_;
-  SimCaches caches_;
+  RunRequest request_;
+  InstModelRun model_;
 };
 
 }  // namespace

@@ -44,6 +44,8 @@ constexpr int kSampledCount = sizeof(kSampledNames) / sizeof(kSampledNames[0]);
 const char* const kFullNames[] = {"bytes.l2.read",  "bytes.l2.write",  "bytes.llc.read",
                                   "bytes.llc.write", "bytes.dram.read", "bytes.dram.write"};
 constexpr int kFullCount = RPC_NCOUNTS;
+static_assert(kSampledCount == kSampledCounters && kFullCount == kFullCounters,
+              "inst_sample.h's counter numbers");
 
 bool parse_u64(const char* s, const char** end, uint64_t* v) {
   char* e = nullptr;

@@ -44,6 +44,11 @@ inline constexpr const char* kSampleEnv = "RPROF_INST_SAMPLE";
 // The geometry: "L1SIZE:WAYS:LINE,L2SIZE:WAYS:LINE,LLCSIZE:WAYS:LINE" (bytes).
 inline constexpr const char* kCachesEnv = "RPROF_INST_CACHES";
 
+// The counters the model adds in each mode (sample_num_counters()), for the
+// tool side's budget of counter slots (runtime/backend.h kMaxCounters).
+inline constexpr int kSampledCounters = 15;
+inline constexpr int kFullCounters = 6;
+
 // The counters the model adds to the backend's (0 when off), and their names.
 int sample_num_counters();
 const char* sample_counter_name(int i);
@@ -55,6 +60,12 @@ void sample_thread_start(unsigned long long* program_counters);
 // Ends the calling thread's current unit and writes its sums
 // (sample_num_counters() values).
 void sample_read(uint64_t* out);
+
+// The calling thread's counter array of the instrumented program
+// (rprof_inst_attach's accessor), or null when no instrumented program
+// attached: for a backend other than inst that runs the model (perf, where
+// the PMU counts no traffic at a boundary).
+unsigned long long* program_counters();
 
 // One access, from the program's run-time object.
 void sample_access(const void* addr, unsigned long bytes, int is_store);

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <vector>
 
+#include "backends/inst/inst_counters.h"
+#include "backends/inst/inst_sample.h"
 #include "hwcounters/perf_counters.h"
 #include "hwcounters/perf_errors.h"
 #include "hwcounters/perf_spec.h"
@@ -53,6 +55,35 @@ class PerfBackend final : public Backend {
       for (const std::string& n : perf_counter_names(g)) names_.push_back(n);
       outputs_.push_back(static_cast<int>(g.output_keys().size()) + 2);
     }
+    hw_counters_ = static_cast<int>(names_.size());
+  }
+
+  // rprof's cache model (inst_sample.h) for an instrumented program, where
+  // the driver set it up (the PMU counts no traffic at some boundary): its
+  // counters after the hardware's, named "model.*" so the hardware's win
+  // where they measure a boundary (profile/metrics.cpp). In sampled mode the
+  // program's exact L1 bytes scale the estimate: model.bytes.l1.*. The
+  // hardware counts come first: a model that does not fit the runtime's
+  // counter slots is dropped, saying so.
+  void add_model() {
+    const int n = inst::sample_num_counters();
+    if (n == 0) return;
+    const bool sampled = std::strncmp(inst::sample_counter_name(0), "sample.", 7) == 0;
+    const int extra = n + (sampled ? 2 : 0);
+    if (hw_counters_ + extra > kMaxCounters) {
+      std::fprintf(stderr,
+                   "rprof: cache model off: its %d counters and the %d hardware counters exceed "
+                   "the runtime's %d (fewer events per run: drop --perf-multiplex)\n",
+                   extra, hw_counters_, kMaxCounters);
+      return;
+    }
+    if (sampled) {
+      names_.push_back("model.bytes.l1.read");
+      names_.push_back("model.bytes.l1.write");
+    }
+    for (int i = 0; i < n; ++i) names_.push_back(std::string("model.") + inst::sample_counter_name(i));
+    model_sampled_ = sampled;
+    model_counters_ = n;
   }
 
   // Opens the system-wide groups and the calling thread's groups; the
@@ -112,6 +143,15 @@ class PerfBackend final : public Backend {
       }
       slot += n;
     }
+    if (model_counters_ > 0) {
+      unsigned long long* pc = inst::program_counters();
+      if (model_sampled_) {
+        out[slot++] = pc ? pc[RPROF_INST_BYTES_READ] : 0;
+        out[slot++] = pc ? pc[RPROF_INST_BYTES_WRITE] : 0;
+      }
+      inst::sample_thread_start(pc);
+      inst::sample_read(out + slot);
+    }
   }
 
  private:
@@ -136,6 +176,9 @@ class PerfBackend final : public Backend {
   std::vector<PerfGroupSpec> specs_;
   std::vector<std::string> names_;
   std::vector<int> outputs_;               // counter slots of each group
+  int hw_counters_ = 0;                    // the groups' slots, before the model's
+  int model_counters_ = 0;                 // the cache model's (0: no model)
+  bool model_sampled_ = false;             // sampled: the L1 bytes precede them
   std::vector<PerfGroupCounters> uncore_;  // system-wide groups, spec order
   bool rdpmc_;
   std::atomic<bool> said_{false};
@@ -164,6 +207,7 @@ std::unique_ptr<Backend> make_perf_backend(std::string* why) {
   const char* rdpmc = std::getenv(RPROF_ENV_PERF_RDPMC);
   const bool allow_rdpmc = rdpmc == nullptr || std::strcmp(rdpmc, "0") != 0;
   auto backend = std::make_unique<PerfBackend>(std::move(groups), allow_rdpmc);
+  backend->add_model();
   const std::string problem = backend->open_initial();
   if (!problem.empty()) {
     *why = problem;

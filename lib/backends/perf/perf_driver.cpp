@@ -15,6 +15,7 @@ class PerfDriver final : public HwDriver {
  public:
   const char* name() const override { return "perf"; }
   bool multiplexes() const override { return true; }
+  bool runs_cache_model() const override { return true; }
   const char* summary() const override {
     return "hardware counters through Linux perf_event";
   }
@@ -72,6 +73,10 @@ HwRunPlan PerfDriver::plan_hw(const HwRunOptions& o) {
   HwRunPlan plan;
   plan.backend = "perf";
   plan.notes = pp.notes;
+  for (Boundary b : {Boundary::kL2, Boundary::kLLC, Boundary::kDRAM}) {
+    if (!pp.counts_traffic[static_cast<int>(b)]) plan.uncounted.push_back(b);
+  }
+  if (!pp.passes.empty()) plan.first_run_counters = perf_counter_count(pp.passes.front().groups);
   for (size_t i = 0; i < pp.passes.size(); ++i) {
     plan.pass_env.push_back(pp.env(i));
     std::string label;
