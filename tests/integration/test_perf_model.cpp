@@ -266,7 +266,15 @@ TEST_CASE("perf without DRAM events: the sampled cache model's DRAM estimate, it
   CHECK(rl["flops"].get<double>() == Approx(4 * fp256).epsilon(1e-9));
   const json* dram = boundary(rl, "dram");
   REQUIRE(dram != nullptr);
-  CHECK((*dram)["bytes"].get<double>() == Approx(kArrayReads).epsilon(0.05));
+  // Reads within 5%; the sampled model also writes back, inside the region,
+  // about 7% of the array that the program wrote before it: lines dirtied in
+  // the windows of the write loop that the model still holds (the skipped
+  // read sweep before the region, which evicts them natively, is seen only
+  // in its windows). docs/inst-backend.md, "Not yet".
+  CHECK((*dram)["bytes"].get<double>() == Approx(kArrayReads).epsilon(0.10));
+  CHECK(c["model.sample.dram.read"].get<double>() / c["model.sample.l1"].get<double>() *
+            kArrayReads ==
+        Approx(kArrayReads).epsilon(0.05));
   const std::string src = (*dram)["source"].get<std::string>();
   CHECK(src.rfind("rprof's cache model, sampled (" +
                       std::to_string(static_cast<long long>(units)) + " windows)",
