@@ -12,7 +12,8 @@
 //   - sampled against full: each region's estimate at each boundary within
 //     5% of full or inside its stated 95% interval;
 //   - a region with too few windows says so and gets no traffic;
-//   - OpenMP threads (private L1/L2, shared LLC) against the sim backend;
+//   - OpenMP threads (private L1/L2, shared LLC): full against the sim
+//     backend (apps/inst_traffic_omp.c, 2 threads), as above;
 //   - bad --sample values, and --sample with another backend: one line, exit 2.
 #include <catch2/catch.hpp>
 
@@ -55,7 +56,8 @@ void need_sim() {
 #endif
 }
 
-std::string build(const std::string& opts, const std::string& name) {
+std::string build(const std::string& opts, const std::string& name,
+                  const std::string& app = "inst_traffic.c") {
   const std::string out = fresh_path(name);
   std::vector<std::string> argv = {RPROF_BIN, "cc", kCc};
   size_t at = 0;
@@ -67,7 +69,7 @@ std::string build(const std::string& opts, const std::string& name) {
     at = sp + 1;
   }
   for (const std::string& a :
-       {std::string(RPROF_SOURCE_DIR) + "/tests/integration/apps/inst_traffic.c",
+       {std::string(RPROF_SOURCE_DIR) + "/tests/integration/apps/" + app,
         std::string("-DRPROF_ENABLE"), "-I" + std::string(RPROF_SOURCE_DIR) + "/include",
         "-L" + kLibDir, "-Wl,-rpath," + kLibDir, std::string("-lrprof"), std::string("-o"), out}) {
     argv.push_back(a);
@@ -204,4 +206,24 @@ TEST_CASE("inst --sample: bad values and other backends are one line and exit 2"
   const RunResult t = run_rprof({"--backend=time", "-q", "--sample=full", "/bin/true"});
   CHECK(t.status == 2);
   CHECK(t.err.find("--sample applies to --backend=inst") != std::string::npos);
+}
+
+TEST_CASE("inst --sample full with 2 OpenMP threads: private L1/L2, shared LLC, as sim's",
+          "[inst][sample]") {
+  need_plugin();
+  need_sim();
+  const std::string bin = build("-O2 -fopenmp", "traffic_omp", "inst_traffic_omp.c");
+  const auto full = regions(run(bin, {"--sample=full"}));
+  const auto sim = regions(run(bin, {}, "sim"));
+  for (const char* k : {"triad", "sum"}) {
+    // Both threads' rows: the region's counters sum them.
+    CHECK(full.at(k)["threads"].value("rows", 0) == 2);
+    for (const char* b : kBoundaries) {
+      const double f = boundary_bytes(full.at(k), b), s = boundary_bytes(sim.at(k), b);
+      const double l1 = boundary_bytes(full.at(k), "l1");
+      INFO(k << " " << b << ": full " << f << " sim " << s);
+      CHECK(s > 0);
+      CHECK(std::fabs(f - s) <= kFullVsSim * s + kFullVsSimOfL1 * l1);
+    }
+  }
 }
