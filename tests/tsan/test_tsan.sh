@@ -34,6 +34,7 @@ CPP
   -I"$src/include" -I"$src/lib" \
   "$src"/lib/runtime/*.cpp "$work/backends.cpp" "$src/lib/backends/time/time_backend.cpp" \
   "$src"/lib/hwcounters/perf_{spec,errors,counters}.cpp "$src/lib/backends/perf/perf_backend.cpp" \
+  "$src"/lib/backends/inst/inst_{backend,sample}.cpp \
   "$src/tests/integration/apps/threads_stress.cpp" -o "$work/threads_stress_tsan"
 
 if [[ $mode == time ]]; then
