@@ -26,12 +26,26 @@
  * one written back first). The clock counts the model's insertions, and the
  * user advances it over each skip by the insertions the skipped accesses
  * would have made (rpc_cache_advance: their number times the rate of
- * `fills`, insertions of lines the model did not hold, in the windows: a
- * stale line's refetch is left out of that rate, or a cold window's rate
- * would age every line again at the next skip); with tick = lines / stale_ticks, a line is gone once
- * the cache has taken in as many lines as it holds since its last touch
- * (LRU's rule, whatever the set). Off (stale_ticks 0) in a full
+ * `evicts` in the windows, insertions that displaced a live line). Only
+ * those count: an insertion into a way that held no live line (empty, or a
+ * line already taken as gone) or a stale line's refetch is the model's cold
+ * start, not pressure on the real cache, and counting those (as `fills`
+ * does) fed a loop: a cold window aged every line at the next skip, whose
+ * refetches aged them again, and a working set of half the LLC read as
+ * streaming from DRAM (50-200 times its bytes). With tick = lines / stale_ticks, a line is
+ * gone once the cache has taken in as many lines as it holds since its
+ * last touch (LRU's rule, whatever the set). Off (stale_ticks 0) in a full
  * simulation.
+ *
+ * The cold start itself stays: a line the model has not seen since the
+ * program touched it in a skip misses in the model and may hit in the real
+ * cache. Such a miss fills a way that held no live line (`free_fill`: the
+ * model cannot tell what the real set holds there); with `cold` set in the
+ * path, each boundary's bytes of those fills, and of the write-backs of the
+ * stale dirty lines they displace, are added there too (RpcPath), the bound
+ * the estimate gives for its cold-start bias. A miss that
+ * displaces a live line gives none: streaming data is certain once the
+ * model holds live lines.
  *
  * A user with several threads on one LLC defines RPC_LLC_BEGIN() and
  * RPC_LLC_END() (a lock around every LLC operation) before including this. */
@@ -74,6 +88,8 @@ typedef struct {
   rpc_word now;      /* the clock, in ticks */
   rpc_count stale;   /* hits taken as misses */
   rpc_count fills;   /* insertions of lines not in the cache, ever */
+  rpc_count evicts;  /* sampled: insertions that displaced a live line */
+  int free_fill;     /* sampled: the last miss's way held no live line */
 } RpcCache;
 
 #define RPC_EMPTY (~(rpc_word)0)
@@ -102,6 +118,10 @@ typedef struct {
   RpcCache* llc;
   rpc_count* counts; /* RPC_NCOUNTS */
   unsigned line_shift;
+  /* Sampled, or 0: the bytes of fills into a way with no live line, per
+   * boundary (L2, LLC, DRAM: an L1, L2 or LLC miss; RpcCache::free_fill), a
+   * subset of the reads in `counts`. */
+  rpc_count* cold;
 } RpcPath;
 
 /* Checks a geometry; on error returns a message for people, else 0. */
@@ -143,6 +163,8 @@ static __inline__ void rpc_cache_init(RpcCache* c, const RpcGeometry* g, rpc_wor
   c->now = 0;
   c->stale = 0;
   c->fills = 0;
+  c->evicts = 0;
+  c->free_fill = 0;
   c->tags = storage;
   rpc_cache_clear(c);
 }
@@ -188,6 +210,7 @@ static __inline__ int rpc_ref(RpcCache* c, rpc_word ln, rpc_word dirty, rpc_word
       /* Evicted by the skipped accesses: refetched, its write-back (when
        * dirty) counted now. */
       c->stale++;
+      c->free_fill = 0;
       *victim = t;
       for (; i > 0; i--) set[i] = set[i - 1];
       set[0] = stamp | key | dirty;
@@ -195,6 +218,9 @@ static __inline__ int rpc_ref(RpcCache* c, rpc_word ln, rpc_word dirty, rpc_word
     }
   }
   *victim = set[c->ways - 1];
+  c->free_fill = *victim == RPC_EMPTY ||
+                 ((c->now - RPC_STAMP(*victim)) & RPC_STAMP_MASK) > c->stale_ticks;
+  if (!c->free_fill) c->evicts++;
   for (i = c->ways - 1; i > 0; i--) set[i] = set[i - 1];
   set[0] = stamp | key | dirty;
   c->fills++;
@@ -225,10 +251,12 @@ static __inline__ void rpc_llc_fill(const RpcPath* p, rpc_word ln) {
   p->counts[RPC_LLC_READ] += line;
   RPC_LLC_BEGIN();
   const int hit = rpc_ref(p->llc, ln, 0, &v);
+  const int cold = !hit && p->cold && p->llc->free_fill;
   RPC_LLC_END();
   if (!hit) {
     p->counts[RPC_DRAM_READ] += line;
     if (rpc_is_dirty(v)) p->counts[RPC_DRAM_WRITE] += line;
+    if (cold) p->cold[2] += rpc_is_dirty(v) ? 2 * line : line;
   }
 }
 
@@ -238,14 +266,19 @@ static __inline__ void rpc_llc_writeback(const RpcPath* p, rpc_word ln) {
   p->counts[RPC_LLC_WRITE] += line;
   RPC_LLC_BEGIN();
   const int hit = rpc_ref(p->llc, ln, 1, &v);
+  const int cold = !hit && p->cold && p->llc->free_fill;
   RPC_LLC_END();
-  if (!hit && rpc_is_dirty(v)) p->counts[RPC_DRAM_WRITE] += line;
+  if (!hit && rpc_is_dirty(v)) {
+    p->counts[RPC_DRAM_WRITE] += line;
+    if (cold) p->cold[2] += line;
+  }
 }
 
 static __inline__ void rpc_l2_fill(const RpcPath* p, rpc_word ln) {
   rpc_word v = RPC_EMPTY;
   p->counts[RPC_L2_READ] += (rpc_count)1 << p->line_shift;
   if (!rpc_ref(p->l2, ln, 0, &v)) {
+    if (p->cold && p->l2->free_fill) p->cold[1] += (rpc_count)(rpc_is_dirty(v) ? 2 : 1) << p->line_shift;
     rpc_llc_fill(p, ln);
     if (rpc_is_dirty(v)) rpc_llc_writeback(p, rpc_line_of(v));
   }
@@ -254,10 +287,16 @@ static __inline__ void rpc_l2_fill(const RpcPath* p, rpc_word ln) {
 static __inline__ void rpc_l2_writeback(const RpcPath* p, rpc_word ln) {
   rpc_word v = RPC_EMPTY;
   p->counts[RPC_L2_WRITE] += (rpc_count)1 << p->line_shift;
-  if (!rpc_ref(p->l2, ln, 1, &v) && rpc_is_dirty(v)) rpc_llc_writeback(p, rpc_line_of(v));
+  if (!rpc_ref(p->l2, ln, 1, &v) && rpc_is_dirty(v)) {
+    if (p->cold && p->l2->free_fill) p->cold[1] += (rpc_count)1 << p->line_shift;
+    rpc_llc_writeback(p, rpc_line_of(v));
+  }
 }
 
 static RPC_NOINLINE void rpc_l1_miss(const RpcPath* p, rpc_word ln, rpc_word victim) {
+  if (p->cold && p->l1->free_fill) {
+    p->cold[0] += (rpc_count)(rpc_is_dirty(victim) ? 2 : 1) << p->line_shift;
+  }
   rpc_l2_fill(p, ln);
   if (rpc_is_dirty(victim)) rpc_l2_writeback(p, rpc_line_of(victim));
 }

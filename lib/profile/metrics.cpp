@@ -17,7 +17,12 @@ const char* kPrecisionKeys[] = {"sp", "dp"};
 // sampling units), with the 95% interval of the ratio's standard error:
 //   R = sum(y) / sum(x),  s^2 = sum((y - R x)^2) / (n - 1),
 //   var(R) = n s^2 / sum(x)^2,  bytes = R X,  ci95 = t sqrt(var(R)) X,
-// t Student's 97.5% quantile for n - 1 degrees of freedom (1.96 from 31).
+// t Student's 97.5% quantile for n - 1 degrees of freedom (1.96 from 31),
+// at least the sample's resolution, 3 lines (64 bytes) per sampled byte
+// times the L1 bytes (the rule of three: a boundary no sampled line crossed
+// has a 95% upper bound, not a zero-width interval), widened by the cold-start bound: the bytes of misses that filled a free
+// way of the model (sample.B.cold, scaled the same way), which the real
+// cache may have hit (common/cache_model.h).
 // Fewer than kMinSampledUnits units: no estimate (the boundary stays
 // unmeasured, and says why).
 double student_t975(double df) {
@@ -46,6 +51,7 @@ void estimate_sampled_traffic(const Get& get, std::array<Traffic, 4>& traffic,
     const std::string k = prefix + "sample." + boundary_key(b);
     const double r = get(k + ".read").value_or(0), w = get(k + ".write").value_or(0);
     const double syy = get(k + ".sq").value_or(0), sxy = get(k + ".xy").value_or(0);
+    const double cold = get(k + ".cold").value_or(0);
     Traffic& t = traffic[static_cast<int>(b)];
     t.sampled = true;
     t.sampled_units = n;
@@ -62,9 +68,13 @@ void estimate_sampled_traffic(const Get& get, std::array<Traffic, 4>& traffic,
     const double ratio = (r + w) / sx;
     const double xs = sx / 64.0;  // the squares' unit
     const double s2 = std::max(0.0, (syy - 2 * ratio * sxy + ratio * ratio * sxx) / (n - 1));
-    t.ci95_bytes = student_t975(n - 1) * std::sqrt(n * s2) / xs * l1;
+    t.cold_bytes = cold / sx * l1;
+    const double resolution = 3 * 64.0 / sx * l1;
+    t.ci95_bytes = std::max(student_t975(n - 1) * std::sqrt(n * s2) / xs * l1, resolution) +
+                   t.cold_bytes;
     t.note = "estimated from " + std::to_string(static_cast<long long>(n)) +
-             " sampled windows of the cache simulation (95% interval)";
+             " sampled windows of the cache simulation (95% interval" +
+             (t.cold_bytes > 0 ? ", with the cold-start bound)" : ")");
   }
 }
 

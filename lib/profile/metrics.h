@@ -40,8 +40,12 @@ struct Traffic {
   // bytes() (read + write), from the unit-to-unit variance; sampled_units is
   // the number of sampling units (detailed windows, cut at region entries and
   // exits) behind it. Not sampled: ci95_bytes 0.
+  // cold_bytes, part of ci95_bytes (added to the statistical half-width): the
+  // bound on the cold-start bias, the estimated bytes of misses the model
+  // could not tell from hits (fills into a free way: common/cache_model.h).
   bool sampled = false;
   double ci95_bytes = 0;
+  double cold_bytes = 0;
   double sampled_units = 0;
   // Where the number came from, for people, when a run mixes sources (set by
   // the hardware translation and by the cache model beside it):

@@ -42,7 +42,7 @@ const std::string kCaches = "--sim-cache=l1=32K:8:64,l2=256K:8:64,llc=2M:16:64";
 constexpr double kFullVsSim = 0.02;
 constexpr double kFullVsSimOfL1 = 0.01;
 const char* const kBoundaries[] = {"l2", "llc", "dram"};
-const char* const kKernels[] = {"triad", "stencil", "gemm", "spmv"};
+const char* const kKernels[] = {"triad", "stencil", "gemm", "spmv", "sweep"};
 
 void need_plugin() {
 #if !RPROF_TEST_INST_PLUGIN
@@ -108,7 +108,7 @@ double boundary_bytes(const json& region, const std::string& b) {
 // {bytes, ci95} (the estimator's, profile/metrics.cpp).
 struct Estimate {
   bool present = false;
-  double bytes = 0, ci95 = 0, units = 0;
+  double bytes = 0, ci95 = 0, cold = 0, units = 0;
 };
 
 Estimate sampled(const json& region, const std::string& b) {
@@ -118,6 +118,7 @@ Estimate sampled(const json& region, const std::string& b) {
     e.present = s.contains("bytes");
     e.bytes = s.value("bytes", 0.0);
     e.ci95 = s.value("ci95_bytes", 0.0);
+    e.cold = s.value("cold_bytes", 0.0);
     e.units = s.value("sampling_units", 0.0);
   }
   return e;
@@ -166,6 +167,7 @@ TEST_CASE("inst --sample RATE: each region's estimate within 5% of full or insid
   int cases = 0, inside = 0;
   for (const char* k : kKernels) {
     for (const char* b : kBoundaries) {
+      if (std::string(k) == "sweep" && std::string(b) == "dram") continue;  // below
       const double f = boundary_bytes(full.at(k), b);
       const Estimate e = sampled(est.at(k), b);
       INFO(k << " " << b << ": full " << f << ", sampled " << e.bytes << " +- " << e.ci95 << " ("
@@ -181,6 +183,22 @@ TEST_CASE("inst --sample RATE: each region's estimate within 5% of full or insid
   }
   INFO(inside << " of " << cases << " within 5% or inside the interval");
   CHECK(inside >= static_cast<int>(std::ceil(0.95 * cases)));
+  // sweep's array stays in the LLC: its DRAM bytes are its first touch
+  // (1 MiB, under 1% of its LLC bytes), all in the first sweep, where the
+  // first window's warm-up (whose counts are dropped) takes them: the
+  // estimate misses them, a known limit (docs/inst-backend.md), bounded here
+  // by 1% of the region's L1 bytes. What it must not do is what the aging
+  // rate fed by cold fills did: read the swept data as streaming from DRAM.
+  {
+    const double f = boundary_bytes(full.at("sweep"), "dram");
+    const Estimate e = sampled(est.at("sweep"), "dram");
+    INFO("sweep dram: full " << f << ", sampled " << e.bytes << " +- " << e.ci95 << " (cold "
+                             << e.cold << ")");
+    CHECK(f < 0.01 * boundary_bytes(full.at("sweep"), "llc"));
+    CHECK(e.cold <= e.ci95);
+    CHECK(e.ci95 > 0);  // the sample's resolution, with no line seen
+    CHECK(std::fabs(e.bytes - f) <= e.ci95 + 0.01 * boundary_bytes(full.at("sweep"), "l1"));
+  }
   // The L1 bytes stay exact: the same in both runs.
   for (const char* k : kKernels) {
     CHECK(counter(est.at(k), "bytes.l1.read") == counter(full.at(k), "bytes.l1.read"));

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "backends/inst/inst_sample.h"
 #include "hwcounters/event_tables.h"
 #include "hwcounters/perf_plan.h"
 #include "hwcounters/perf_spec.h"
@@ -299,7 +300,9 @@ TEST_CASE("perf without DRAM events: a sampled model that does not fit beside ev
   INFO(notes);
   const int groups = perf_counter_count(multiplexed_plan().passes.front().groups);
   CHECK(notes.find("no event of this CPU's plan counts the traffic at DRAM, and rprof's cache "
-                   "model did not run: its 17 counters and the first run's " +
+                   "model did not run: its " +
+                   std::to_string(rprof::inst::kSampledCounters + 2) +  // + bytes.l1.read/write
+                   " counters and the first run's " +
                    std::to_string(groups) + " exceed the runtime's 40") != std::string::npos);
   const json region = find_region(p, "sum");
   REQUIRE(region.is_object());

@@ -38,11 +38,12 @@ Profile triad(double dram) {
 }
 
 // Marks region i's boundary b sampled, as metrics_from_counters will.
-void sample(Analysis& a, size_t i, Boundary b, double ci95, double units) {
+void sample(Analysis& a, size_t i, Boundary b, double ci95, double units, double cold = 0) {
   RegionAnalysis& ra = a.regions[i];
   Traffic& t = ra.metrics.traffic[static_cast<int>(b)];
   t.sampled = true;
   t.ci95_bytes = ci95;
+  t.cold_bytes = cold;
   t.sampled_units = units;
   ra.sampled_traffic = sampled_boundaries(
       ra.metrics, ra.metrics.has_flops ? ra.metrics.flops_total() : 0, ra.region->time_s);
@@ -109,6 +110,11 @@ TEST_CASE("sampled traffic: text, JSON and CSV give the interval, with units") {
   }
   CHECK(lines == 1);
 
+  // 0.1 GB of the half-width is the cold-start bound: said in every writer.
+  sample(a, 0, Boundary::kDRAM, 0.4e9, 412, 0.1e9);
+  CHECK(render(a, "text").find("DRAM 4 GB ± 0.4 GB (95%, 0.1 GB of it cold start, sampled: 412 "
+                               "windows)") != std::string::npos);
+
   const json doc = json::parse(render(a, "json"));
   const json& r = doc["regions"][0];
   REQUIRE(r.contains("sampled_traffic"));
@@ -117,6 +123,7 @@ TEST_CASE("sampled traffic: text, JSON and CSV give the interval, with units") {
   CHECK(s["boundary"] == "dram");
   CHECK(s["bytes"].get<double>() == Approx(4e9));
   CHECK(s["ci95_bytes"].get<double>() == Approx(4e8));
+  CHECK(s["cold_bytes"].get<double>() == Approx(1e8));
   CHECK(s["bytes_low"].get<double>() == Approx(3.6e9));
   CHECK(s["bytes_high"].get<double>() == Approx(4.4e9));
   CHECK(s["confidence"].get<double>() == 0.95);
@@ -142,6 +149,7 @@ TEST_CASE("sampled traffic: text, JSON and CSV give the interval, with units") {
     return std::string();
   };
   CHECK(std::stod(cell("traffic_dram_ci95_bytes")) == Approx(4e8));
+  CHECK(std::stod(cell("traffic_dram_cold_bytes")) == Approx(1e8));
   CHECK(std::stod(cell("traffic_dram_bytes_low")) == Approx(3.6e9));
   CHECK(std::stod(cell("traffic_dram_bytes_high")) == Approx(4.4e9));
   CHECK(cell("traffic_dram_sampling_units") == "412");

@@ -39,7 +39,8 @@ const char* const kSampledNames[] = {
     "sample.units",      "sample.l1",         "sample.l1.sq",      "sample.l2.read",
     "sample.l2.write",   "sample.l2.sq",      "sample.l2.xy",      "sample.llc.read",
     "sample.llc.write",  "sample.llc.sq",     "sample.llc.xy",     "sample.dram.read",
-    "sample.dram.write", "sample.dram.sq",    "sample.dram.xy"};
+    "sample.dram.write", "sample.dram.sq",    "sample.dram.xy",    "sample.l2.cold",
+    "sample.llc.cold",   "sample.dram.cold"};
 constexpr int kSampledCount = sizeof(kSampledNames) / sizeof(kSampledNames[0]);
 const char* const kFullNames[] = {"bytes.l2.read",  "bytes.l2.write",  "bytes.llc.read",
                                   "bytes.llc.write", "bytes.dram.read", "bytes.dram.write"};
@@ -119,16 +120,18 @@ struct Thread {
   // The current unit.
   double x = 0;
   rpc_count y[RPC_NCOUNTS] = {};
+  rpc_count cold[3] = {};               // the unit's cold-start bytes (RpcPath)
   rpc_count scratch[RPC_NCOUNTS] = {};  // warm-up's counts, dropped
+  rpc_count scratch_cold[3] = {};
   // Sums over units (sampled), or the counts (full).
   double units = 0, sx = 0, sxx = 0;
   double sy[RPC_NCOUNTS] = {};
-  double syy[3] = {}, sxy[3] = {};
+  double syy[3] = {}, sxy[3] = {}, scold[3] = {};
   rpc_count full[RPC_NCOUNTS] = {};
   bool dead = false;
   // Sampled: the skip before the current window (accesses), and each
-  // level's insertions per access seen in the windows (L1, L2, LLC), to age
-  // the caches' lines over the skips (common/cache_model.h).
+  // level's displacing insertions per access seen in the windows (L1, L2,
+  // LLC), to age the caches' lines over the skips (common/cache_model.h).
   int64_t skip = 0;
   double rate[3] = {};
   rpc_count fills0[3] = {};
@@ -190,7 +193,7 @@ Thread* make_thread(unsigned long long* ctr) {
   rpc_cache_init(&t->l1, &g.geom[0], t->storage);
   rpc_cache_init(&t->l2, &g.geom[1], t->storage + w1);
   t->g = &g;
-  t->path = RpcPath{&t->l1, &t->l2, shared_llc(), nullptr, rpc_line_shift(g.geom[0].line)};
+  t->path = RpcPath{&t->l1, &t->l2, shared_llc(), nullptr, rpc_line_shift(g.geom[0].line), nullptr};
   t->full_mode = g.s.mode == SampleSettings::kFull;
   age_lines(&t->l1, g.geom[0]);
   age_lines(&t->l2, g.geom[1]);
@@ -212,12 +215,14 @@ Thread* make_thread(unsigned long long* ctr) {
 }
 
 // The insertion rates are measured over a window's measured part (its
-// warm-up refills what the skip took: a cold cache's rate).
+// warm-up refills what the skip took: a cold cache's rate), and count only
+// insertions that displaced a line (common/cache_model.h: a fill into a
+// free way is the model's cold start).
 void start_rates(Thread* t, RpcCache* llc) {
-  t->fills0[0] = t->l1.fills;
-  t->fills0[1] = t->l2.fills;
+  t->fills0[0] = t->l1.evicts;
+  t->fills0[1] = t->l2.evicts;
   llc_lock();
-  t->fills0[2] = llc->fills;
+  t->fills0[2] = llc->evicts;
   llc_unlock();
   t->accesses = 0;
 }
@@ -240,9 +245,9 @@ void start_window(Thread* t, RpcCache* llc) {
 void end_window(Thread* t, RpcCache* llc) {
   if (t->accesses == 0) return;
   llc_lock();
-  const rpc_count llc_fills = llc->fills;
+  const rpc_count llc_evicts = llc->evicts;
   llc_unlock();
-  const rpc_count now[3] = {t->l1.fills, t->l2.fills, llc_fills};
+  const rpc_count now[3] = {t->l1.evicts, t->l2.evicts, llc_evicts};
   for (int i = 0; i < 3; ++i) {
     const double r = static_cast<double>(now[i] - t->fills0[i]) / static_cast<double>(t->accesses);
     t->rate[i] = t->seen ? 0.5 * (t->rate[i] + r) : r;
@@ -263,9 +268,11 @@ void end_unit(Thread* t) {
     const double ys = static_cast<double>(r + w) / kSqUnit;
     t->syy[b] += ys * ys;
     t->sxy[b] += xs * ys;
+    t->scold[b] += static_cast<double>(t->cold[b]);
   }
   t->x = 0;
   std::memset(t->y, 0, sizeof(t->y));
+  std::memset(t->cold, 0, sizeof(t->cold));
 }
 
 }  // namespace
@@ -315,6 +322,7 @@ void sample_read(uint64_t* out) {
     out[k++] = u(t->syy[b]);
     out[k++] = u(t->sxy[b]);
   }
+  for (int b = 0; b < 3; ++b) out[k++] = u(t->scold[b]);
 }
 
 void sample_access(const void* addr, unsigned long bytes, int is_store) {
@@ -341,6 +349,7 @@ void sample_access(const void* addr, unsigned long bytes, int is_store) {
     case Phase::kWarm:
       if (t->phase == Phase::kWarm) {
         path.counts = t->scratch;
+        path.cold = t->scratch_cold;
         rpc_access(&path, a, bytes, is_store ? 1 : 0);
         if (--t->left == 0) {
           t->phase = Phase::kMeasure;
@@ -357,6 +366,7 @@ void sample_access(const void* addr, unsigned long bytes, int is_store) {
         return;
       }
       path.counts = t->y;
+      path.cold = t->cold;
       t->accesses++;
       rpc_access(&path, a, bytes, is_store ? 1 : 0);
       t->x += static_cast<double>(bytes);

@@ -25,6 +25,11 @@
 //   sample.B.read/.write  bytes crossing boundary B (l2, llc, dram) in units
 //   sample.B.sq           sum of y^2, y = B's read + write in 64-byte units
 //   sample.B.xy           sum of x * y, both in 64-byte units
+//   sample.B.cold         bytes of B's reads that filled a free way of the
+//                         level above B in the model: misses the model
+//                         cannot tell from hits of the real cache (its cold
+//                         start, common/cache_model.h), the estimate's bound
+//                         on its cold-start bias
 //
 // Full ("full"): every access is simulated and counted; the counts are the
 // bytes themselves (bytes.l2.read ... bytes.dram.write), no interval.
@@ -46,7 +51,7 @@ inline constexpr const char* kCachesEnv = "RPROF_INST_CACHES";
 
 // The counters the model adds in each mode (sample_num_counters()), for the
 // tool side's budget of counter slots (runtime/backend.h kMaxCounters).
-inline constexpr int kSampledCounters = 15;
+inline constexpr int kSampledCounters = 18;
 inline constexpr int kFullCounters = 6;
 
 // The counters the model adds to the backend's (0 when off), and their names.

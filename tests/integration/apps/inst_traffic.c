@@ -1,9 +1,11 @@
 /* Kernels for the inst backend's cache simulation (test_inst_sample): a
- * streaming triad, a 2-D 5-point stencil, a dense i-k-j matrix product and a
- * CSR sparse matrix-vector product with random columns, each a marked region,
- * sized against the geometry the test pins (L1 32 KiB, L2 256 KiB, LLC 2 MiB,
- * 64-byte lines): triad's arrays and spmv's x are larger than the LLC, the
- * stencil's grids its size each, the matrices fit L2 and LLC.
+ * streaming triad, a 2-D 5-point stencil, a dense i-k-j matrix product, a
+ * CSR sparse matrix-vector product with random columns and repeated sweeps
+ * over an array of half the LLC, each a marked region, sized against the
+ * geometry the test pins (L1 32 KiB, L2 256 KiB, LLC 2 MiB, 64-byte lines):
+ * triad's arrays and spmv's x are larger than the LLC, the stencil's grids
+ * its size each, the matrices fit L2 and LLC, the swept array stays in the
+ * LLC (its DRAM traffic is its first touch: the sampled model's cold start).
  * Usage: inst_traffic [SCALE] (default 1: more work, same sizes, with more). */
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +35,10 @@ static void gemm(double* c, const double* a, const double* b, int n) {
       for (int j = 0; j < n; ++j) c[i * n + j] += aik * b[k * n + j];
     }
   }
+}
+
+static void sweep(double* a, long n) {
+  for (long i = 0; i < n; ++i) a[i] = 0.5 * a[i] + 1.0;
 }
 
 static void spmv(double* y, const double* val, const int* col, const int* rowptr,
@@ -85,6 +91,10 @@ int main(int argc, char** argv) {
     val[k] = 1.0 / (double)(k % 13 + 1);
   }
   for (int i = 0; i < xn; ++i) x[i] = (double)(i % 11);
+  /* sweep: 1 MiB */
+  const long wn = 128L * 1024;
+  double* w = malloc(wn * sizeof(double));
+  for (long i = 0; i < wn; ++i) w[i] = (double)(i % 3);
 
   for (int rep = 0; rep < 3 * scale; ++rep) {
     RPROF_BEGIN("triad");
@@ -107,13 +117,18 @@ int main(int argc, char** argv) {
     spmv(y, val, col, rowptr, x, rows);
     RPROF_END("spmv");
   }
+  for (int rep = 0; rep < 40 * scale; ++rep) {
+    RPROF_BEGIN("sweep");
+    sweep(w, wn);
+    RPROF_END("sweep");
+  }
   /* A region too short for sampled windows. */
   RPROF_BEGIN("tiny");
   triad(ta, tb, tc, 2.0, 64);
   RPROF_END("tiny");
-  checksum = ta[tn / 2] + g0[sn * sn / 2] + gc[gn * gn / 2] + y[rows / 2];
+  checksum = ta[tn / 2] + g0[sn * sn / 2] + gc[gn * gn / 2] + y[rows / 2] + w[wn / 2];
   printf("checksum %.6g\n", checksum);
   free(ta), free(tb), free(tc), free(g0), free(g1), free(ga), free(gb), free(gc);
-  free(val), free(col), free(rowptr), free(x), free(y);
+  free(val), free(col), free(rowptr), free(x), free(y), free(w);
   return 0;
 }
