@@ -22,7 +22,7 @@
 #   defaults: build, 3, LARGE, "-O3 -march=x86-64-v3" where the CPU has AVX2
 #   and FMA, else "-O2". SIZE LARGE or MEDIUM (PolyBench's). NO_SIM=1 leaves
 #   out the sim column; SIM_MAX_S=S runs it only for kernels whose native run
-#   takes at most S CPU seconds. SAMPLE=RATE[:WINDOW[:WARM]] replaces the
+#   takes at most S CPU seconds. SAMPLE=RATE replaces the
 #   default rate. Not a test: minutes, and machine-dependent numbers.
 set -euo pipefail
 

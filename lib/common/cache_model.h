@@ -1,9 +1,10 @@
 /* rprof's cache model: the one source both simulators run. The sim backend's
  * Valgrind tool (lib/backends/sim/tool/rp_cache.c) feeds it every data access
- * of the program; the inst backend's sampled simulation (librprof,
- * lib/backends/inst/inst_sample.cpp) feeds it the accesses of its detailed
- * windows. Plain C, header-only and freestanding (no libc: the Valgrind tool
- * has none); the caller owns the tag storage.
+ * of the program; the inst backend's simulation (librprof,
+ * lib/backends/inst/inst_sample.cpp) every access of the instrumented code,
+ * or those to 1 line in F, in caches of 1/F the sets (set sampling). Plain
+ * C, header-only and freestanding (no libc: the Valgrind tool has none); the
+ * caller owns the tag storage.
  *
  * Private L1 and L2 per thread, one shared LLC; set-associative, LRU,
  * write-back, write-allocate; one line size for all levels. Levels are
@@ -17,35 +18,6 @@
  *   LLC miss on a fill       -> dram read, dirty LLC victim -> dram write
  * A write-back that misses the level below allocates the line there, dirty,
  * without reading it (the whole line is written).
- *
- * Sampled simulation (the model sees only windows of the accesses): a line
- * the model kept across the skipped accesses may have been evicted by them.
- * With `stale_ticks` set, each tag carries the cache's insertion clock (one
- * tick per `tick` insertions) at its last touch; a hit on a line more than
- * stale_ticks ticks old is taken as a miss (the line is refetched, a dirty
- * one written back first). The clock counts the model's insertions, and the
- * user advances it over each skip by the insertions the skipped accesses
- * would have made (rpc_cache_advance: their number times the rate of
- * `evicts` in the windows, insertions that displaced a live line). Only
- * those count: an insertion into a way that held no live line (empty, or a
- * line already taken as gone) or a stale line's refetch is the model's cold
- * start, not pressure on the real cache, and counting those (as `fills`
- * does) fed a loop: a cold window aged every line at the next skip, whose
- * refetches aged them again, and a working set of half the LLC read as
- * streaming from DRAM (50-200 times its bytes). With tick = lines / stale_ticks, a line is
- * gone once the cache has taken in as many lines as it holds since its
- * last touch (LRU's rule, whatever the set). Off (stale_ticks 0) in a full
- * simulation.
- *
- * The cold start itself stays: a line the model has not seen since the
- * program touched it in a skip misses in the model and may hit in the real
- * cache. Such a miss fills a way that held no live line (`free_fill`: the
- * model cannot tell what the real set holds there); with `cold` set in the
- * path, each boundary's bytes of those fills, and of the write-backs of the
- * stale dirty lines they displace, are added there too (RpcPath), the bound
- * the estimate gives for its cold-start bias. A miss that
- * displaces a live line gives none: streaming data is certain once the
- * model holds live lines.
  *
  * A user with several threads on one LLC defines RPC_LLC_BEGIN() and
  * RPC_LLC_END() (a lock around every LLC operation) before including this. */
@@ -76,29 +48,14 @@ typedef struct {
 
 typedef struct {
   rpc_word* tags; /* sets * ways, most recent first in each set:
-                     (stamp << 48) | (line number << 1) | dirty, or RPC_EMPTY */
+                     (line number << 1) | dirty, or RPC_EMPTY */
   rpc_word sets;
   rpc_word set_mask; /* sets - 1 when sets is a power of two */
   unsigned ways;
   int pow2;
-  /* Sampled simulation only (see above); 0 otherwise. */
-  unsigned stale_ticks;
-  rpc_word tick;     /* insertions per tick */
-  rpc_word inserts;  /* insertions since the last tick */
-  rpc_word now;      /* the clock, in ticks */
-  rpc_count stale;   /* hits taken as misses */
-  rpc_count fills;   /* insertions of lines not in the cache, ever */
-  rpc_count evicts;  /* sampled: insertions that displaced a live line */
-  int free_fill;     /* sampled: the last miss's way held no live line */
 } RpcCache;
 
 #define RPC_EMPTY (~(rpc_word)0)
-/* A tag's line (with dirty bit 0) and its stamp; line numbers stay below
- * 2^47 (user-space addresses). */
-#define RPC_KEY_MASK ((((rpc_word)1) << 48) - 2)
-#define RPC_STAMP(t) ((t) >> 48)
-#define RPC_STAMP_MASK ((rpc_word)0xffff)
-
 /* Where an access's bytes are added, in this order. */
 enum {
   RPC_L2_READ,
@@ -118,10 +75,6 @@ typedef struct {
   RpcCache* llc;
   rpc_count* counts; /* RPC_NCOUNTS */
   unsigned line_shift;
-  /* Sampled, or 0: the bytes of fills into a way with no live line, per
-   * boundary (L2, LLC, DRAM: an L1, L2 or LLC miss; RpcCache::free_fill), a
-   * subset of the reads in `counts`. */
-  rpc_count* cold;
 } RpcPath;
 
 /* Checks a geometry; on error returns a message for people, else 0. */
@@ -157,14 +110,6 @@ static __inline__ void rpc_cache_init(RpcCache* c, const RpcGeometry* g, rpc_wor
   c->sets = (rpc_word)(g->size / ((unsigned long long)g->assoc * g->line));
   c->pow2 = (c->sets & (c->sets - 1)) == 0;
   c->set_mask = c->sets - 1;
-  c->stale_ticks = 0;
-  c->tick = 1;
-  c->inserts = 0;
-  c->now = 0;
-  c->stale = 0;
-  c->fills = 0;
-  c->evicts = 0;
-  c->free_fill = 0;
   c->tags = storage;
   rpc_cache_clear(c);
 }
@@ -177,72 +122,27 @@ static __inline__ int rpc_ref(RpcCache* c, rpc_word ln, rpc_word dirty, rpc_word
   const rpc_word key = ln << 1;
   rpc_word t = set[0];
   unsigned i;
-  if (c->stale_ticks == 0) {
-    if (RPC_LIKELY((t & ~(rpc_word)1) == key)) {
+  if (RPC_LIKELY((t & ~(rpc_word)1) == key)) {
+    set[0] = t | dirty;
+    return 1;
+  }
+  for (i = 1; i < c->ways; i++) {
+    t = set[i];
+    if ((t & ~(rpc_word)1) == key) {
+      for (; i > 0; i--) set[i] = set[i - 1];
       set[0] = t | dirty;
       return 1;
     }
-    for (i = 1; i < c->ways; i++) {
-      t = set[i];
-      if ((t & ~(rpc_word)1) == key) {
-        for (; i > 0; i--) set[i] = set[i - 1];
-        set[0] = t | dirty;
-        return 1;
-      }
-    }
-    *victim = set[c->ways - 1];
-    for (i = c->ways - 1; i > 0; i--) set[i] = set[i - 1];
-    set[0] = key | dirty;
-    c->fills++;
-    return 0;
-  }
-  /* Sampled: stamps, and old lines taken as gone. */
-  const rpc_word stamp = (c->now & RPC_STAMP_MASK) << 48;
-  for (i = 0; i < c->ways; i++) {
-    t = set[i];
-    if (t != RPC_EMPTY && (t & RPC_KEY_MASK) == key) {
-      const rpc_word age = (c->now - RPC_STAMP(t)) & RPC_STAMP_MASK;
-      if (age <= c->stale_ticks) {
-        for (; i > 0; i--) set[i] = set[i - 1];
-        set[0] = stamp | (t & ~(~(rpc_word)0 << 48)) | dirty;
-        return 1;
-      }
-      /* Evicted by the skipped accesses: refetched, its write-back (when
-       * dirty) counted now. */
-      c->stale++;
-      c->free_fill = 0;
-      *victim = t;
-      for (; i > 0; i--) set[i] = set[i - 1];
-      set[0] = stamp | key | dirty;
-      goto clock;
-    }
   }
   *victim = set[c->ways - 1];
-  c->free_fill = *victim == RPC_EMPTY ||
-                 ((c->now - RPC_STAMP(*victim)) & RPC_STAMP_MASK) > c->stale_ticks;
-  if (!c->free_fill) c->evicts++;
   for (i = c->ways - 1; i > 0; i--) set[i] = set[i - 1];
-  set[0] = stamp | key | dirty;
-  c->fills++;
-clock:
-  if (++c->inserts >= c->tick) {
-    c->inserts = 0;
-    c->now++;
-  }
+  set[0] = key | dirty;
   return 0;
 }
 
-/* The clock over accesses the model did not see: n insertions. */
-static __inline__ void rpc_cache_advance(RpcCache* c, rpc_word n) {
-  if (c->stale_ticks == 0 || c->tick == 0) return;
-  n += c->inserts;
-  c->now += n / c->tick;
-  c->inserts = n % c->tick;
-}
-
 static __inline__ int rpc_is_dirty(rpc_word tag) { return tag != RPC_EMPTY && (tag & 1); }
-/* A victim's line number (stamp dropped). */
-static __inline__ rpc_word rpc_line_of(rpc_word tag) { return (tag & RPC_KEY_MASK) >> 1; }
+/* A victim's line number. */
+static __inline__ rpc_word rpc_line_of(rpc_word tag) { return tag >> 1; }
 
 /* LLC: a fill for an L2 miss, and a write-back of a dirty L2 victim. */
 static __inline__ void rpc_llc_fill(const RpcPath* p, rpc_word ln) {
@@ -251,12 +151,10 @@ static __inline__ void rpc_llc_fill(const RpcPath* p, rpc_word ln) {
   p->counts[RPC_LLC_READ] += line;
   RPC_LLC_BEGIN();
   const int hit = rpc_ref(p->llc, ln, 0, &v);
-  const int cold = !hit && p->cold && p->llc->free_fill;
   RPC_LLC_END();
   if (!hit) {
     p->counts[RPC_DRAM_READ] += line;
     if (rpc_is_dirty(v)) p->counts[RPC_DRAM_WRITE] += line;
-    if (cold) p->cold[2] += rpc_is_dirty(v) ? 2 * line : line;
   }
 }
 
@@ -266,19 +164,14 @@ static __inline__ void rpc_llc_writeback(const RpcPath* p, rpc_word ln) {
   p->counts[RPC_LLC_WRITE] += line;
   RPC_LLC_BEGIN();
   const int hit = rpc_ref(p->llc, ln, 1, &v);
-  const int cold = !hit && p->cold && p->llc->free_fill;
   RPC_LLC_END();
-  if (!hit && rpc_is_dirty(v)) {
-    p->counts[RPC_DRAM_WRITE] += line;
-    if (cold) p->cold[2] += line;
-  }
+  if (!hit && rpc_is_dirty(v)) p->counts[RPC_DRAM_WRITE] += line;
 }
 
 static __inline__ void rpc_l2_fill(const RpcPath* p, rpc_word ln) {
   rpc_word v = RPC_EMPTY;
   p->counts[RPC_L2_READ] += (rpc_count)1 << p->line_shift;
   if (!rpc_ref(p->l2, ln, 0, &v)) {
-    if (p->cold && p->l2->free_fill) p->cold[1] += (rpc_count)(rpc_is_dirty(v) ? 2 : 1) << p->line_shift;
     rpc_llc_fill(p, ln);
     if (rpc_is_dirty(v)) rpc_llc_writeback(p, rpc_line_of(v));
   }
@@ -287,16 +180,10 @@ static __inline__ void rpc_l2_fill(const RpcPath* p, rpc_word ln) {
 static __inline__ void rpc_l2_writeback(const RpcPath* p, rpc_word ln) {
   rpc_word v = RPC_EMPTY;
   p->counts[RPC_L2_WRITE] += (rpc_count)1 << p->line_shift;
-  if (!rpc_ref(p->l2, ln, 1, &v) && rpc_is_dirty(v)) {
-    if (p->cold && p->l2->free_fill) p->cold[1] += (rpc_count)1 << p->line_shift;
-    rpc_llc_writeback(p, rpc_line_of(v));
-  }
+  if (!rpc_ref(p->l2, ln, 1, &v) && rpc_is_dirty(v)) rpc_llc_writeback(p, rpc_line_of(v));
 }
 
 static RPC_NOINLINE void rpc_l1_miss(const RpcPath* p, rpc_word ln, rpc_word victim) {
-  if (p->cold && p->l1->free_fill) {
-    p->cold[0] += (rpc_count)(rpc_is_dirty(victim) ? 2 : 1) << p->line_shift;
-  }
   rpc_l2_fill(p, ln);
   if (rpc_is_dirty(victim)) rpc_l2_writeback(p, rpc_line_of(victim));
 }

@@ -20,9 +20,7 @@ const char* kPrecisionKeys[] = {"sp", "dp"};
 // t Student's 97.5% quantile for n - 1 degrees of freedom (1.96 from 31),
 // at least the sample's resolution, 3 lines (64 bytes) per sampled byte
 // times the L1 bytes (the rule of three: a boundary no sampled line crossed
-// has a 95% upper bound, not a zero-width interval), widened by the cold-start bound: the bytes of misses that filled a free
-// way of the model (sample.B.cold, scaled the same way), which the real
-// cache may have hit (common/cache_model.h).
+// has a 95% upper bound, not a zero-width interval).
 // Fewer than kMinSampledUnits units: no estimate (the boundary stays
 // unmeasured, and says why).
 double student_t975(double df) {
@@ -51,14 +49,13 @@ void estimate_sampled_traffic(const Get& get, std::array<Traffic, 4>& traffic,
     const std::string k = prefix + "sample." + boundary_key(b);
     const double r = get(k + ".read").value_or(0), w = get(k + ".write").value_or(0);
     const double syy = get(k + ".sq").value_or(0), sxy = get(k + ".xy").value_or(0);
-    const double cold = get(k + ".cold").value_or(0);
     Traffic& t = traffic[static_cast<int>(b)];
     t.sampled = true;
     t.sampled_units = n;
     if (n < kMinSampledUnits || sx <= 0) {
       t.measured = false;
       t.note = "not estimated: " + std::to_string(static_cast<long long>(n)) +
-               " sampled window" + (n == 1 ? "" : "s") + ", fewer than " +
+               " sampling unit" + (n == 1 ? "" : "s") + ", fewer than " +
                std::to_string(kMinSampledUnits) + " (a longer run or a higher --sample rate)";
       continue;
     }
@@ -68,13 +65,10 @@ void estimate_sampled_traffic(const Get& get, std::array<Traffic, 4>& traffic,
     const double ratio = (r + w) / sx;
     const double xs = sx / 64.0;  // the squares' unit
     const double s2 = std::max(0.0, (syy - 2 * ratio * sxy + ratio * ratio * sxx) / (n - 1));
-    t.cold_bytes = cold / sx * l1;
     const double resolution = 3 * 64.0 / sx * l1;
-    t.ci95_bytes = std::max(student_t975(n - 1) * std::sqrt(n * s2) / xs * l1, resolution) +
-                   t.cold_bytes;
+    t.ci95_bytes = std::max(student_t975(n - 1) * std::sqrt(n * s2) / xs * l1, resolution);
     t.note = "estimated from " + std::to_string(static_cast<long long>(n)) +
-             " sampled windows of the cache simulation (95% interval" +
-             (t.cold_bytes > 0 ? ", with the cold-start bound)" : ")");
+             " sampling units of the cache simulation (95% interval)";
   }
 }
 
@@ -106,7 +100,7 @@ void model_beside_hardware(const Get& get, Metrics& m) {
     for (Boundary b : {Boundary::kL2, Boundary::kLLC, Boundary::kDRAM}) {
       Traffic& t = model[static_cast<int>(b)];
       const long long n = static_cast<long long>(t.sampled_units);
-      t.source = "rprof's cache model, sampled (" + std::to_string(n) + " window" +
+      t.source = "rprof's cache model, sampled (" + std::to_string(n) + " unit" +
                  (n == 1 ? "" : "s") + ")";
     }
   }

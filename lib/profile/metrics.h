@@ -38,14 +38,10 @@ struct Traffic {
   // are an estimate scaled from the sampled accesses (a ratio to the exact L1
   // bytes); ci95_bytes is the half-width of the 95% confidence interval of
   // bytes() (read + write), from the unit-to-unit variance; sampled_units is
-  // the number of sampling units (detailed windows, cut at region entries and
+  // the number of sampling units (runs of simulated accesses, cut at region entries and
   // exits) behind it. Not sampled: ci95_bytes 0.
-  // cold_bytes, part of ci95_bytes (added to the statistical half-width): the
-  // bound on the cold-start bias, the estimated bytes of misses the model
-  // could not tell from hits (fills into a free way: common/cache_model.h).
   bool sampled = false;
   double ci95_bytes = 0;
-  double cold_bytes = 0;
   double sampled_units = 0;
   // Where the number came from, for people, when a run mixes sources (set by
   // the hardware translation and by the cache model beside it):

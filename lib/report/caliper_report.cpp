@@ -98,7 +98,7 @@ std::vector<Column> columns_of(const Analysis& a) {
                       "high end of the 95% interval of the sampled bytes" + where,
                       sampled(&SampledBoundary::bytes_hi)});
       cols.push_back({"inclusive#rprof.sampling_units." + key, "",
-                      "sampling units (windows) behind the sampled bytes" + where,
+                      "sampling units behind the sampled bytes" + where,
                       sampled(&SampledBoundary::units)});
     }
     cols.push_back({"inclusive#rprof.gb_per_s." + key, "GB/s",

@@ -296,7 +296,7 @@ void check_region(const Rule& rule, const std::string& file, const RegionAnalysi
       const double lo = *expected - rule.count_tolerance * std::fabs(*expected);
       const double hi = *expected + rule.count_tolerance * std::fabs(*expected);
       const std::string got =
-          fmt::format("{} B ± {} B (95% interval [{}, {}], sampled: {:.0f} windows)",
+          fmt::format("{} B ± {} B (95% interval [{}, {}], sampled: {:.0f} units)",
                       count_text(sb->bytes), count_text(sb->ci95_bytes), count_text(sb->bytes_lo),
                       count_text(sb->bytes_hi), sb->units);
       add(check, got, want, sb->bytes_lo <= hi && sb->bytes_hi >= lo,

@@ -76,12 +76,12 @@ std::string one_side(const RegionDiff& r) {
   return s + "\n";
 }
 
-// "4 GB ± 0.4 GB (95%, sampled: 412 windows)" or "4 GB (exact)".
+// "4 GB ± 0.4 GB (95%, sampled: 412 units)" or "4 GB (exact)".
 std::string sampled_side(const std::optional<double>& bytes, const std::optional<double>& ci,
                          const std::optional<double>& units) {
   if (!bytes) return "-";
   if (!ci) return fmt::format("{:.4g} GB (not sampled)", *bytes / 1e9);
-  return fmt::format("{:.4g} GB ± {:.4g} GB (95%, sampled: {:.0f} windows)", *bytes / 1e9,
+  return fmt::format("{:.4g} GB ± {:.4g} GB (95%, sampled: {:.0f} units)", *bytes / 1e9,
                      *ci / 1e9, units.value_or(0));
 }
 

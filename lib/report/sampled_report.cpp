@@ -7,10 +7,9 @@
 namespace rprof {
 
 const char* const kSampledTrafficConventions =
-    "sampled cache model: bytes estimated from sampled windows, ± = half-width of the 95% "
-    "confidence interval of read + write bytes, widened by the cold-start bound cold_bytes "
-    "(misses into a set the model had not filled: the real cache may have hit them) (all "
-    "threads; independent units add in quadrature, cold-start bounds add); GB = 1e9 bytes; intensity in FLOP/byte at the boundary (FMA = 2 FLOPs), "
+    "sampled cache model: bytes estimated from sampled cache sets, ± = half-width of the 95% "
+    "confidence interval of read + write bytes (all threads; independent units add in "
+    "quadrature); GB = 1e9 bytes; intensity in FLOP/byte at the boundary (FMA = 2 FLOPs), "
     "its interval FLOPs / bytes_high .. FLOPs / bytes_low (no upper end when bytes_low is "
     "0); bandwidth GB/s = bytes / the region's time (slowest thread)";
 
@@ -34,11 +33,8 @@ void optional_number(json_out::Writer& w, const char* key, const std::optional<d
 }  // namespace
 
 std::string sampled_bytes_text(const SampledBoundary& s) {
-  const std::string cold =
-      s.cold_bytes > 0 ? fmt::format(", {} GB of it cold start", num(s.cold_bytes / 1e9)) : "";
-  return fmt::format("{} {} GB ± {} GB (95%{}, sampled: {:.0f} window{})",
-                     boundary_name(s.boundary), num(s.bytes / 1e9), num(s.ci95_bytes / 1e9), cold,
-                     s.units, s.units == 1 ? "" : "s");
+  return fmt::format("{} {} GB ± {} GB (95%, sampled: {:.0f} unit{})", boundary_name(s.boundary),
+                     num(s.bytes / 1e9), num(s.ci95_bytes / 1e9), s.units, s.units == 1 ? "" : "s");
 }
 
 std::string sampled_intensity_text(const SampledBoundary& s) {
@@ -62,7 +58,6 @@ void write_sampled_traffic_json(json_out::Writer& w, const std::vector<SampledBo
     w.member("bytes_high", s.bytes_hi);
     w.member("bytes_low", s.bytes_lo);
     w.member("ci95_bytes", s.ci95_bytes);
-    w.member("cold_bytes", s.cold_bytes);
     w.member("confidence", 0.95);
     w.member("conventions", kSampledTrafficConventions);
     optional_number(w, "gbs", s.gbs);
@@ -89,7 +84,7 @@ void write_sampled_traffic_text(const Analysis& a, const ShownRegions& shown, st
     const RegionAnalysis& ra = a.regions[i];
     if (!shown[i]) continue;
     const Region& r = *ra.region;
-    // Too few windows: no estimate, and the reason (profile/metrics.cpp).
+    // Too few units: no estimate, and the reason (profile/metrics.cpp).
     const Traffic& dram = ra.metrics.at(Boundary::kDRAM);
     if (ra.sampled_traffic.empty() && dram.sampled && !dram.measured) {
       lines.push_back(std::string(2 + 2 * r.depth(), ' ') + printable(r.name) +
@@ -120,9 +115,8 @@ std::string sampled_csv_header() {
   std::string h;
   for (Boundary b : kBoundaries) {
     h += fmt::format(
-        ",traffic_{0}_ci95_bytes,traffic_{0}_cold_bytes,traffic_{0}_bytes_low,"
-        "traffic_{0}_bytes_high,traffic_{0}_sampling_units,intensity_{0}_low,"
-        "intensity_{0}_high",
+        ",traffic_{0}_ci95_bytes,traffic_{0}_bytes_low,traffic_{0}_bytes_high,"
+        "traffic_{0}_sampling_units,intensity_{0}_low,intensity_{0}_high",
         boundary_key(b));
   }
   return h;
@@ -136,11 +130,11 @@ std::string sampled_csv_cells(const RegionAnalysis& ra) {
       if (x.boundary == b) s = &x;
     }
     if (s == nullptr) {
-      c += ",,,,,,,";
+      c += ",,,,,,";
       continue;
     }
-    c += fmt::format(",{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},", s->ci95_bytes, s->cold_bytes,
-                     s->bytes_lo, s->bytes_hi, s->units);
+    c += fmt::format(",{:.17g},{:.17g},{:.17g},{:.17g},", s->ci95_bytes, s->bytes_lo, s->bytes_hi,
+                     s->units);
     if (s->intensity_ci) c += fmt::format("{:.9g}", s->intensity_ci->lo);
     c += ",";
     // Empty with a low end: no upper end (bytes_low is 0).

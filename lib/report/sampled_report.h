@@ -18,7 +18,7 @@ namespace rprof {
 // What the figures mean, in every writer.
 extern const char* const kSampledTrafficConventions;
 
-// "DRAM 4 GB ± 0.4 GB (95%, sampled: 412 windows)".
+// "DRAM 4 GB ± 0.4 GB (95%, sampled: 412 units)".
 std::string sampled_bytes_text(const SampledBoundary& s);
 // "0.25 FLOP/byte [0.2273, 0.2778]" / "... [0.2273, unbounded]"; "" without FLOPs.
 std::string sampled_intensity_text(const SampledBoundary& s);

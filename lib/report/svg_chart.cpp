@@ -284,7 +284,7 @@ void SvgWriter::regions(LabelPlacer& placer) {
           "data-ci95-bytes=\"{}\" data-sampling-units=\"{}\" d=\"{}\" fill=\"none\" "
           "stroke=\"{}\" stroke-width=\"1.6\" stroke-linecap=\"round\">"
           "<title>{} at {}: 95% interval of the sampled traffic, I = {} to {} FLOP/byte "
-          "({} GB \u00b1 {} GB, {:.0f} sampled windows)</title></path>\n",
+          "({} GB \u00b1 {} GB, {:.0f} sampling units)</title></path>\n",
           boundary_key(p.boundary), n(p.intensity_low),
           p.intensity_high_unbounded ? std::string("unbounded") : n(p.intensity_high), px(xl),
           px(xh), n(p.ci95_bytes), n(p.sampling_units), d, kInk, esc(r->path),

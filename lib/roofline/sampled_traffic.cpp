@@ -12,7 +12,6 @@ std::optional<SampledBoundary> sampled_boundary(Boundary b, const Traffic& t, do
   s.boundary = b;
   s.bytes = t.bytes();
   s.ci95_bytes = std::max(0.0, t.ci95_bytes);
-  s.cold_bytes = std::clamp(t.cold_bytes, 0.0, s.ci95_bytes);
   s.units = t.sampled_units;
   s.bytes_lo = std::max(0.0, s.bytes - s.ci95_bytes);
   s.bytes_hi = s.bytes + s.ci95_bytes;
@@ -40,17 +39,6 @@ std::vector<SampledBoundary> sampled_boundaries(const Metrics& m, double flops, 
   return out;
 }
 
-namespace {
-// Statistical parts in quadrature, cold-start bounds added.
-double combined_ci95(const Traffic& a, const Traffic& b) {
-  const double ca = a.sampled ? std::max(0.0, a.cold_bytes) : 0.0;
-  const double cb = b.sampled ? std::max(0.0, b.cold_bytes) : 0.0;
-  const double sa = a.sampled ? std::max(0.0, a.ci95_bytes - ca) : 0.0;
-  const double sb = b.sampled ? std::max(0.0, b.ci95_bytes - cb) : 0.0;
-  return std::hypot(sa, sb) + ca + cb;
-}
-}  // namespace
-
 Traffic combined_traffic(const Traffic& a, const Traffic& b) {
   Traffic t;
   t.measured = a.measured || b.measured;
@@ -59,14 +47,13 @@ Traffic combined_traffic(const Traffic& a, const Traffic& b) {
   t.read_bytes = a.read_bytes + b.read_bytes;
   t.write_bytes = a.write_bytes + b.write_bytes;
   t.sampled = a.sampled || b.sampled;
-  t.ci95_bytes = combined_ci95(a, b);
-  t.cold_bytes = (a.sampled ? a.cold_bytes : 0.0) + (b.sampled ? b.cold_bytes : 0.0);
+  t.ci95_bytes = std::hypot(a.sampled ? a.ci95_bytes : 0.0, b.sampled ? b.ci95_bytes : 0.0);
   t.sampled_units = a.sampled_units + b.sampled_units;
   return t;
 }
 
 double difference_ci95(const Traffic& a, const Traffic& b) {
-  return combined_ci95(a, b);
+  return std::hypot(a.sampled ? a.ci95_bytes : 0.0, b.sampled ? b.ci95_bytes : 0.0);
 }
 
 }  // namespace rprof

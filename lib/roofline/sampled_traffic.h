@@ -1,6 +1,6 @@
 // A sampled boundary's 95% interval, carried from the bytes to the rates.
 // The sampled cache model (Traffic::sampled) estimates a boundary's bytes
-// from sampled windows with a 95% confidence interval of +- ci95_bytes
+// from sampled cache sets with a 95% confidence interval of +- ci95_bytes
 // (half-width, of read + write); here that interval becomes one of
 // intensity and of bandwidth. Units: bytes, FLOP/byte (FMA = 2 FLOPs),
 // GB/s with GB = 1e9 bytes, bytes of all threads over the region's time.
@@ -10,9 +10,8 @@
 //   bandwidth   [bytes_lo, bytes_hi] / time / 1e9
 //
 // Independent sampling units add in quadrature: the sum of two estimates
-// (two threads, ranks or runs) has half-width sqrt(s_a^2 + s_b^2) + c_a + c_b,
-// and so has their difference, s the statistical part of a half-width and c
-// its cold-start bound (Traffic::cold_bytes: a bias bound, added).
+// (two threads, ranks or runs) has half-width sqrt(ci_a^2 + ci_b^2), and so
+// has their difference.
 #ifndef RPROF_ROOFLINE_SAMPLED_TRAFFIC_H_
 #define RPROF_ROOFLINE_SAMPLED_TRAFFIC_H_
 
@@ -35,7 +34,6 @@ struct SampledBoundary {
   Boundary boundary = Boundary::kDRAM;
   double bytes = 0;                   // the estimate, read + write, all threads
   double ci95_bytes = 0;              // half-width of its 95% interval
-  double cold_bytes = 0;              // of which the cold-start bound
   double units = 0;                   // sampling units behind it
   double bytes_lo = 0, bytes_hi = 0;  // bytes -+ ci95_bytes, bytes_lo clamped at 0
   // With FLOPs (> 0): the point intensity and its interval, FLOP/byte.
@@ -56,12 +54,12 @@ std::optional<SampledBoundary> sampled_boundary(Boundary b, const Traffic& t, do
 std::vector<SampledBoundary> sampled_boundaries(const Metrics& m, double flops, double time_s);
 
 // The sum of two independent estimates of one boundary's traffic: bytes
-// added, half-widths as above, units added; sampled if either is,
+// added, half-widths in quadrature, units added; sampled if either is,
 // measured if either is, approximate if either is.
 Traffic combined_traffic(const Traffic& a, const Traffic& b);
 
-// Half-width of the 95% interval of b.bytes() - a.bytes(), as above (0 when
-// neither is sampled).
+// Half-width of the 95% interval of b.bytes() - a.bytes(): sqrt(ci_a^2 +
+// ci_b^2) (0 when neither is sampled).
 double difference_ci95(const Traffic& a, const Traffic& b);
 
 }  // namespace rprof

@@ -1,12 +1,13 @@
-// The inst backend's memory accesses for the sampled cache model (plugin
-// option memory=on, inst_counters.h RPROF_INST_COUNTDOWN): programs built
-// with `rprof cc` at -O0, -O2 and -O3 -mavx2 -mfma, run natively with a
-// stand-in for librprof preloaded (inst_mem/mem_hooks.c) that holds the
-// countdown negative and sums what reaches rprof_inst_mem. The bytes passed
-// to the load and store hooks equal the bytes the counters count, kernel by
-// kernel and for the whole run, exactly; each access lies in the kernel's
-// arrays; a countdown at INT64_MAX calls nothing; one started at K makes the
-// first call within one block's accesses after the K-th access.
+// The inst backend's memory accesses for the cache model (plugin option
+// memory=on, inst_counters.h RPROF_INST_SET_MASK): programs built with
+// `rprof cc` at -O0, -O2 and -O3 -mavx2 -mfma, run natively with a stand-in
+// for librprof preloaded (inst_mem/mem_hooks.c) that sets the set filter and
+// sums what reaches rprof_inst_mem. With every access passed, the bytes
+// passed to the load and store hooks equal the bytes the counters count,
+// kernel by kernel and for the whole run, exactly; each access lies in the
+// kernel's arrays; the program's own initial filter calls nothing; a filter
+// of 1 line in F passes every byte of those lines (the same bytes as
+// passing everything) with about 1/F of the calls.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -67,17 +68,19 @@ struct Line {
   unsigned long long read = 0, write = 0;     // the counters' bytes
   unsigned long long loaded = 0, stored = 0;  // the hooks'
   unsigned long long calls = 0;
-  long long first_countdown = 0;
+  unsigned long long selected = 0;  // bytes in RPROF_TEST_SELECT's lines
   unsigned long long inside = 0;  // calls within the kernel's arrays
 };
 
-// Runs the program with the hooks preloaded; countdown: "" (INT64_MIN/2,
-// every block calls), "max" or a number.
+// Runs the program with the hooks preloaded; filter: "" (every access),
+// "none" (the program's initial filter) or "F:C"; select: "F:C" for the
+// selected bytes, or "".
 std::map<std::string, Line> run(const std::string& program, const std::string& mode,
-                                const std::string& countdown = "") {
+                                const std::string& filter = "", const std::string& select = "") {
   const std::string out = fresh_path("mem_hooks") + ".txt";
   std::vector<std::string> env = {"LD_PRELOAD=" + kHooks, "RPROF_TEST_MEM_OUT=" + out};
-  if (!countdown.empty()) env.push_back("RPROF_TEST_COUNTDOWN=" + countdown);
+  if (!filter.empty()) env.push_back("RPROF_TEST_FILTER=" + filter);
+  if (!select.empty()) env.push_back("RPROF_TEST_SELECT=" + select);
   const RunResult r = run_command({program, mode}, env);
   INFO(r.err);
   REQUIRE(r.status == 0);
@@ -85,7 +88,7 @@ std::map<std::string, Line> run(const std::string& program, const std::string& m
   std::ifstream in(out);
   std::string name;
   Line l;
-  while (in >> name >> l.read >> l.write >> l.loaded >> l.stored >> l.calls >> l.first_countdown >>
+  while (in >> name >> l.read >> l.write >> l.loaded >> l.stored >> l.calls >> l.selected >>
          l.inside) {
     lines[name] = l;
   }
@@ -116,7 +119,6 @@ TEST_CASE("inst memory: the hooks get exactly the bytes the counters count", "[i
       CHECK(l.loaded == l.read);
       CHECK(l.stored == l.write);
       CHECK(l.calls > 0);
-      CHECK(l.first_countdown < 0);
     }
     // Every access of the kernels given their arrays lies in them.
     for (const char* k : {"daxpy", "masked", "stencil", "blocks"}) {
@@ -150,11 +152,13 @@ TEST_CASE("inst memory: the hooks get exactly the bytes the counters count", "[i
   }
 }
 
-TEST_CASE("inst memory: a countdown at INT64_MAX calls nothing", "[inst][memory]") {
+TEST_CASE("inst memory: the program's initial filter calls nothing", "[inst][memory]") {
   need_plugin();
-  const std::string program = build("-O2", "O2max");
-  const std::map<std::string, Line> lines = run(program, "all", "max");
+  const std::string program = build("-O2", "O2none");
+  const std::map<std::string, Line> lines = run(program, "all", "none");
   const Line& t = lines.at("total");
+  // Not even the accesses over 64 bytes (memcpy, memset), which a sampling
+  // filter always passes.
   CHECK(t.read >= 16000);
   CHECK(t.write >= 8000);
   CHECK(t.calls == 0);
@@ -162,27 +166,33 @@ TEST_CASE("inst memory: a countdown at INT64_MAX calls nothing", "[inst][memory]
   CHECK(t.stored == 0);
 }
 
-TEST_CASE("inst memory: a countdown of K calls at the block of the K-th access", "[inst][memory]") {
+TEST_CASE("inst memory: a filter of 1 line in F passes every byte of those lines",
+          "[inst][memory]") {
   need_plugin();
-  const std::string program = build("-O2", "O2k");
-  // Every access of the run (daxpy alone: the same run each time).
-  const unsigned long long all = run(program, "daxpy").at("total").calls;
-  REQUIRE(all > 3000);
-  for (long long k : {1LL, 1001LL, 2500LL}) {
-    INFO("K = " << k);
-    // The first call (at the start of the block that took the countdown
-    // below 0) sets it to INT64_MIN/2: every access from it on calls.
-    const Line t = run(program, "daxpy", std::to_string(k)).at("total");
-    const long long before = static_cast<long long>(all - t.calls);  // accesses before it
-    CHECK(before <= k);
-    // That block's accesses (its decrement) took the countdown from
-    // k - before >= 0 to the first call's value, below 0: at most the
-    // accesses of one block of this program (8).
-    CHECK(t.first_countdown < 0);
-    const long long block = k - before - t.first_countdown;
-    CHECK(block >= 1);
-    CHECK(block <= 8);
-    CHECK(t.stored + t.loaded > 0);
+  std::vector<Level> levels = {{"-O0", "O0f"}, {"-O2", "O2f"}};
+  if (cpu_has_avx2()) levels.push_back({"-O3 -mavx2 -mfma", "O3avx2f"});
+  for (const Level& lv : levels) {
+    const std::string program = build(lv.opts, lv.tag);
+    for (const std::string sel : {"8:3", "64:1"}) {
+      INFO(lv.opts << ", lines " << sel);
+      // Every access passed: the bytes that lie in the lines, counted by the
+      // stand-in; then only the filter's: the same bytes, fewer calls.
+      const std::map<std::string, Line> all = run(program, "all", "", sel);
+      const std::map<std::string, Line> some = run(program, "all", sel, sel);
+      // (Not records, on the stack: its lines move with the stack between runs.)
+      for (const char* k : {"daxpy", "masked", "stencil", "blocks"}) {
+        INFO(k);
+        CHECK(all.at(k).selected > 0);
+        CHECK(some.at(k).selected == all.at(k).selected);
+      }
+      // Fewer calls: at most the share of the lines plus the accesses that
+      // straddle two lines or pass beside a selected one in their statement,
+      // and those over 64 bytes (memcpy, memset).
+      const double f = sel == "8:3" ? 8 : 64;
+      CHECK(some.at("total").calls < all.at("total").calls);
+      CHECK(static_cast<double>(some.at("stencil").calls) <
+            4.0 / f * static_cast<double>(all.at("stencil").calls) + 64);
+    }
   }
 }
 

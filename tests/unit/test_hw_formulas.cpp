@@ -262,16 +262,16 @@ TEST_CASE("cache model beside hardware: a boundary no event counts, sampled esti
     // No variance: the half-width is the sample's resolution, 3 lines per
     // sampled byte times the L1 bytes.
     CHECK(t.ci95_bytes == Approx(3 * 64.0 / (20 * 64) * 10000));
-    CHECK(t.source == "rprof's cache model, sampled (20 windows)");
+    CHECK(t.source == "rprof's cache model, sampled (20 units)");
   }
-  // Too few windows (4 < kMinSampledUnits): no estimate; where the hardware
+  // Too few units (4 < kMinSampledUnits): no estimate; where the hardware
   // has a stand-in it stays.
   CounterMap few = join(c, group(3, {{"LONGEST_LAT_CACHE.MISS", 20}}));
   few["model.sample.units"] = 4;
   const Metrics f = metrics(few);
   CHECK_FALSE(f.at(Boundary::kL2).measured);
   CHECK(f.at(Boundary::kL2).model);
-  CHECK(f.at(Boundary::kL2).note.find("not estimated: 4 sampled windows") == 0);
+  CHECK(f.at(Boundary::kL2).note.find("not estimated: 4 sampling units") == 0);
   CHECK(f.at(Boundary::kDRAM).measured);
   CHECK(f.at(Boundary::kDRAM).stand_in);
   CHECK_FALSE(f.at(Boundary::kDRAM).model);

@@ -89,7 +89,7 @@ TEST_CASE("sampled traffic: no FLOPs, no time, not sampled") {
 }
 
 TEST_CASE("sampled traffic: two threads' estimates add in quadrature") {
-  // 3e9 +- 0.3e9 (100 windows) + 1e9 +- 0.4e9 (50 windows) = 4e9 +- 0.5e9.
+  // 3e9 +- 0.3e9 (100 units) + 1e9 +- 0.4e9 (50 units) = 4e9 +- 0.5e9.
   const Traffic t = combined_traffic(sampled(2e9, 1e9, 0.3e9, 100), sampled(1e9, 0, 0.4e9, 50));
   CHECK(t.measured);
   CHECK(t.sampled);
@@ -111,15 +111,6 @@ TEST_CASE("sampled traffic: two threads' estimates add in quadrature") {
   CHECK(difference_ci95(sampled(3e9, 0, 0.3e9, 1), sampled(2e9, 0, 0.4e9, 1)) ==
         Approx(0.5e9));
   CHECK(difference_ci95(exact, exact) == 0);
-  // Cold-start bounds are biases: added, not in quadrature. 0.3e9 of which
-  // 0.1e9 cold, and 0.4e9 of which 0.2e9 cold: hypot(0.2, 0.2) + 0.3.
-  Traffic a = sampled(2e9, 0, 0.3e9, 10), b = sampled(1e9, 0, 0.4e9, 10);
-  a.cold_bytes = 0.1e9;
-  b.cold_bytes = 0.2e9;
-  const Traffic ab = combined_traffic(a, b);
-  CHECK(ab.ci95_bytes == Approx(std::hypot(0.2e9, 0.2e9) + 0.3e9));
-  CHECK(ab.cold_bytes == Approx(0.3e9));
-  CHECK(difference_ci95(a, b) == Approx(std::hypot(0.2e9, 0.2e9) + 0.3e9));
 }
 
 // The estimator (profile/metrics.cpp) on sums of known units: 12 units of
@@ -167,19 +158,9 @@ TEST_CASE("sampled traffic: ratio estimate and 95% interval from the units' sums
   const double se = std::sqrt(ss / 11 / 12) / xbar;
   CHECK(t.ci95_bytes == Approx(2.201 * se * 8e9).epsilon(1e-6));  // t, 11 degrees of freedom
   CHECK(t.ci95_bytes > 0);
-  CHECK(t.cold_bytes == 0);
-  // Cold-start misses (fills into a free way of the model): scaled like the
-  // bytes and added to the statistical half-width.
-  c["sample.dram.cold"] = 6400;
-  const Traffic tc = metrics_from_counters(c).at(Boundary::kDRAM);
-  CHECK(tc.cold_bytes == Approx(6400 / sx * 8e9));
-  CHECK(tc.ci95_bytes == Approx(2.201 * se * 8e9 + 6400 / sx * 8e9).epsilon(1e-6));
-  CHECK(tc.bytes() == Approx(t.bytes()));
-  CHECK(tc.note.find("cold-start bound") != std::string::npos);
-  c.erase("sample.dram.cold");
   // Four units: no estimate, and why.
   c["sample.units"] = 4;
   const Traffic u = metrics_from_counters(c).at(Boundary::kDRAM);
   CHECK_FALSE(u.measured);
-  CHECK(u.note.find("4 sampled windows, fewer than 5") != std::string::npos);
+  CHECK(u.note.find("4 sampling units, fewer than 5") != std::string::npos);
 }

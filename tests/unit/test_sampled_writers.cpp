@@ -1,5 +1,5 @@
 // Sampled traffic in every writer: one region whose DRAM bytes are a sampled
-// estimate, 4e9 +- 0.4e9 bytes (95%, 412 windows) for 1e9 FLOPs in 2 s, so
+// estimate, 4e9 +- 0.4e9 bytes (95%, 412 units) for 1e9 FLOPs in 2 s, so
 // intensity 0.25 [0.2273, 0.2778] FLOP/byte and 2 [1.8, 2.2] GB/s. The
 // counters give exact bytes; the test marks DRAM sampled the way the sampled
 // cache model's metrics will, and recomputes the intervals with the function
@@ -38,12 +38,11 @@ Profile triad(double dram) {
 }
 
 // Marks region i's boundary b sampled, as metrics_from_counters will.
-void sample(Analysis& a, size_t i, Boundary b, double ci95, double units, double cold = 0) {
+void sample(Analysis& a, size_t i, Boundary b, double ci95, double units) {
   RegionAnalysis& ra = a.regions[i];
   Traffic& t = ra.metrics.traffic[static_cast<int>(b)];
   t.sampled = true;
   t.ci95_bytes = ci95;
-  t.cold_bytes = cold;
   t.sampled_units = units;
   ra.sampled_traffic = sampled_boundaries(
       ra.metrics, ra.metrics.has_flops ? ra.metrics.flops_total() : 0, ra.region->time_s);
@@ -97,7 +96,7 @@ TEST_CASE("sampled traffic: text, JSON and CSV give the interval, with units") {
 
   const std::string text = render(a, "text");
   CHECK(text.find("Sampled traffic (sampled cache model:") != std::string::npos);
-  CHECK(text.find("DRAM 4 GB ± 0.4 GB (95%, sampled: 412 windows); I 0.25 FLOP/byte "
+  CHECK(text.find("DRAM 4 GB ± 0.4 GB (95%, sampled: 412 units); I 0.25 FLOP/byte "
                   "[0.2273, 0.2778]; 2 GB/s [1.8, 2.2]") != std::string::npos);
   // The tables mark the sampled boundary (the roofline's limiting one) and
   // say what ± means; L1 (exact) is not in the section.
@@ -110,11 +109,6 @@ TEST_CASE("sampled traffic: text, JSON and CSV give the interval, with units") {
   }
   CHECK(lines == 1);
 
-  // 0.1 GB of the half-width is the cold-start bound: said in every writer.
-  sample(a, 0, Boundary::kDRAM, 0.4e9, 412, 0.1e9);
-  CHECK(render(a, "text").find("DRAM 4 GB ± 0.4 GB (95%, 0.1 GB of it cold start, sampled: 412 "
-                               "windows)") != std::string::npos);
-
   const json doc = json::parse(render(a, "json"));
   const json& r = doc["regions"][0];
   REQUIRE(r.contains("sampled_traffic"));
@@ -123,7 +117,6 @@ TEST_CASE("sampled traffic: text, JSON and CSV give the interval, with units") {
   CHECK(s["boundary"] == "dram");
   CHECK(s["bytes"].get<double>() == Approx(4e9));
   CHECK(s["ci95_bytes"].get<double>() == Approx(4e8));
-  CHECK(s["cold_bytes"].get<double>() == Approx(1e8));
   CHECK(s["bytes_low"].get<double>() == Approx(3.6e9));
   CHECK(s["bytes_high"].get<double>() == Approx(4.4e9));
   CHECK(s["confidence"].get<double>() == 0.95);
@@ -149,7 +142,6 @@ TEST_CASE("sampled traffic: text, JSON and CSV give the interval, with units") {
     return std::string();
   };
   CHECK(std::stod(cell("traffic_dram_ci95_bytes")) == Approx(4e8));
-  CHECK(std::stod(cell("traffic_dram_cold_bytes")) == Approx(1e8));
   CHECK(std::stod(cell("traffic_dram_bytes_low")) == Approx(3.6e9));
   CHECK(std::stod(cell("traffic_dram_bytes_high")) == Approx(4.4e9));
   CHECK(cell("traffic_dram_sampling_units") == "412");
@@ -234,7 +226,7 @@ TEST_CASE("sampled traffic: an interval down to 0 bytes runs to the chart's edge
   CHECK(std::stod(attr_of(svg, bar, "data-intensity-low")) == Approx(1 / 9.0).epsilon(1e-4));
   CHECK(num_attr(svg, bar, "data-x-high") == Approx(86 + 600));  // the plot's right edge
   const std::string text = render(a, "text");
-  CHECK(text.find("DRAM 4 GB ± 5 GB (95%, sampled: 2 windows); I 0.25 FLOP/byte "
+  CHECK(text.find("DRAM 4 GB ± 5 GB (95%, sampled: 2 units); I 0.25 FLOP/byte "
                   "[0.1111, unbounded]") != std::string::npos);
   CHECK(text.find("unbounded = the interval's low end of bytes is 0") != std::string::npos);
   const json doc = json::parse(render(a, "json"));
@@ -254,7 +246,7 @@ TEST_CASE("sampled traffic: rprof check holds a byte rule against the interval")
   CHECK(!in[0].failed);
   CHECK(in[0].measured ==
         "4000000000 B ± 400000000 B (95% interval [3600000000, 4400000000], sampled: 412 "
-        "windows)");
+        "units)");
   const std::vector<CheckItem> out =
       evaluate_rules(parse_rules("[[rule]]\nregion='triad'\nbytes_dram=4.5e9\n", "r", false), a);
   REQUIRE(out.size() == 1);
@@ -289,7 +281,7 @@ TEST_CASE("sampled traffic: the diff says whether two runs' bytes differ beyond 
   std::ostringstream text;
   write_diff_text(near, {"a", &p0}, {"b", &p1}, text);
   CHECK(text.str().find("DRAM bytes are sampled estimates: before 4 GB ± 0.3 GB (95%, sampled: "
-                        "400 windows), after 3.6 GB ± 0.4 GB (95%, sampled: 380 windows); change "
+                        "400 units), after 3.6 GB ± 0.4 GB (95%, sampled: 380 units); change "
                         "-0.4 GB ± 0.5 GB (95%, the intervals in quadrature): within the "
                         "intervals") != std::string::npos);
   const json j = diff_to_json(near, {"a", &p0}, {"b", &p1});

@@ -66,9 +66,10 @@ void add_run_options(CLI::App& app, RunOptions& o) {
                  "measured)");
   app.add_option("--sample", o.cache_sample,
                  "inst: traffic below L1 from rprof's cache model fed by the program's own "
-                 "memory accesses: a RATE (share of accesses simulated in detailed windows, "
-                 "e.g. 0.02 or 2%: estimates with a 95% interval), full (every access: the "
-                 "sim backend's model, exact for the instrumented code) or off; default 2%. "
+                 "memory accesses: a RATE (share of cache sets simulated, every access to "
+                 "their lines, 1 in a power of two, e.g. 2% = 1 in 64: estimates with a 95% "
+                 "interval), full (every access: the sim backend's model, exact for the "
+                 "instrumented code) or off; default 1 in 64. "
                  "Geometry as for sim (--sim-cache). perf: the same model fills the "
                  "boundaries the PMU counts no traffic at, for such a program with markers");
   app.add_option("--events", o.events,

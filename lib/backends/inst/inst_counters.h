@@ -25,22 +25,27 @@
  * built with an older plugin. */
 #define RPROF_INST_ARRAY 32
 
-/* Memory accesses for the sampled cache model (plugin option memory=on, the
- * default). counters[RPROF_INST_COUNTDOWN], read as a signed 64-bit value, is
- * the thread's countdown: a basic block that makes k > 0 memory accesses
- * subtracts k from it where it starts; when the result is negative, each of
- * the block's accesses, before it is made, calls RPROF_INST_LOAD_SYMBOL(addr,
- * bytes) or RPROF_INST_STORE_SYMBOL(addr, bytes) (a read-modify-write of
- * memory: a load, then a store). The accesses are exactly those the byte
+/* Memory accesses for the cache model (plugin option memory=on, the
+ * default): set sampling. counters[RPROF_INST_SET_MASK] (M) and
+ * counters[RPROF_INST_SET_SEL] (S) select the accesses passed on: each
+ * statement that accesses memory, before it runs, calls
+ * RPROF_INST_LOAD_SYMBOL(addr, bytes) or RPROF_INST_STORE_SYMBOL(addr, bytes)
+ * for each of its accesses (a read-modify-write of memory: a load, then a
+ * store) when for one of them (addr & M) == S or ((addr + bytes - 1) & M) ==
+ * S, or bytes > 64 and M != 0. With M = (F - 1) << log2(line) and S = c << log2(line),
+ * that is every access that touches a line whose number is c modulo F (and
+ * the accesses beside them in the statement, and every access of more than
+ * 64 bytes: the callee keeps the lines it samples); M = 0, S = 0: every
+ * access; M = 0, S = 1: none. The accesses are exactly those the byte
  * counters count, with the same sizes (memcpy/memmove/mempcpy: a load of n
  * bytes at the source, then a store of n at the destination; memset: a store
- * of n), so the bytes passed while the countdown is negative add up to what
- * RPROF_INST_BYTES_READ/WRITE count meanwhile. The run-time object starts
- * every thread's countdown at INT64_MAX (nothing is ever called) and forwards
- * the calls to librprof's RPROF_INST_RT_MEM(addr, bytes, is_store), which
- * sets the countdown (a window of detailed simulation, then a skip). A unit
- * built with memory=on says so in its calls note (an entry "M"). */
-#define RPROF_INST_COUNTDOWN 24
+ * of n), so with every access passed the bytes add up to what
+ * RPROF_INST_BYTES_READ/WRITE count. The run-time object starts every
+ * thread's M = 0, S = 1 (nothing is called) and forwards the calls to
+ * librprof's RPROF_INST_RT_MEM(addr, bytes, is_store), which sets M and S. A
+ * unit built with memory=on says so in its calls note (an entry "M"). */
+#define RPROF_INST_SET_MASK 24
+#define RPROF_INST_SET_SEL 25
 #define RPROF_INST_LOAD_SYMBOL "__rprof_inst_load"
 #define RPROF_INST_STORE_SYMBOL "__rprof_inst_store"
 #define RPROF_INST_RT_MEM "rprof_inst_mem"
@@ -51,7 +56,7 @@
  * the runtime, librprof): hands the runtime the function that returns the
  * calling thread's counter array, and the counters' layout version. */
 #define RPROF_INST_ATTACH_SYMBOL "rprof_inst_attach"
-#define RPROF_INST_LAYOUT_VERSION 1
+#define RPROF_INST_LAYOUT_VERSION 2
 
 /* Functions and loop nests as regions (plugin option regions=, on by
  * default): instrumented code calls RPROF_INST_ENTER_SYMBOL(name, kind, cfa)
@@ -79,7 +84,7 @@
  * RPROF_INST_CALLS_SECTION (not loaded), owner "rprof", type
  * RPROF_INST_CALLS_TYPE, descriptor: NUL-terminated assembler names, each
  * prefixed 'C' (called) or 'D' (defined in that unit), and "M" when the unit's
- * memory accesses are instrumented (RPROF_INST_COUNTDOWN). */
+ * memory accesses are instrumented (RPROF_INST_SET_MASK). */
 #define RPROF_INST_CALLS_SECTION ".note.rprof.calls"
 #define RPROF_INST_CALLS_TYPE 2
 

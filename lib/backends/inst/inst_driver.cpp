@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -55,32 +56,16 @@ void note_uncounted(const std::vector<std::string>& names, Profile& p) {
                     list);
 }
 
-// The cache simulation's default: 2% of the accesses in detailed windows
-// (bench/RESULTS-inst.md: the speed goal, 3x native at most).
-constexpr double kDefaultSampleRate = 0.02;
-
-// Detailed windows by default: a warm-up of at least kMinWarm accesses and
-// kWarmPerLlcLine per line of the LLC (its content after a skip is rebuilt
-// before anything is measured: the cold-start bias of a shorter warm-up was
-// up to 47% at DRAM in test_inst_sample's kernels, none at 4 per line), then
-// kDefaultWindow measured accesses (inst_sample.h).
-constexpr uint64_t kDefaultWindow = 10000;
-constexpr uint64_t kMinWarm = 40000;
-constexpr uint64_t kWarmPerLlcLine = 4;
-// At most this many (an LLC over 32 MiB of 64-byte lines gets less than 4
-// accesses per line: fewer, shorter windows would leave short runs without
-// any; the note says how much of the LLC the warm-up covers).
-constexpr uint64_t kMaxWarm = 2000000;
+// The cache simulation's default: 1 line in 64 simulated (set sampling,
+// inst_sample.h; bench/RESULTS-inst.md: the speed goal, 3x native at most).
+constexpr double kDefaultSampleRate = 1.0 / 64;
 
 struct CacheSample {
   double rate = kDefaultSampleRate;  // < 0: full, 0: off
-  uint64_t window = kDefaultWindow;
-  uint64_t warm = 0;  // 0: the default for the geometry
 };
 
-// --sample: "off", "full", or RATE[:WINDOW[:WARM]] with RATE in (0, 1] or a
-// percentage, WINDOW measured accesses per window (> 0), WARM warm-up
-// accesses before them.
+// --sample: "off", "full", or a RATE in (0, 1] or a percentage: the share of
+// cache sets (so of lines) simulated, rounded to 1 in a power of two.
 CacheSample parse_cache_sample(const std::string& v) {
   CacheSample s;
   if (v.empty()) return s;
@@ -92,29 +77,10 @@ CacheSample parse_cache_sample(const std::string& v) {
     s.rate = -1;
     return s;
   }
-  const std::string bad =
-      "--sample " + v + ": expected a RATE in (0, 1] (0.02, 2%), RATE:WINDOW[:WARM] (accesses), "
-      "full or off";
+  const std::string bad = "--sample " + v +
+                          ": expected a RATE in (0, 1] (0.02, 2%: the share of cache sets "
+                          "simulated), full or off";
   std::string num = v;
-  std::vector<std::string> parts;
-  for (size_t at = 0;;) {
-    const size_t colon = num.find(':', at);
-    parts.push_back(num.substr(at, colon == std::string::npos ? std::string::npos : colon - at));
-    if (colon == std::string::npos) break;
-    at = colon + 1;
-  }
-  if (parts.size() > 3) throw Error(bad, 2);
-  for (size_t i = 1; i < parts.size(); ++i) {
-    char* end = nullptr;
-    errno = 0;
-    const unsigned long long n = std::strtoull(parts[i].c_str(), &end, 10);
-    if (parts[i].empty() || parts[i][0] == '-' || *end != '\0' || errno != 0 ||
-        (i == 1 && n == 0) || n > (1ull << 40)) {
-      throw Error(bad, 2);
-    }
-    (i == 1 ? s.window : s.warm) = n;
-  }
-  num = parts[0];
   double scale = 1;
   if (!num.empty() && num.back() == '%') {
     num.pop_back();
@@ -125,6 +91,22 @@ CacheSample parse_cache_sample(const std::string& v) {
   if (num.empty() || end == nullptr || *end != '\0' || !(r > 0) || r > 1) throw Error(bad, 2);
   s.rate = r;
   return s;
+}
+
+// The power of two F nearest 1 / rate (at least 2) that divides every
+// level's set count (at most the largest that does).
+uint64_t sample_sets(double rate, const SimCaches& caches) {
+  uint64_t limit = uint64_t{1} << 20;
+  for (const SimCache* c : {&caches.l1, &caches.l2, &caches.llc}) {
+    const uint64_t sets = static_cast<uint64_t>(c->size_bytes) /
+                          (static_cast<uint64_t>(c->ways) * static_cast<uint64_t>(c->line_bytes));
+    uint64_t p = 1;
+    while (p < limit && sets % (p * 2) == 0) p *= 2;
+    limit = std::min(limit, p);
+  }
+  const double want = std::round(std::log2(1.0 / rate));
+  uint64_t f = uint64_t{1} << static_cast<int>(std::clamp(want, 1.0, 20.0));
+  return std::min(f, limit);
 }
 
 }  // namespace
@@ -179,31 +161,22 @@ InstModelRun inst_model_run(const RunRequest& request) {
                "simulated (--sample full) in " + model;
     return run;
   }
-  if (sample.warm == 0) {
-    sample.warm = std::clamp<uint64_t>(
-        kWarmPerLlcLine * caches.llc.size_bytes /
-            static_cast<uint64_t>(std::max(1, caches.llc.line_bytes)),
-        kMinWarm, kMaxWarm);
+  const uint64_t f = sample_sets(sample.rate, caches);
+  if (f < 2) {  // a level with an odd number of sets: nothing to sample by
+    run.sampled = false;
+    run.counters_beside_hardware = inst::kFullCounters;
+    run.env[inst::kSampleEnv] = "full";
+    run.note = "traffic below L1 (L2, LLC, DRAM): every memory access of the instrumented "
+               "code simulated (a level's set count is odd: no set sampling) in " + model;
+    return run;
   }
-  const double lines =
-      static_cast<double>(caches.llc.size_bytes) / std::max(1, caches.llc.line_bytes);
-  char per_line[32];
-  std::snprintf(per_line, sizeof per_line, "%.2g",
-                lines > 0 ? static_cast<double>(sample.warm) / lines : 0);
-  char rate[64];
-  std::snprintf(rate, sizeof rate, "rate=%.6g,window=%llu,warm=%llu,seed=1", sample.rate,
-                static_cast<unsigned long long>(sample.window),
-                static_cast<unsigned long long>(sample.warm));
-  run.env[inst::kSampleEnv] = rate;
+  run.env[inst::kSampleEnv] = "sets=" + std::to_string(f) + ",sel=1";
   char share[32];
-  std::snprintf(share, sizeof share, "%.3g%%", sample.rate * 100);
-  run.note = "traffic below L1 (L2, LLC, DRAM): estimated from " + std::string(share) +
-             " of the instrumented code's memory accesses, simulated in detailed windows of " +
-             std::to_string(sample.window) + " accesses after " + std::to_string(sample.warm) +
-             " of warm-up (" + per_line + " per line of the LLC), per thread, seed 1: each "
-             "figure scaled by the region's exact L1 bytes, with its 95% interval (of the "
-             "sampling; a warm-up under 4 accesses per LLC line can leave a cold-start bias at "
-             "the LLC and DRAM); " + model;
+  std::snprintf(share, sizeof share, "%.3g%%", 100.0 / static_cast<double>(f));
+  run.note = "traffic below L1 (L2, LLC, DRAM): estimated from 1 in " + std::to_string(f) +
+             " cache sets (" + share + " of the lines) at every level, whose accesses are all "
+             "simulated (set sampling: no warm-up, no cold start), per thread: each figure "
+             "scaled by the region's exact L1 bytes, with its 95% interval; " + model;
   return run;
 }
 

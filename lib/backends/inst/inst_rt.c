@@ -13,8 +13,8 @@
 
 __attribute__((tls_model("initial-exec"), used, visibility("default")))
 __thread unsigned long long __rprof_inst_ctr[RPROF_INST_ARRAY] = {
-    /* INT64_MAX: no memory access is passed on until librprof says so. */
-    [RPROF_INST_COUNTDOWN] = 0x7fffffffffffffffULL};
+    /* M = 0, S = 1: no memory access is passed on until librprof says so. */
+    [RPROF_INST_SET_SEL] = 1};
 
 /* The calling thread's counters. */
 __attribute__((no_instrument_function)) static unsigned long long* rprof_inst_counters(void) {
@@ -78,9 +78,9 @@ __attribute__((no_instrument_function, visibility("default"))) void __rprof_inst
   if (f(name)) __atomic_store_n(&rprof_inst_off[s], name, __ATOMIC_RELAXED);
 }
 
-/* The memory accesses of blocks that run while the thread's countdown is
- * negative (inst_counters.h, RPROF_INST_COUNTDOWN), before each is made;
- * librprof's cache model takes them and sets the countdown. */
+/* The memory accesses the thread's set filter selects (inst_counters.h,
+ * RPROF_INST_SET_MASK), before each is made; librprof's cache model takes
+ * them and sets the filter. */
 static rprof_inst_mem_fn rprof_inst_mem_hook;
 
 __attribute__((no_instrument_function, visibility("default"))) void __rprof_inst_load(

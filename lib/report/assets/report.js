@@ -144,7 +144,7 @@
         if (!s) return el('span', { title: i }, num(r.bytes[b] / 1e9));
         const iv = s.intensity_low === null ? '' : '; I ' + num(s.intensity_low) + ' to ' + (s.intensity_high === null ? 'unbounded' : num(s.intensity_high)) + ' FLOP/byte';
         return el('span', { 'data-testid': 'sampled-bytes', 'data-boundary': b, 'data-ci95-bytes': s.ci95_bytes,
-          title: BNAME[b] + ' ' + num(s.bytes / 1e9) + ' GB \u00b1 ' + num(s.ci95_bytes / 1e9) + ' GB (95% interval, sampled: ' + plural(Math.round(s.sampling_units), 'window') + ')' + iv },
+          title: BNAME[b] + ' ' + num(s.bytes / 1e9) + ' GB \u00b1 ' + num(s.ci95_bytes / 1e9) + ' GB (95% interval, sampled: ' + plural(Math.round(s.sampling_units), 'unit') + ')' + iv },
           num(r.bytes[b] / 1e9) + ' \u00b1 ' + num(s.ci95_bytes / 1e9));
       } });
   }

@@ -1,16 +1,16 @@
 /* test_inst_mem's stand-in for librprof, preloaded into a program built with
  * `rprof cc`: its rprof_inst_attach keeps the counters' accessor and sets the
- * calling thread's countdown (RPROF_TEST_COUNTDOWN: "max" leaves INT64_MAX,
- * a number sets it, unset: INT64_MIN/2, every block calls); its
- * rprof_inst_mem sums the bytes passed, loads and stores apart, and counts
- * the calls. The first call sets the countdown to INT64_MIN/2 (every later
- * block calls) and notes the countdown it found. rprof_test_mem_mark(name,
- * end), called by the program around a kernel, writes the kernel's line to
- * RPROF_TEST_MEM_OUT: the counters' bytes (read, written), the hooks' (loaded,
- * stored) and calls between the two marks, the first call's countdown, and
- * the calls whose bytes lie in the ranges the program gave with
- * rprof_test_mem_range(lo, hi) after the first mark (its arrays); at exit,
- * the whole run's line ("total"). */
+ * calling thread's set filter (inst_counters.h; RPROF_TEST_FILTER: unset,
+ * every access; "none" leaves the program's initial filter; "F:C" the lines C
+ * modulo F of 64 bytes); its rprof_inst_mem sums the bytes passed, loads and
+ * stores apart, counts the calls, and sums the bytes passed that lie in the
+ * lines RPROF_TEST_SELECT="F:C" names (the selected bytes; 0 unset).
+ * rprof_test_mem_mark(name, end), called by the program around a kernel,
+ * writes the kernel's line to RPROF_TEST_MEM_OUT: the counters' bytes (read,
+ * written), the hooks' (loaded, stored), calls and selected bytes between the
+ * two marks, and the calls whose bytes lie in the ranges the program gave
+ * with rprof_test_mem_range(lo, hi) after the first mark (its arrays); at
+ * exit, the whole run's line ("total"). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,29 +32,36 @@ void rprof_test_mem_range(const void* lo, const void* hi) {
     ++ranges;
   }
 }
-static long long first_countdown;
-static int called;
+static unsigned long long selected, select_f, select_c;
 
 void rprof_inst_attach(unsigned long long* (*counters)(void), int version) {
   (void)version;
   counters_of = counters;
-  const char* c = getenv("RPROF_TEST_COUNTDOWN");
+  const char* c = getenv("RPROF_TEST_FILTER");
   unsigned long long* ctr = counters();
+  unsigned long long f = 0, k = 0;
   if (!c) {
-    ctr[RPROF_INST_COUNTDOWN] = (unsigned long long)(INT64_MIN / 2);
-  } else if (strcmp(c, "max") != 0) {
-    ctr[RPROF_INST_COUNTDOWN] = (unsigned long long)strtoll(c, NULL, 10);
+    ctr[RPROF_INST_SET_MASK] = 0;
+    ctr[RPROF_INST_SET_SEL] = 0;
+  } else if (sscanf(c, "%llu:%llu", &f, &k) == 2 && f > 0) {
+    ctr[RPROF_INST_SET_MASK] = (f - 1) << 6;
+    ctr[RPROF_INST_SET_SEL] = k << 6;
   }
+  const char* s = getenv("RPROF_TEST_SELECT");
+  if (s) sscanf(s, "%llu:%llu", &select_f, &select_c);
 }
 
 void rprof_inst_mem(const void* addr, unsigned long bytes, int is_store) {
-  if (!called) {
-    called = 1;
-    unsigned long long* ctr = counters_of();
-    first_countdown = (long long)ctr[RPROF_INST_COUNTDOWN];
-    ctr[RPROF_INST_COUNTDOWN] = (unsigned long long)(INT64_MIN / 2);
-  }
   ++calls;
+  if (select_f) {
+    const uintptr_t a = (uintptr_t)addr, end = a + bytes;
+    for (uintptr_t ln = a >> 6; ln <= (end - 1) >> 6; ++ln) {
+      if (ln % select_f != select_c) continue;
+      const uintptr_t lo = a > (ln << 6) ? a : ln << 6;
+      const uintptr_t hi = end < ((ln + 1) << 6) ? end : (ln + 1) << 6;
+      selected += hi - lo;
+    }
+  }
   const char* a = addr;
   for (int i = 0; i < ranges; ++i) {
     if (a >= range_lo[i] && a + bytes <= range_hi[i]) {
@@ -69,14 +76,15 @@ void rprof_inst_mem(const void* addr, unsigned long bytes, int is_store) {
   }
 }
 
-static unsigned long long mark_read, mark_write, mark_loaded, mark_stored, mark_calls, mark_inside;
+static unsigned long long mark_read, mark_write, mark_loaded, mark_stored, mark_calls, mark_inside,
+    mark_selected;
 
 static void line(const char* name, unsigned long long r, unsigned long long w) {
   const char* path = getenv("RPROF_TEST_MEM_OUT");
   FILE* f = path ? fopen(path, "a") : NULL;
   if (!f) return;
-  fprintf(f, "%s %llu %llu %llu %llu %llu %lld %llu\n", name, r, w, loaded - mark_loaded,
-          stored - mark_stored, calls - mark_calls, first_countdown, inside - mark_inside);
+  fprintf(f, "%s %llu %llu %llu %llu %llu %llu %llu\n", name, r, w, loaded - mark_loaded,
+          stored - mark_stored, calls - mark_calls, selected - mark_selected, inside - mark_inside);
   fclose(f);
 }
 
@@ -92,13 +100,14 @@ void rprof_test_mem_mark(const char* name, int end) {
     mark_stored = stored;
     mark_calls = calls;
     mark_inside = inside;
+    mark_selected = selected;
     ranges = 0;
   }
 }
 
 __attribute__((destructor)) static void at_exit(void) {
   if (!counters_of) return;
-  mark_loaded = mark_stored = mark_calls = mark_inside = 0;
+  mark_loaded = mark_stored = mark_calls = mark_inside = mark_selected = 0;
   const unsigned long long* ctr = counters_of();
   line("total", ctr[RPROF_INST_BYTES_READ], ctr[RPROF_INST_BYTES_WRITE]);
 }

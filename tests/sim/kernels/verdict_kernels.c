@@ -8,7 +8,9 @@
  *   triad N REPS       a[i] = b[i] + s * c[i]   (2 FLOPs / 32 bytes with write-allocate)
  *   spmv X REPS [ROWS] CSR y = A x, 8 random columns a row in [0, X), ROWS rows (4 X):
  *                      scalar, a load of x per 2 FLOPs (irregular access)
- *   chase N STEPS      dependent loads over N (up to a power of two) 64-byte nodes
+ *   chase N STEPS [EVICT]  dependent loads over N (up to a power of two) 64-byte
+ *                      nodes; first EVICT bytes of other data written (the nodes
+ *                      built last leave the caches: every step a miss)
  *   hash N             integer hash of N keys through a 4 KiB table (no FLOPs)
  *   matmul N           blocked N x N DP matrix multiply (C += A B), 32x32 blocks
  *   chain N            N dependent scalar x = x * a + b (mul then add, no FMA)
@@ -96,7 +98,7 @@ struct node {
  * simulator): n a power of two, node i links to (a i + c) mod n, an LCG of
  * full period (c odd, a = 1 mod 4); consecutive nodes lie far apart, with no
  * constant stride for a prefetcher to follow. */
-static double chase(size_t n, long steps) {
+static double chase(size_t n, long steps, size_t evict) {
   size_t pow2 = 2;
   while (pow2 < n) pow2 *= 2;
   n = pow2;
@@ -104,10 +106,15 @@ static double chase(size_t n, long steps) {
   if (nodes == NULL) exit(2);
   const size_t a = 6364136223846793005ull, c = 1442695040888963407ull;
   for (size_t i = 0; i < n; ++i) nodes[i].next = &nodes[(a * i + c) & (n - 1)];
+  /* The nodes written last would stay in the LLC (a quarter of them at N 4
+   * times its size): other lines take their place. */
+  volatile char* other = evict ? malloc(evict) : NULL;
+  for (size_t i = 0; other && i < evict; i += 64) other[i] = (char)i;
   struct node* p = &nodes[0];
   RPROF_BEGIN("chase");
   for (long k = 0; k < steps; ++k) p = p->next;
   RPROF_END("chase");
+  free((void*)other);
   return (double)(uintptr_t)p;
 }
 
@@ -246,7 +253,7 @@ int main(int argc, char** argv) {
   if (!strcmp(k, "copy")) out = copy((size_t)n, reps);
   else if (!strcmp(k, "triad")) out = triad((size_t)n, reps);
   else if (!strcmp(k, "spmv")) out = spmv((size_t)n, reps, argc > 4 ? strtoull(argv[4], NULL, 10) : 4 * (size_t)n);
-  else if (!strcmp(k, "chase")) out = chase((size_t)n, reps);
+  else if (!strcmp(k, "chase")) out = chase((size_t)n, reps, argc > 4 ? strtoull(argv[4], NULL, 10) : 0);
   else if (!strcmp(k, "hash")) out = hash(n);
   else if (!strcmp(k, "matmul")) out = matmul((size_t)n);
   else if (!strcmp(k, "chain")) out = chain(n);

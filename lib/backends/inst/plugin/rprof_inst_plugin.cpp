@@ -44,8 +44,8 @@
 //                                        memory accesses for the sampled cache
 //                                        model (default on): each access the
 //                                        byte counters count, with its address,
-//                                        to __rprof_inst_load/store when the
-//                                        thread's countdown is negative
+//                                        to __rprof_inst_load/store when it
+//                                        touches a line the thread samples
 #include "gcc-plugin.h"
 #include "plugin-version.h"
 
@@ -590,16 +590,17 @@ void instrument_block(basic_block bb) {
 }
 
 
-// --- Memory accesses for the sampled cache model (option memory=, on by
-// default; inst_counters.h, RPROF_INST_COUNTDOWN). Each access the byte
-// counters count, with the size they count, becomes a call to
+// --- Memory accesses for the cache model (option memory=, on by default;
+// inst_counters.h, RPROF_INST_SET_MASK). Each access the byte counters
+// count, with the size they count, becomes a call to
 // __rprof_inst_load/__rprof_inst_store(addr, bytes) made just before it,
-// under the block's countdown: a block with k accesses subtracts k from
-// counters[RPROF_INST_COUNTDOWN] before its first one, and makes its calls
-// only when the result is negative (a branch, predicted not taken, per
-// statement that accesses memory). Placed after the counting, on the
-// statements collected before it, so the counters' own updates and the
-// hooks' calls are neither instrumented nor stretch-ending calls.
+// under the thread's set filter: a statement makes its calls when one of its
+// accesses' first or last byte lies in a selected line ((a & M) == S, M and
+// S loaded from the counter array where its block starts) or is longer than
+// 64 bytes under a sampling filter (M != 0) (a branch, predicted not taken, per statement that accesses
+// memory). Placed after the counting, on the statements collected before
+// it, so the counters' own updates and the hooks' calls are neither
+// instrumented nor stretch-ending calls.
 
 tree mem_hook_decl(bool store) {
   tree* slot = store ? &g_store : &g_load;
@@ -787,50 +788,75 @@ tree access_address(tree ref, gimple_seq* seq) {
   return value_into(fold_convert(const_ptr_type_node, addr), seq);
 }
 
-// The hook calls of one statement's accesses (its "then" block's body).
-gimple_seq access_calls(const std::vector<Access>& accesses) {
-  gimple_seq seq = NULL;
-  for (const Access& a : accesses) {
-    tree addr = a.ptr ? value_into(fold_convert(const_ptr_type_node, a.where), &seq)
-                      : access_address(a.where, &seq);
-    tree n = value_into(fold_convert(long_unsigned_type_node, a.bytes), &seq);
-    gcall* c = gimple_build_call(mem_hook_decl(a.store), 2, addr, n);
-    gimple_seq_add_stmt(&seq, c);
-  }
-  return seq;
+// The address of an access, as a value appended to seq.
+tree access_value(const Access& a, gimple_seq* seq) {
+  return a.ptr ? value_into(fold_convert(const_ptr_type_node, a.where), seq)
+               : access_address(a.where, seq);
 }
 
-// One block: the countdown's update before its first access, then before
-// each statement that accesses memory, if (on) { its calls }.
+// One block: the filter's M and S loaded where it starts, then before each
+// statement that accesses memory, if (selected) { its calls }.
 void instrument_memory(const MemBlock& b) {
-  unsigned long long k = 0;
-  for (const MemStmt& m : b) k += m.accesses.size();
-  tree elem = long_long_unsigned_type_node;
-  tree sel = long_long_integer_type_node;
-  tree ref = build4(ARRAY_REF, elem, counters_decl(),
-                    build_int_cst(integer_type_node, RPROF_INST_COUNTDOWN), NULL_TREE, NULL_TREE);
-  tree old_v = fresh_value(elem, "rprof_cd");
-  tree new_v = fresh_value(elem, "rprof_cd");
-  tree left = fresh_value(sel, "rprof_cd");
+  tree word = long_long_unsigned_type_node;
+  auto slot = [&](int i) {
+    return build4(ARRAY_REF, word, counters_decl(), build_int_cst(integer_type_node, i), NULL_TREE,
+                  NULL_TREE);
+  };
+  tree mask = fresh_value(word, "rprof_m");
+  tree sel = fresh_value(word, "rprof_s");
   gimple_seq seq = NULL;
-  gimple_seq_add_stmt(&seq, gimple_build_assign(old_v, ref));
-  gimple_seq_add_stmt(&seq, gimple_build_assign(new_v, MINUS_EXPR, old_v, build_int_cst(elem, k)));
-  gimple_seq_add_stmt(&seq, gimple_build_assign(unshare_expr(ref), new_v));
-  gimple_seq_add_stmt(&seq, gimple_build_assign(left, NOP_EXPR, new_v));
+  gimple_seq_add_stmt(&seq, gimple_build_assign(mask, slot(RPROF_INST_SET_MASK)));
+  gimple_seq_add_stmt(&seq, gimple_build_assign(sel, slot(RPROF_INST_SET_SEL)));
   gimple_stmt_iterator first = gsi_for_stmt(b.front().stmt);
   gsi_insert_seq_before(&first, seq, GSI_SAME_STMT);
   for (const MemStmt& m : b) {
+    // Before the statement: each access's address and size, and whether it
+    // is selected; the calls use the same values.
+    gimple_seq pre = NULL;
+    std::vector<std::pair<tree, tree>> where;
+    tree any = NULL_TREE;
+    for (const Access& a : m.accesses) {
+      tree addr = access_value(a, &pre);
+      tree n = value_into(fold_convert(long_unsigned_type_node, a.bytes), &pre);
+      where.push_back({addr, n});
+      tree ai = value_into(fold_convert(word, addr), &pre);
+      tree last = value_into(
+          fold_build2(PLUS_EXPR, word, ai,
+                      fold_build2(MINUS_EXPR, word, fold_convert(word, n), build_int_cst(word, 1))),
+          &pre);
+      tree c1 = fold_build2(EQ_EXPR, boolean_type_node, fold_build2(BIT_AND_EXPR, word, ai, mask),
+                            sel);
+      tree c2 = fold_build2(EQ_EXPR, boolean_type_node,
+                            fold_build2(BIT_AND_EXPR, word, last, mask), sel);
+      // Over 64 bytes, under a sampling filter (M != 0): always.
+      tree c3 = fold_build2(BIT_AND_EXPR, boolean_type_node,
+                            fold_build2(GT_EXPR, boolean_type_node, fold_convert(word, n),
+                                        build_int_cst(word, 64)),
+                            fold_build2(NE_EXPR, boolean_type_node, mask, build_int_cst(word, 0)));
+      tree c = fold_build2(BIT_IOR_EXPR, boolean_type_node,
+                           fold_build2(BIT_IOR_EXPR, boolean_type_node, c1, c2), c3);
+      any = any ? fold_build2(BIT_IOR_EXPR, boolean_type_node, any, c) : c;
+    }
+    tree on = value_into(any, &pre);
     gimple_stmt_iterator at = gsi_for_stmt(m.stmt);
+    for (gimple_stmt_iterator g = gsi_start(pre); !gsi_end_p(g); gsi_next(&g)) {
+      gimple_set_location(gsi_stmt(g), gimple_location(m.stmt));
+    }
+    gsi_insert_seq_before(&at, pre, GSI_SAME_STMT);
+    at = gsi_for_stmt(m.stmt);
     basic_block then_bb = nullptr, fall_bb = nullptr;
     gimple_stmt_iterator cond_at =
         create_cond_insert_point(&at, /*before_p=*/true, /*then_more_likely_p=*/false,
                                  /*create_then_fallthru_edge=*/true, &then_bb, &fall_bb);
-    gcond* on = gimple_build_cond(LT_EXPR, left, build_int_cst(sel, 0), NULL_TREE, NULL_TREE);
-    gimple_set_location(on, gimple_location(m.stmt));
-    gsi_insert_after(&cond_at, on, GSI_NEW_STMT);
-    gimple_seq calls = access_calls(m.accesses);
-    for (gimple_stmt_iterator g = gsi_start(calls); !gsi_end_p(g); gsi_next(&g)) {
-      gimple_set_location(gsi_stmt(g), gimple_location(m.stmt));
+    gcond* br = gimple_build_cond(NE_EXPR, on, boolean_false_node, NULL_TREE, NULL_TREE);
+    gimple_set_location(br, gimple_location(m.stmt));
+    gsi_insert_after(&cond_at, br, GSI_NEW_STMT);
+    gimple_seq calls = NULL;
+    for (size_t i = 0; i < m.accesses.size(); ++i) {
+      gcall* c = gimple_build_call(mem_hook_decl(m.accesses[i].store), 2, where[i].first,
+                                   where[i].second);
+      gimple_set_location(c, gimple_location(m.stmt));
+      gimple_seq_add_stmt(&calls, c);
     }
     gimple_stmt_iterator then_at = gsi_start_bb(then_bb);
     gsi_insert_seq_after(&then_at, calls, GSI_NEW_STMT);
@@ -1119,7 +1145,7 @@ class InstPass : public gimple_opt_pass {
       if (!hoisted.count(bb->index)) instrument_block(bb);
     }
     if (loops) gsi_commit_edge_inserts();
-    // Last, on the statements collected first: each block's countdown and
+    // Last, on the statements collected first: each block's filter and
     // its conditional calls (new blocks).
     for (const MemBlock& b : memory) instrument_memory(b);
     if (loops) loop_optimizer_finalize();

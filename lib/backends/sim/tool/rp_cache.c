@@ -34,7 +34,7 @@ void rp_cache_init(RpCache* c, const RpGeometry* g)
  * model's order. */
 static __inline__ void access(Addr a, UWord size, UWord dirty)
 {
-   const RpcPath p = {&rp_l1, &rp_l2, &rp_llc, rp_fn_cnt + RPROF_SIM_L2_READ, rp_line_shift, 0};
+   const RpcPath p = {&rp_l1, &rp_l2, &rp_llc, rp_fn_cnt + RPROF_SIM_L2_READ, rp_line_shift};
    rpc_access(&p, a, size, dirty);
 }
 
