@@ -178,8 +178,10 @@ void check_machine(const std::string& machine, bool amd, double running = 1.0) {
           const std::string en = key.substr(0, key.size() - 11) + ".enabled_ns";
           REQUIRE(s["counters"].contains(en));
           INFO(key);
+          // Each read's times are whole nanoseconds: a few ns over a region
+          // of a few ms (1.7e-6 seen on a loaded 2-vCPU VM).
           CHECK(value.get<double>() / s["counters"][en].get<double>() ==
-                Approx(running).epsilon(1e-6));
+                Approx(running).epsilon(1e-4));
           ++groups;
         }
       }

@@ -788,6 +788,18 @@ tree access_address(tree ref, gimple_seq* seq) {
   return value_into(fold_convert(const_ptr_type_node, addr), seq);
 }
 
+// Whether an access lies in one 64-byte line wherever it is: a memory
+// reference (not a bit-field) of a constant power-of-two size of at most 64
+// bytes, aligned to it (its type's alignment, or what GCC knows of its
+// address).
+bool within_one_line(const Access& a) {
+  if (a.ptr || TREE_CODE(a.bytes) != INTEGER_CST || !tree_fits_uhwi_p(a.bytes)) return false;
+  const unsigned HOST_WIDE_INT n = tree_to_uhwi(a.bytes);
+  if (n == 0 || n > 64 || (n & (n - 1)) != 0) return false;
+  if (TREE_CODE(a.where) == BIT_FIELD_REF || contains_bitfld_component_ref_p(a.where)) return false;
+  return get_object_alignment(a.where) >= n * BITS_PER_UNIT;
+}
+
 // The address of an access, as a value appended to seq.
 tree access_value(const Access& a, gimple_seq* seq) {
   return a.ptr ? value_into(fold_convert(const_ptr_type_node, a.where), seq)
@@ -820,14 +832,19 @@ void instrument_memory(const MemBlock& b) {
       tree n = value_into(fold_convert(long_unsigned_type_node, a.bytes), &pre);
       where.push_back({addr, n});
       tree ai = value_into(fold_convert(word, addr), &pre);
-      tree last = value_into(
-          fold_build2(PLUS_EXPR, word, ai,
-                      fold_build2(MINUS_EXPR, word, fold_convert(word, n), build_int_cst(word, 1))),
-          &pre);
       tree c1 = fold_build2(EQ_EXPR, boolean_type_node, fold_build2(BIT_AND_EXPR, word, ai, mask),
                             sel);
-      tree c2 = fold_build2(EQ_EXPR, boolean_type_node,
-                            fold_build2(BIT_AND_EXPR, word, last, mask), sel);
+      // An access aligned to its power-of-two size (at most a line) lies in
+      // one line: its first byte's test is the test.
+      tree c2 = boolean_false_node;
+      if (!within_one_line(a)) {
+        tree last = value_into(fold_build2(PLUS_EXPR, word, ai,
+                                           fold_build2(MINUS_EXPR, word, fold_convert(word, n),
+                                                       build_int_cst(word, 1))),
+                               &pre);
+        c2 = fold_build2(EQ_EXPR, boolean_type_node, fold_build2(BIT_AND_EXPR, word, last, mask),
+                         sel);
+      }
       // Over 64 bytes, under a sampling filter (M != 0): always.
       tree c3 = fold_build2(BIT_AND_EXPR, boolean_type_node,
                             fold_build2(GT_EXPR, boolean_type_node, fold_convert(word, n),
