@@ -222,7 +222,7 @@ TEST_CASE("inst --sample: bad values and other backends are one line and exit 2"
   CHECK(t.err.find("--sample applies to --backend=inst") != std::string::npos);
 }
 
-TEST_CASE("inst --sample full with 2 OpenMP threads: private L1/L2, shared LLC, as sim's",
+TEST_CASE("inst --sample with 2 OpenMP threads: private L1/L2, shared LLC, full as sim's",
           "[inst][sample]") {
   need_plugin();
   need_sim();
@@ -238,6 +238,19 @@ TEST_CASE("inst --sample full with 2 OpenMP threads: private L1/L2, shared LLC, 
       INFO(k << " " << b << ": full " << f << " sim " << s);
       CHECK(s > 0);
       CHECK(std::fabs(f - s) <= kFullVsSim * s + kFullVsSimOfL1 * l1);
+    }
+  }
+  // Sampled (the default, 1 line in 64), both threads: each boundary within
+  // 5% of full or inside its interval.
+  const auto est = regions(run(bin, {}));
+  for (const char* k : {"triad", "sum"}) {
+    for (const char* b : kBoundaries) {
+      const double f = boundary_bytes(full.at(k), b);
+      const Estimate e = sampled(est.at(k), b);
+      INFO(k << " " << b << ": full " << f << ", sampled " << e.bytes << " +- " << e.ci95 << " ("
+              << e.units << " units)");
+      REQUIRE(e.present);
+      CHECK(std::fabs(e.bytes - f) <= std::max(0.05 * f, e.ci95));
     }
   }
 }

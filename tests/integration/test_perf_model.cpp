@@ -221,7 +221,7 @@ TEST_CASE("perf without DRAM events: the sampled cache model's DRAM estimate, it
           "and interval") {
   need_plugin_and_preload();
   const std::string exe = build("stream_sum_mem_sampled", {});
-  // 1 line in 4 (25%); a unit every 4,096 simulated accesses.
+  // 1 line in 4 (25%); a unit every 1,024 simulated accesses.
   // One run per event group (the model's 17 counters do not fit beside all
   // groups at once): the model joins the first run.
   const RunResult r = run_perf(exe, {"--sample=25%", kSimCache}, false);

@@ -143,7 +143,7 @@ extern "C" __attribute__((visibility("default"))) void rprof_inst_attach(
 extern "C" __attribute__((visibility("default"))) int rprof_inst_enter(const char* name, int kind,
                                                                        const void* frame) {
   if (const rprof::CountersFn fn = rprof::g_counters.load(std::memory_order_acquire)) {
-    rprof::inst::sample_thread_start(fn());  // a thread's first contact starts its schedule
+    rprof::inst::sample_thread_start(fn());  // a thread's first contact sets its filter
   }
   const rprof::Scope s = rprof::scope();
   if (s == rprof::Scope::kNone || name == nullptr) return 0;

@@ -162,12 +162,18 @@ InstModelRun inst_model_run(const RunRequest& request) {
     return run;
   }
   const uint64_t f = sample_sets(sample.rate, caches);
-  if (f < 2) {  // a level with an odd number of sets: nothing to sample by
+  // The plugin's filter tests 64-byte lines (inst_counters.h): lines of 64
+  // bytes or more sample whole; a level with an odd number of sets has
+  // nothing to sample by.
+  const char* no_sets = f < 2 ? "a level's set count is odd"
+                        : caches.l1.line_bytes < 64 ? "lines under 64 bytes"
+                                                    : nullptr;
+  if (no_sets != nullptr) {
     run.sampled = false;
     run.counters_beside_hardware = inst::kFullCounters;
     run.env[inst::kSampleEnv] = "full";
     run.note = "traffic below L1 (L2, LLC, DRAM): every memory access of the instrumented "
-               "code simulated (a level's set count is odd: no set sampling) in " + model;
+               "code simulated (" + std::string(no_sets) + ": no set sampling) in " + model;
     return run;
   }
   run.env[inst::kSampleEnv] = "sets=" + std::to_string(f) + ",sel=1";

@@ -50,7 +50,7 @@ inline constexpr const char* kCachesEnv = "RPROF_INST_CACHES";
 // tool side's budget of counter slots (runtime/backend.h kMaxCounters).
 inline constexpr int kSampledCounters = 15;
 // Simulated accesses per sampling unit by default.
-inline constexpr uint64_t kDefaultUnit = 4096;
+inline constexpr uint64_t kDefaultUnit = 1024;
 inline constexpr int kFullCounters = 6;
 
 // The counters the model adds to the backend's (0 when off), and their names.
