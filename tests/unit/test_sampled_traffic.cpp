@@ -158,6 +158,15 @@ TEST_CASE("sampled traffic: ratio estimate and 95% interval from the units' sums
   const double se = std::sqrt(ss / 11 / 12) / xbar;
   CHECK(t.ci95_bytes == Approx(2.201 * se * 8e9).epsilon(1e-6));  // t, 11 degrees of freedom
   CHECK(t.ci95_bytes > 0);
+  // Set sampling: the sample's own estimate of the L1 bytes (F times the
+  // sampled bytes), 0.9 of the exact: the bytes are R x 0.9 X, the interval
+  // the ratio's at that scale plus the two estimates' difference, R x 0.1 X.
+  c["sample.l1.all"] = static_cast<uint64_t>(0.9 * 8e9);
+  const Traffic h = metrics_from_counters(c).at(Boundary::kDRAM);
+  CHECK(h.read_bytes == Approx(sr / sx * 8e9 * 0.9));
+  CHECK(h.write_bytes == Approx(sw / sx * 8e9 * 0.9));
+  CHECK(h.ci95_bytes == Approx(0.9 * 2.201 * se * 8e9 + 0.1 * ratio * 8e9).epsilon(1e-6));
+  c.erase("sample.l1.all");
   // Four units: no estimate, and why.
   c["sample.units"] = 4;
   const Traffic u = metrics_from_counters(c).at(Boundary::kDRAM);

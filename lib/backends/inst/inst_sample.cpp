@@ -38,7 +38,7 @@ const char* const kSampledNames[] = {
     "sample.units",      "sample.l1",         "sample.l1.sq",      "sample.l2.read",
     "sample.l2.write",   "sample.l2.sq",      "sample.l2.xy",      "sample.llc.read",
     "sample.llc.write",  "sample.llc.sq",     "sample.llc.xy",     "sample.dram.read",
-    "sample.dram.write", "sample.dram.sq",    "sample.dram.xy"};
+    "sample.dram.write", "sample.dram.sq",    "sample.dram.xy",    "sample.l1.all"};
 constexpr int kSampledCount = sizeof(kSampledNames) / sizeof(kSampledNames[0]);
 const char* const kFullNames[] = {"bytes.l2.read",  "bytes.l2.write",  "bytes.llc.read",
                                   "bytes.llc.write", "bytes.dram.read", "bytes.dram.write"};
@@ -220,6 +220,7 @@ void sample_read(uint64_t* out) {
     out[k++] = u(t->syy[b]);
     out[k++] = u(t->sxy[b]);
   }
+  out[k++] = u(t->sx * static_cast<double>(uint64_t{1} << t->g->sets_shift));
 }
 
 void sample_access(const void* addr, unsigned long bytes, int is_store) {

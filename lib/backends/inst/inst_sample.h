@@ -27,6 +27,9 @@
 //   sample.B.read/.write  bytes crossing boundary B (l2, llc, dram) in units
 //   sample.B.sq           sum of y^2, y = B's read + write in 64-byte units
 //   sample.B.xy           sum of x * y, both in 64-byte units
+//   sample.l1.all         F times sample.l1: all L1 bytes as the sample
+//                         estimates them (against the exact L1 bytes: how
+//                         representative the sampled lines' accesses are)
 //
 // Full ("full"): every access is simulated and counted; the counts are the
 // bytes themselves (bytes.l2.read ... bytes.dram.write), no interval.
@@ -48,7 +51,7 @@ inline constexpr const char* kCachesEnv = "RPROF_INST_CACHES";
 
 // The counters the model adds in each mode (sample_num_counters()), for the
 // tool side's budget of counter slots (runtime/backend.h kMaxCounters).
-inline constexpr int kSampledCounters = 15;
+inline constexpr int kSampledCounters = 16;
 // Simulated accesses per sampling unit by default.
 inline constexpr uint64_t kDefaultUnit = 1024;
 inline constexpr int kFullCounters = 6;
