@@ -596,11 +596,11 @@ void instrument_block(basic_block bb) {
 // __rprof_inst_load/__rprof_inst_store(addr, bytes) made just before it,
 // under the thread's set filter: a statement makes its calls when one of its
 // accesses' first or last byte lies in a selected line ((a & M) == S, M and
-// S loaded from the counter array where its block starts) or is longer than
-// 64 bytes under a sampling filter (M != 0) (a branch, predicted not taken, per statement that accesses
-// memory). Placed after the counting, on the statements collected before
-// it, so the counters' own updates and the hooks' calls are neither
-// instrumented nor stretch-ending calls.
+// S loaded from the counter array where its block starts) or, under a
+// sampling filter (M != 0), is longer than 64 bytes (a branch, predicted not
+// taken, per statement that accesses memory). Placed after the counting, on
+// the statements collected before it, so the counters' own updates and the
+// hooks' calls are neither instrumented nor stretch-ending calls.
 
 tree mem_hook_decl(bool store) {
   tree* slot = store ? &g_store : &g_load;
