@@ -123,10 +123,14 @@ TEST_CASE("sigwait, signalfd, interval and POSIX timers") {
 }
 
 TEST_CASE("a 72 KiB SA_ONSTACK handler, with and without the program's alternate stack") {
-  const Runs r = compare("altstack72");
-#ifndef RPROF_TEST_SANITIZED  // ASan's own alternate stack is smaller than 72 KiB
-  CHECK(r.native.status == 0);
+#ifdef RPROF_TEST_SANITIZED
+  // ASan gives every thread an alternate stack of its own, smaller than 72
+  // KiB: the handler's frame ran into ASan's own memory in 3 of 20 runs
+  // ("unknown-crash"; the rest of this suite runs sanitized).
+  skip_test("under AddressSanitizer the handler runs on ASan's own alternate stack");
 #endif
+  const Runs r = compare("altstack72");
+  CHECK(r.native.status == 0);
 }
 
 TEST_CASE("a crash reporter chaining to the previous SIGSEGV action dies once") {
