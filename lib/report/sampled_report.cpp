@@ -7,9 +7,10 @@
 namespace rprof {
 
 const char* const kSampledTrafficConventions =
-    "sampled cache model: bytes estimated from sampled cache sets, ± = half-width of the 95% "
-    "confidence interval of read + write bytes (all threads; independent units add in "
-    "quadrature); GB = 1e9 bytes; intensity in FLOP/byte at the boundary (FMA = 2 FLOPs), "
+    "sampled cache model: bytes estimated from sampled cache sets (F times the sampled "
+    "lines' bytes), ± = half-width of the 95% confidence interval of read + write bytes, "
+    "widened by the difference from the ratio estimate to the exact L1 bytes (all threads; "
+    "independent units add in quadrature); GB = 1e9 bytes; intensity in FLOP/byte at the boundary (FMA = 2 FLOPs), "
     "its interval FLOPs / bytes_high .. FLOPs / bytes_low (no upper end when bytes_low is "
     "0); bandwidth GB/s = bytes / the region's time (slowest thread)";
 

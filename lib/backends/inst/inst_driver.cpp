@@ -93,19 +93,23 @@ CacheSample parse_cache_sample(const std::string& v) {
   return s;
 }
 
-// The power of two F nearest 1 / rate (at least 2) that divides every
-// level's set count (at most the largest that does).
+// A level's set count.
+uint64_t sets_of(const SimCache& c) {
+  return static_cast<uint64_t>(c.size_bytes) /
+         (static_cast<uint64_t>(c.ways) * static_cast<uint64_t>(c.line_bytes));
+}
+
+// The power of two F nearest 1 / rate (at least 2), at most the smallest
+// level's set count.
 uint64_t sample_sets(double rate, const SimCaches& caches) {
   uint64_t limit = uint64_t{1} << 20;
   for (const SimCache* c : {&caches.l1, &caches.l2, &caches.llc}) {
-    const uint64_t sets = static_cast<uint64_t>(c->size_bytes) /
-                          (static_cast<uint64_t>(c->ways) * static_cast<uint64_t>(c->line_bytes));
     uint64_t p = 1;
-    while (p < limit && sets % (p * 2) == 0) p *= 2;
+    while (p * 2 <= std::min(limit, sets_of(*c))) p *= 2;
     limit = std::min(limit, p);
   }
   const double want = std::round(std::log2(1.0 / rate));
-  uint64_t f = uint64_t{1} << static_cast<int>(std::clamp(want, 1.0, 20.0));
+  const uint64_t f = uint64_t{1} << static_cast<int>(std::clamp(want, 1.0, 20.0));
   return std::min(f, limit);
 }
 
@@ -163,9 +167,8 @@ InstModelRun inst_model_run(const RunRequest& request) {
   }
   const uint64_t f = sample_sets(sample.rate, caches);
   // The plugin's filter tests 64-byte lines (inst_counters.h): lines of 64
-  // bytes or more sample whole; a level with an odd number of sets has
-  // nothing to sample by.
-  const char* no_sets = f < 2 ? "a level's set count is odd"
+  // bytes or more sample whole; a level of 1 set has nothing to sample by.
+  const char* no_sets = f < 2 ? "a level of 1 set"
                         : caches.l1.line_bytes < 64 ? "lines under 64 bytes"
                                                     : nullptr;
   if (no_sets != nullptr) {
@@ -177,12 +180,22 @@ InstModelRun inst_model_run(const RunRequest& request) {
     return run;
   }
   run.env[inst::kSampleEnv] = "sets=" + std::to_string(f) + ",sel=1";
+  // Exact where F divides every level's set count; else approximate (an
+  // effective size from the machine file can have any set count).
+  std::string approx;
+  for (const SimCache* c : {&caches.l1, &caches.l2, &caches.llc}) {
+    if (sets_of(*c) % f != 0 && approx.empty()) {
+      approx = " (approximate: a level of " + std::to_string(sets_of(*c)) +
+               " sets, not a multiple of " + std::to_string(f) + ")";
+    }
+  }
   char share[32];
   std::snprintf(share, sizeof share, "%.3g%%", 100.0 / static_cast<double>(f));
   run.note = "traffic below L1 (L2, LLC, DRAM): estimated from 1 in " + std::to_string(f) +
              " cache sets (" + share + " of the lines) at every level, whose accesses are all "
-             "simulated (set sampling: no warm-up, no cold start), per thread: each figure "
-             "scaled by the region's exact L1 bytes, with its 95% interval; " + model;
+             "simulated (set sampling: no warm-up, no cold start)" + approx +
+             ", per thread: each figure F times the sampled lines' bytes, with its 95% "
+             "interval; " + model;
   return run;
 }
 

@@ -73,7 +73,13 @@ Settings& settings() {
     g.ok = parse_sample_settings(std::getenv(kSampleEnv), std::getenv(kCachesEnv), &g.s, &why);
     if (!g.ok) g.s.mode = SampleSettings::kOff;
     const uint64_t f = g.s.mode == SampleSettings::kSampled ? g.s.sets : 1;
-    for (int i = 0; i < 3; ++i) g.geom[i] = {g.s.size[i] / f, g.s.ways[i], g.s.line[i]};
+    // 1/F of each level's sets (rounded down where F does not divide them:
+    // then the small cache approximates the restriction, see inst_sample.h).
+    for (int i = 0; i < 3; ++i) {
+      const uint64_t set_bytes = uint64_t{g.s.ways[i]} * g.s.line[i];
+      const uint64_t sets = set_bytes ? g.s.size[i] / set_bytes : 0;
+      g.geom[i] = {std::max<uint64_t>(1, sets / f) * set_bytes, g.s.ways[i], g.s.line[i]};
+    }
     g.line_shift = rpc_line_shift(g.s.line[0] > 0 ? g.s.line[0] : 64);
     while ((1ull << g.sets_shift) < f) ++g.sets_shift;
     if (g.s.mode == SampleSettings::kFull) {
@@ -329,9 +335,9 @@ bool parse_sample_settings(const char* sample, const char* caches, SampleSetting
   }
   for (int i = 0; i < 3; ++i) {
     const uint64_t level_sets = out->size[i] / (uint64_t{out->ways[i]} * out->line[i]);
-    if (level_sets % out->sets != 0) {
+    if (level_sets < out->sets) {
       *why = std::string(kSampleEnv) + ": sets=" + std::to_string(out->sets) +
-             " does not divide every level's set count";
+             " is more than a level's set count";
       return false;
     }
   }

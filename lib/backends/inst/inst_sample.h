@@ -8,10 +8,11 @@
 // whose number is C modulo F are simulated, all of them, all the time, in
 // caches of 1/F the sets of each level (same ways, same line): a line n of
 // the sample is line n / F of the small caches, whose set is n / F modulo
-// sets / F. Where every level's set count is a multiple of F (the driver
-// picks F so) and the set is the line number modulo the set count, as in the
-// model, the small caches hold exactly what the full model's sets C, C + F,
-// ... hold: the sample's traffic is exact for those sets, with no warm-up
+// sets / F. Where every level's set count is a multiple of F and the set is
+// the line number modulo the set count, as in the model, the small caches
+// hold exactly what the full model's sets C, C + F, ... hold (elsewhere, an
+// effective size from the machine file, they have sets / F sets, rounded
+// down: 1/F of the cache fed 1/F of the lines, an approximation): the sample's traffic is exact for those sets, with no warm-up
 // and no cold start, and the rest is scaled from it. The filter costs the
 // program an AND and a compare per access; the model sees 1/F of the lines.
 //
@@ -43,7 +44,7 @@ namespace rprof {
 namespace inst {
 
 // Set by the inst driver for the run: "off", "full", or "sets=F,sel=C,unit=U"
-// (F a power of two >= 2 that divides every level's set count, C < F, U > 0;
+// (F a power of two >= 2, at most every level's set count, C < F, U > 0;
 // sel and unit optional: 1 and kDefaultUnit).
 inline constexpr const char* kSampleEnv = "RPROF_INST_SAMPLE";
 // The geometry: "L1SIZE:WAYS:LINE,L2SIZE:WAYS:LINE,LLCSIZE:WAYS:LINE" (bytes).

@@ -5,7 +5,7 @@
  * geometry the test pins (L1 32 KiB, L2 256 KiB, LLC 2 MiB, 64-byte lines):
  * triad's arrays and spmv's x are larger than the LLC, the stencil's grids
  * its size each, the matrices fit L2 and LLC, the swept array stays in the
- * LLC (its DRAM traffic is its first touch: the sampled model's cold start).
+ * LLC (its DRAM traffic is its first touch only).
  * Usage: inst_traffic [SCALE] (default 1: more work, same sizes, with more). */
 #include <stdint.h>
 #include <stdio.h>
