@@ -7,11 +7,11 @@
 
 namespace rprof {
 
-Profile join_timed_and_counted(Profile timed, const Profile& counted) {
+Profile join_timed_and_counted(Profile timed, Profile counted) {
   std::vector<RunMismatch> found;
   std::vector<Profile> runs;
   runs.push_back(std::move(timed));
-  runs.push_back(counted);
+  runs.push_back(std::move(counted));  // not copied: two profiles of 100,000 regions are enough
   Profile joined = merge_runs(std::move(runs), {.keep_unmatched = true}, &found);
   std::vector<std::string> differ, no_counts, no_time;
   for (const RunMismatch& m : found) {

@@ -16,7 +16,7 @@
 
 namespace rprof {
 
-Profile join_timed_and_counted(Profile timed, const Profile& counted);
+Profile join_timed_and_counted(Profile timed, Profile counted);
 
 // Sets the [program] region's counters to whole-run totals; its exclusive
 // counters are the totals minus the top-level regions' inclusive counters.

@@ -22,10 +22,6 @@ std::map<Process, int> process_ordinals(const Profile& p) {
   return ord;
 }
 
-void add(CounterMap& into, const CounterMap& from) {
-  for (const auto& [k, v] : from) into[k] += v;
-}
-
 using ThreadKey = std::pair<int, uint32_t>;  // process ordinal, thread index
 
 void add_thread_counters(std::vector<ThreadRow>& into, const std::map<Process, int>& into_ord,
@@ -35,7 +31,7 @@ void add_thread_counters(std::vector<ThreadRow>& into, const std::map<Process, i
   for (const ThreadRow& t : from) by_key[{from_ord.at({t.host, t.rank, t.pid}), t.thread}] = &t;
   for (ThreadRow& t : into) {
     auto it = by_key.find({into_ord.at({t.host, t.rank, t.pid}), t.thread});
-    if (it != by_key.end()) add(t.counters, it->second->counters);
+    if (it != by_key.end()) t.counters.add(it->second->counters);
   }
 }
 
@@ -93,8 +89,8 @@ void merge_one(Profile& base, const Profile& p, size_t run, const RunMergeRules&
       mismatches->push_back(
           {RunMismatch::Kind::kCalls, path_string(r.path), run, r.calls, o->calls});
     }
-    add(r.counters, o->counters);
-    add(r.exclusive_counters, o->exclusive_counters);
+    r.counters.add(o->counters);
+    r.exclusive_counters.add(o->exclusive_counters);
     add_thread_counters(r.threads, base_ord, o->threads, ord);
   }
   std::vector<Region> extra;  // added after the lookups: the index points into base
@@ -118,6 +114,7 @@ Profile merge_runs(std::vector<Profile> runs, const RunMergeRules& rules,
   for (size_t i = 1; i < runs.size(); ++i) {
     names.insert(runs[i].counters.begin(), runs[i].counters.end());
     merge_one(base, runs[i], i, rules, mismatches);
+    runs[i] = Profile{};  // released now: the merged profile grows as the inputs go
   }
   base.counters.assign(names.begin(), names.end());
   return base;

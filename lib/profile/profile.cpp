@@ -12,14 +12,11 @@ constexpr double kNs = 1e-9;
 CounterMap to_map(const std::vector<std::string>& names,
                   const std::vector<uint64_t>& values) {
   CounterMap m;
+  m.reserve(std::min(names.size(), values.size()));
   for (size_t i = 0; i < names.size() && i < values.size(); ++i) {
     m[names[i]] = values[i];
   }
   return m;
-}
-
-void add_into(CounterMap& into, const CounterMap& from) {
-  for (const auto& [k, v] : from) into[k] += v;
 }
 
 std::vector<std::string> node_path(const RawProfile& raw, const RawThread& t,
@@ -138,10 +135,22 @@ void sort_tree(std::vector<Region>& regions) {
   for (size_t i = 0; i < regions.size(); ++i) {
     if (!placed[i]) order.push_back(i);
   }
-  std::vector<Region> out;
-  out.reserve(regions.size());
-  for (size_t i : order) out.push_back(std::move(regions[i]));
-  regions = std::move(out);
+  // Permuted in place, cycle by cycle: position k takes regions[order[k]]
+  // (no second array of 100,000 regions).
+  children.clear();
+  std::vector<bool> done(regions.size(), false);
+  for (size_t start = 0; start < regions.size(); ++start) {
+    if (done[start]) continue;
+    Region held = std::move(regions[start]);
+    size_t k = start;
+    while (order[k] != start) {
+      regions[k] = std::move(regions[order[k]]);
+      done[k] = true;
+      k = order[k];
+    }
+    regions[k] = std::move(held);
+    done[k] = true;
+  }
 }
 
 Profile aggregate(const std::vector<RawProfile>& raws, RunInfo run) {
@@ -204,8 +213,8 @@ Profile aggregate(const std::vector<RawProfile>& raws, RunInfo run) {
         r.work_calls += n.work_calls;
         r.work_flops += n.work_flops;
         r.work_bytes += n.work_bytes;
-        add_into(r.counters, row.counters);
-        add_into(r.exclusive_counters, excl);
+        r.counters.add(row.counters);
+        r.exclusive_counters.add(excl);
         r.threads.push_back(std::move(row));
       }
       for (const RawError& e : t.errors) {
@@ -280,7 +289,9 @@ Profile aggregate(const std::vector<RawProfile>& raws, RunInfo run) {
     prog.complete = run.signal == 0;
     by_path.emplace(prog.path, prog);
   }
+  p.regions.reserve(by_path.size());
   for (auto& [path, r] : by_path) p.regions.push_back(std::move(r));
+  by_path.clear();  // its keys repeat every path
   sort_tree(p.regions);
   counter_names.erase(RPROF_CPU_TIME_COUNTER);
   p.counters.assign(counter_names.begin(), counter_names.end());

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "profile/counter_map.h"
 #include "profile/raw_profile.h"
 
 namespace rprof {
@@ -23,8 +24,6 @@ namespace rprof {
 inline constexpr int kProfileSchemaVersion = 1;
 // Name of the synthetic region the launcher measures for the whole program.
 inline constexpr const char* kProgramRegion = "[program]";
-
-using CounterMap = std::map<std::string, uint64_t>;
 
 struct ThreadRow {
   std::string host;

@@ -85,7 +85,7 @@ CounterMap counter_map(const json& j, const char* key, const JsonReader& r) {
     r.fail_at(key, fmt::format("{} counters are beyond the limit of {}", m.size(),
                                limits::kCounters));
   }
-  return r.get<CounterMap>(j, key);
+  return CounterMap(r.get<std::map<std::string, uint64_t>>(j, key));
 }
 
 // One element of "regions", checked; ri names it ("regions[3]").

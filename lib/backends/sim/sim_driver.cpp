@@ -76,7 +76,7 @@ Profile sim_profile(std::optional<Profile> timed, Profile counted,
                     const std::function<void(Profile&)>& after_join = {}) {
   Profile p;
   if (timed) {
-    p = join_timed_and_counted(std::move(*timed), counted);
+    p = join_timed_and_counted(std::move(*timed), std::move(counted));
     if (after_join) after_join(p);
     p.notes.push_back(from +
                       "times from a native run; counts from a second run under rprof's "
