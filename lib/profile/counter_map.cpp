@@ -18,23 +18,53 @@ const std::string& intern_counter_name(std::string_view name) {
   return *it;
 }
 
+namespace {
+
+bool name_less(const std::string* a, std::string_view b) { return *a < b; }
+
+}  // namespace
+
 CounterMap::CounterMap(std::initializer_list<std::pair<std::string_view, uint64_t>> init) {
   for (const auto& [k, v] : init) insert_or_assign(k, v);
 }
 
 CounterMap::CounterMap(const std::map<std::string, uint64_t>& m) {
-  e_.reserve(m.size());
-  for (const auto& [k, v] : m) e_.push_back(Entry{&intern_counter_name(k), v});  // sorted already
+  if (m.empty()) return;
+  Entries& e = rw();
+  e.reserve(m.size());
+  for (const auto& [k, v] : m) e.push_back(Entry{&intern_counter_name(k), v});  // sorted already
+}
+
+const CounterMap::Entries& CounterMap::ro() const {
+  static const Entries kEmpty;
+  return p_ ? *p_ : kEmpty;
+}
+
+CounterMap::Entries& CounterMap::rw() {
+  if (!p_) {
+    p_ = std::make_shared<Entries>();
+  } else if (p_.use_count() > 1) {
+    p_ = std::make_shared<Entries>(*p_);
+  }
+  return *p_;
+}
+
+CounterMap::Entries& CounterMap::rw_or_empty() {
+  // Iterators of an empty map: begin() == end(), nothing reachable to write.
+  static Entries empty;
+  return p_ ? rw() : empty;
 }
 
 CounterMap::Entries::iterator CounterMap::lower(std::string_view name) {
-  return std::lower_bound(e_.begin(), e_.end(), name,
-                          [](const Entry& e, std::string_view n) { return *e.name < n; });
+  Entries& e = rw_or_empty();
+  return std::lower_bound(e.begin(), e.end(), name,
+                          [](const Entry& x, std::string_view n) { return name_less(x.name, n); });
 }
 
 CounterMap::Entries::const_iterator CounterMap::lower(std::string_view name) const {
-  return std::lower_bound(e_.begin(), e_.end(), name,
-                          [](const Entry& e, std::string_view n) { return *e.name < n; });
+  const Entries& e = ro();
+  return std::lower_bound(e.begin(), e.end(), name,
+                          [](const Entry& x, std::string_view n) { return name_less(x.name, n); });
 }
 
 uint64_t& CounterMap::operator[](std::string_view name) {
@@ -43,12 +73,13 @@ uint64_t& CounterMap::operator[](std::string_view name) {
 
 CounterMap::iterator CounterMap::find(std::string_view name) {
   const auto it = lower(name);
-  return iterator(it != e_.end() && *it->name == name ? it : e_.end());
+  Entries& e = rw_or_empty();
+  return iterator(it != e.end() && *it->name == name ? it : e.end());
 }
 
 CounterMap::const_iterator CounterMap::find(std::string_view name) const {
   const auto it = lower(name);
-  return const_iterator(it != e_.end() && *it->name == name ? it : e_.end());
+  return const_iterator(it != ro().end() && *it->name == name ? it : ro().end());
 }
 
 uint64_t& CounterMap::at(std::string_view name) {
@@ -64,16 +95,23 @@ const uint64_t& CounterMap::at(std::string_view name) const {
 }
 
 std::pair<CounterMap::iterator, bool> CounterMap::emplace(std::string_view name, uint64_t value) {
-  // Appending in name order (a map built from sorted input) is the fast path.
+  {
+    const auto it = std::as_const(*this).find(name);
+    if (it.it_ != ro().end()) {  // there already: this map's own copy, then its element
+      const auto at = it.it_ - ro().begin();
+      return {iterator(rw().begin() + at), false};
+    }
+  }
+  Entries& e = rw();
   // Grown by a quarter, not doubled: most maps are built once and kept.
-  if (e_.size() == e_.capacity()) e_.reserve(e_.size() + std::max<size_t>(4, e_.size() / 4));
-  if (e_.empty() || *e_.back().name < name) {
-    e_.push_back(Entry{&intern_counter_name(name), value});
-    return {iterator(e_.end() - 1), true};
+  if (e.size() == e.capacity()) e.reserve(e.size() + std::max<size_t>(4, e.size() / 4));
+  // Appending in name order (a map built from sorted input) is the fast path.
+  if (e.empty() || *e.back().name < name) {
+    e.push_back(Entry{&intern_counter_name(name), value});
+    return {iterator(e.end() - 1), true};
   }
   const auto it = lower(name);
-  if (it != e_.end() && *it->name == name) return {iterator(it), false};
-  return {iterator(e_.insert(it, Entry{&intern_counter_name(name), value})), true};
+  return {iterator(e.insert(it, Entry{&intern_counter_name(name), value})), true};
 }
 
 std::pair<CounterMap::iterator, bool> CounterMap::insert_or_assign(std::string_view name,
@@ -84,30 +122,37 @@ std::pair<CounterMap::iterator, bool> CounterMap::insert_or_assign(std::string_v
 }
 
 CounterMap::size_type CounterMap::erase(std::string_view name) {
-  const auto it = lower(name);
-  if (it == e_.end() || *it->name != name) return 0;
-  e_.erase(it);
+  if (std::as_const(*this).find(name).it_ == ro().end()) return 0;
+  Entries& e = rw();
+  e.erase(lower(name));
   return 1;
 }
 
 CounterMap::iterator CounterMap::erase(const_iterator pos) {
-  return iterator(e_.erase(pos.it_));
+  // pos is into this map's own copy when it came from non-const find/begin;
+  // a const_iterator of a shared copy is mapped to the same position.
+  const auto at = pos.it_ - ro().begin();
+  Entries& e = rw();
+  return iterator(e.erase(e.begin() + at));
 }
 
 CounterMap& CounterMap::add(const CounterMap& from) {
-  if (e_.empty()) {
-    e_ = from.e_;  // the exact size: no growth slack
+  if (from.empty()) return *this;
+  if (empty()) {
+    p_ = from.p_;  // shared until either changes
     return *this;
   }
   // Both sorted by name: the union's size, then one pass into exactly that.
+  const Entries& x = ro();
+  const Entries& y = from.ro();
   auto less = [](const Entry& a, const Entry& b) { return *a.name < *b.name; };
   auto merge = [&](auto&& emit) {
-    auto a = e_.begin();
-    auto b = from.e_.begin();
-    while (a != e_.end() || b != from.e_.end()) {
-      if (b == from.e_.end() || (a != e_.end() && less(*a, *b))) {
+    auto a = x.begin();
+    auto b = y.begin();
+    while (a != x.end() || b != y.end()) {
+      if (b == y.end() || (a != x.end() && less(*a, *b))) {
         emit(*a++);
-      } else if (a == e_.end() || less(*b, *a)) {
+      } else if (a == x.end() || less(*b, *a)) {
         emit(*b++);
       } else {
         emit(Entry{a->name, a->value + b->value});
@@ -118,10 +163,10 @@ CounterMap& CounterMap::add(const CounterMap& from) {
   };
   size_t n = 0;
   merge([&n](const Entry&) { ++n; });
-  Entries out;
-  out.reserve(n);
-  merge([&out](const Entry& e) { out.push_back(e); });
-  e_ = std::move(out);
+  auto out = std::make_shared<Entries>();
+  out->reserve(n);
+  merge([&out](const Entry& e) { out->push_back(e); });
+  p_ = std::move(out);
   return *this;
 }
 
@@ -130,8 +175,9 @@ CounterMap::const_iterator CounterMap::lower_bound(std::string_view name) const 
 }
 
 bool CounterMap::operator==(const CounterMap& o) const {
+  if (p_ == o.p_) return true;
   // Interned names: equal names are the same pointer.
-  return std::equal(e_.begin(), e_.end(), o.e_.begin(), o.e_.end(),
+  return std::equal(ro().begin(), ro().end(), o.ro().begin(), o.ro().end(),
                     [](const Entry& a, const Entry& b) {
                       return a.name == b.name && a.value == b.value;
                     });

@@ -203,6 +203,7 @@ Profile aggregate(const std::vector<RawProfile>& raws, RunInfo run) {
           r.cpu_time_s += row.cpu_time_s;
           r.has_cpu_time = true;
         }
+        if (excl == row.counters) excl = row.counters;  // a leaf: one copy for both
         r.calls += n.calls;
         r.time_s = std::max(r.time_s, row.time_s);
         r.exclusive_time_s = std::max(r.exclusive_time_s, row.exclusive_time_s);

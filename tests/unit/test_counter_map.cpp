@@ -81,3 +81,39 @@ TEST_CASE("counter map: a name is stored once for every map") {
   CHECK(&a.begin()->first == &b.begin()->first);
   CHECK(&intern_counter_name("bytes.llc.write") == &a.begin()->first);
 }
+
+TEST_CASE("counter map: copies share their counters until one of them changes") {
+  CounterMap a{{"x", 1}, {"y", 2}};
+  CounterMap b = a;
+  CHECK(b.shares_with(a));
+  b["x"] += 10;  // b gets its own copy; a keeps its counts
+  CHECK_FALSE(b.shares_with(a));
+  CHECK(a.at("x") == 1);
+  CHECK(b.at("x") == 11);
+
+  CounterMap c = a;
+  for (auto&& [k, v] : c) v *= 100;  // writing through iteration: c's own copy
+  CHECK(a == CounterMap{{"x", 1}, {"y", 2}});
+  CHECK(c == CounterMap{{"x", 100}, {"y", 200}});
+
+  CounterMap d = a;
+  const CounterMap& view = d;
+  d.erase(view.find("x"));  // an iterator of the shared copy, erased from d's own
+  CHECK(d == CounterMap{{"y", 2}});
+  CHECK(a == CounterMap{{"x", 1}, {"y", 2}});
+
+  CounterMap e;
+  e.add(a);  // into an empty map: shared
+  CHECK(e.shares_with(a));
+  e.add(a);  // then summed into a map of its own
+  CHECK_FALSE(e.shares_with(a));
+  CHECK(e == CounterMap{{"x", 2}, {"y", 4}});
+  CHECK(a == CounterMap{{"x", 1}, {"y", 2}});
+
+  CounterMap f = a;
+  f.erase("nothing");  // no change: still shared
+  CHECK(f.shares_with(a));
+  f.clear();
+  CHECK(f.empty());
+  CHECK(a.size() == 2);
+}
