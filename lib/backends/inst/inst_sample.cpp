@@ -22,6 +22,12 @@ inline void llc_lock() {
   }
 }
 inline void llc_unlock() { g_llc_lock.clear(std::memory_order_release); }
+// Around fork(): the lock is taken before it (so no thread is inside an LLC
+// operation: the child's copy is whole) and released on both sides; a child
+// would otherwise inherit a lock held by a thread it does not have, and spin
+// for ever at its first LLC lookup.
+void llc_before_fork() { llc_lock(); }
+void llc_after_fork() { llc_unlock(); }
 }  // namespace
 
 #define RPC_LLC_BEGIN() llc_lock()
@@ -100,6 +106,7 @@ RpcCache* shared_llc() {
     const RpcGeometry& g = settings().geom[2];
     auto* words = static_cast<rpc_word*>(std::malloc(rpc_cache_words(&g) * sizeof(rpc_word)));
     if (words != nullptr) rpc_cache_init(&llc, &g, words);
+    pthread_atfork(llc_before_fork, llc_after_fork, llc_after_fork);
   });
   return llc.tags != nullptr ? &llc : nullptr;
 }
