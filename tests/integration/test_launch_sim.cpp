@@ -169,6 +169,30 @@ TEST_CASE("sim: a set-user-ID program fails the counted run with the cause") {
   CHECK(r.err.find("not deterministic") == std::string::npos);
 }
 
+TEST_CASE("sim: a symbol bound only at start fails the counted run with the cause, exit 1") {
+  require_sim();
+  // Natively (lazy binding) the program runs; the counted run binds every
+  // symbol at start (LD_BIND_NOW=1), and the loader refuses its library's
+  // never-called, undefined one.
+  const RunResult native = run_command({app("unbound_app")});
+  REQUIRE(native.status == 0);
+  REQUIRE(native.out == "42\n");
+  const RunResult r = shell(rprof_sim(fresh_path("unbound")) + q(app("unbound_app")));
+  INFO(r.err);
+  CHECK(r.status == 1);
+  CHECK(r.out == "42\n");  // the timed run's output, once
+  CHECK(r.err.find("undefined symbol: never_defined") != std::string::npos);
+  CHECK(r.err.find("binds every symbol at start") != std::string::npos);
+  CHECK(r.err.find("not deterministic") == std::string::npos);
+  // The user's own LD_BIND_NOW=1: the program itself fails, natively too;
+  // rprof exits with its status.
+  const RunResult own = shell("LD_BIND_NOW=1 " + rprof_sim(fresh_path("unbound-own")) +
+                              q(app("unbound_app")));
+  INFO(own.err);
+  CHECK(own.status == 127);
+  CHECK(own.err.find("not deterministic") == std::string::npos);
+}
+
 TEST_CASE("sim: more threads than Valgrind runs: the reason is given whole") {
   require_sim();
   const RunResult r =
