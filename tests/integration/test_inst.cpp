@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "integration/harness.h"
+#include "integration/inst_build.h"
 #include "skip.h"
 
 using nlohmann::json;
@@ -27,18 +28,6 @@ namespace {
 const std::string kCc = RPROF_TEST_CC;
 const std::string kLibDir = RPROF_TEST_LIB_DIR;
 
-void need_plugin() {
-#if !RPROF_TEST_INST_PLUGIN
-  skip_test("rprof is built without its GCC plugin (no gcc-N-plugin-dev at build time)");
-#endif
-}
-
-void need_sim() {
-#if !RPROF_TEST_SIM
-  skip_test("rprof is built without the sim backend (no valgrind at build time)");
-#endif
-}
-
 // A CPU feature of this machine, for running what a compiler flag emits.
 bool cpu_has(const std::string& feature) {
   __builtin_cpu_init();
@@ -47,37 +36,17 @@ bool cpu_has(const std::string& feature) {
   return false;
 }
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  size_t at = 0;
-  while (at < s.size()) {
-    const size_t sp = s.find(' ', at);
-    const std::string w = s.substr(at, sp == std::string::npos ? std::string::npos : sp - at);
-    if (!w.empty()) out.push_back(w);
-    if (sp == std::string::npos) break;
-    at = sp + 1;
-  }
-  return out;
-}
-
-// Builds `src` with the markers on, instrumented (rprof cc) or plain.
 std::string build(const std::string& src, const std::string& opts, bool instrumented,
                   const std::vector<std::string>& extra = {}) {
   const std::string out = fresh_path(fs::path(src).stem().string() + (instrumented ? "_inst" : "_plain"));
   std::vector<std::string> argv;
   if (instrumented) argv = {RPROF_BIN, "cc"};
   argv.push_back(kCc);
-  for (const std::string& o : split(opts)) argv.push_back(o);
+  for (const std::string& o : split_words(opts)) argv.push_back(o);
   for (const std::string& e : extra) argv.push_back(e);
-  for (const std::string& a :
-       {src, std::string("-DRPROF_ENABLE"), "-I" + std::string(RPROF_SOURCE_DIR) + "/include",
-        "-L" + kLibDir, "-Wl,-rpath," + kLibDir, std::string("-lrprof"), std::string("-o"), out}) {
-    argv.push_back(a);
-  }
-  const RunResult r = run_command(argv);
-  INFO(r.err);
-  REQUIRE(r.status == 0);
-  return out;
+  argv.push_back(src);
+  for (const std::string& a : with_rprof(kLibDir, out)) argv.push_back(a);
+  return compile(argv, out);
 }
 
 std::string source(const std::string& rel) { return std::string(RPROF_SOURCE_DIR) + "/" + rel; }
@@ -300,7 +269,7 @@ TEST_CASE("AVX-512: the plugin puts 512-bit FMAs in the 512-bit column (static c
          }
          return lines;
        }()) {
-    const std::vector<std::string> w = split(line);
+    const std::vector<std::string> w = split_words(line);
     if (w.size() != 20 || w[0].rfind("daxpy", 0) != 0) continue;
     const unsigned long long flops512 = std::stoull(w[2 + 7]), ins512 = std::stoull(w[2 + 15]);
     if (ins512 == 0) continue;
@@ -386,7 +355,7 @@ std::string loop_of(const std::string& tag) {
 std::string build_regions(const std::string& opts, bool markers) {
   const std::string out = fresh_path(markers ? "inst_regions_marked" : "inst_regions_unmarked");
   std::vector<std::string> argv = {RPROF_BIN, "cc", kCc};
-  for (const std::string& o : split(opts)) argv.push_back(o);
+  for (const std::string& o : split_words(opts)) argv.push_back(o);
   argv.push_back(kRegionsSrc);
   argv.push_back("-I" + std::string(RPROF_SOURCE_DIR) + "/include");
   if (markers) {

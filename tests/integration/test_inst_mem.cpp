@@ -20,6 +20,7 @@
 
 #include "backends/inst/inst_cc.h"
 #include "integration/harness.h"
+#include "integration/inst_build.h"
 #include "skip.h"
 
 using namespace rprof::test;
@@ -30,22 +31,9 @@ namespace {
 const std::string kCc = RPROF_TEST_CC;
 const std::string kHooks = RPROF_TEST_MEM_HOOKS;
 
-void need_plugin() {
-#if !RPROF_TEST_INST_PLUGIN
-  skip_test("rprof is built without its GCC plugin (no gcc-N-plugin-dev at build time)");
-#endif
-}
-
 bool cpu_has_avx2() {
   __builtin_cpu_init();
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-}
-
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::istringstream in(s);
-  for (std::string w; in >> w;) out.push_back(w);
-  return out;
 }
 
 const std::string kSource =
@@ -55,12 +43,9 @@ const std::string kSource =
 std::string build(const std::string& opts, const std::string& tag) {
   const std::string out = fresh_path("mem_kernels_" + tag);
   std::vector<std::string> argv = {RPROF_BIN, "cc", kCc};
-  for (const std::string& o : split(opts)) argv.push_back(o);
+  for (const std::string& o : split_words(opts)) argv.push_back(o);
   for (const std::string& a : {kSource, std::string("-o"), out}) argv.push_back(a);
-  const RunResult r = run_command(argv);
-  INFO(r.err);
-  REQUIRE(r.status == 0);
-  return out;
+  return compile(argv, out);
 }
 
 // One line of mem_hooks.c's output.

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "integration/harness.h"
+#include "integration/inst_build.h"
 #include "skip.h"
 
 using nlohmann::json;
@@ -45,40 +46,14 @@ constexpr double kFullVsSimOfL1 = 0.01;
 const char* const kBoundaries[] = {"l2", "llc", "dram"};
 const char* const kKernels[] = {"triad", "stencil", "gemm", "spmv", "sweep"};
 
-void need_plugin() {
-#if !RPROF_TEST_INST_PLUGIN
-  skip_test("rprof is built without its GCC plugin (no gcc-N-plugin-dev at build time)");
-#endif
-}
-
-void need_sim() {
-#if !RPROF_TEST_SIM
-  skip_test("rprof is built without the sim backend (no valgrind at build time)");
-#endif
-}
-
 std::string build(const std::string& opts, const std::string& name,
                   const std::string& app = "inst_traffic.c") {
   const std::string out = fresh_path(name);
   std::vector<std::string> argv = {RPROF_BIN, "cc", kCc};
-  size_t at = 0;
-  while (at < opts.size()) {
-    const size_t sp = opts.find(' ', at);
-    const std::string w = opts.substr(at, sp == std::string::npos ? std::string::npos : sp - at);
-    if (!w.empty()) argv.push_back(w);
-    if (sp == std::string::npos) break;
-    at = sp + 1;
-  }
-  for (const std::string& a :
-       {std::string(RPROF_SOURCE_DIR) + "/tests/integration/apps/" + app,
-        std::string("-DRPROF_ENABLE"), "-I" + std::string(RPROF_SOURCE_DIR) + "/include",
-        "-L" + kLibDir, "-Wl,-rpath," + kLibDir, std::string("-lrprof"), std::string("-o"), out}) {
-    argv.push_back(a);
-  }
-  const RunResult r = run_command(argv);
-  INFO(r.err);
-  REQUIRE(r.status == 0);
-  return out;
+  for (const std::string& o : split_words(opts)) argv.push_back(o);
+  argv.push_back(std::string(RPROF_SOURCE_DIR) + "/tests/integration/apps/" + app);
+  for (const std::string& a : with_rprof(kLibDir, out)) argv.push_back(a);
+  return compile(argv, out);
 }
 
 // The regions of a run: name -> its profile.json entry.
