@@ -29,27 +29,10 @@
 # Not a test: it takes minutes and its numbers depend on the machine.
 set -euo pipefail
 
-build=${1:-build}
-reps=${2:-3}
-size=${3:-LARGE}
-if [[ -n ${4:-} ]]; then
-  flags=$4
-elif grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo; then
-  flags="-O3 -march=x86-64-v3"
-else
-  flags="-O2"
-fi
-rprof=$build/bin/rprof
-src=$(cd "$(dirname "$0")/.." && pwd)
-[[ -x $rprof ]] || { echo "inst_bench: $rprof not found; build first" >&2; exit 1; }
-"$rprof" cc --flags >/dev/null || { echo "inst_bench: this rprof has no GCC plugin" >&2; exit 1; }
-libdir=$(cd "$build/lib" && pwd)
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 bench_name=inst_bench
 # shellcheck source=bench/lib.sh
 source "$(dirname "$0")/lib.sh"
+inst_bench_setup "$@"  # build reps size flags rprof src libdir tmp
 
 # PolyBench 4.2's dataset sizes for the PolyBench-style kernels of
 # tests/sim/polybench.c (written for rprof), and the samples.

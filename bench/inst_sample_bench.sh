@@ -26,28 +26,11 @@
 #   default rate. Not a test: minutes, and machine-dependent numbers.
 set -euo pipefail
 
-build=${1:-build}
-reps=${2:-3}
-size=${3:-LARGE}
-if [[ -n ${4:-} ]]; then
-  flags=$4
-elif grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo; then
-  flags="-O3 -march=x86-64-v3"
-else
-  flags="-O2"
-fi
-rprof=$build/bin/rprof
-src=$(cd "$(dirname "$0")/.." && pwd)
-[[ -x $rprof ]] || { echo "inst_sample_bench: $rprof not found; build first" >&2; exit 1; }
-"$rprof" cc --flags >/dev/null || { echo "inst_sample_bench: this rprof has no GCC plugin" >&2; exit 1; }
-libdir=$(cd "$build/lib" && pwd)
-py=/usr/bin/python3
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 bench_name=inst_sample_bench
 # shellcheck source=bench/lib.sh
 source "$(dirname "$0")/lib.sh"
+inst_bench_setup "$@"  # build reps size flags rprof src libdir tmp
+py=/usr/bin/python3
 
 if [[ $size == LARGE ]]; then
   poly=("gemm=1000,1100,1200" "2mm=800,900,1100,1200" "atax=1900,2100" "mvt=2000"

@@ -35,3 +35,28 @@ timed() {
 
 # a / b, or 0 when b is 0.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) print a / b; else print 0 }'; }
+
+# The inst benches' arguments and checks (inst_bench.sh, inst_sample_bench.sh):
+# [BUILD_DIR] [REPS] [SIZE] [FLAGS] -> build, reps, size, flags (default
+# "-O3 -march=x86-64-v3" where the CPU has AVX2 and FMA, else "-O2"); rprof,
+# src (the source tree), libdir; tmp, removed at exit. Exits where rprof is
+# not built or has no GCC plugin.
+inst_bench_setup() {
+  build=${1:-build}
+  reps=${2:-3}
+  size=${3:-LARGE}
+  if [[ -n ${4:-} ]]; then
+    flags=$4
+  elif grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo; then
+    flags="-O3 -march=x86-64-v3"
+  else
+    flags="-O2"
+  fi
+  rprof=$build/bin/rprof
+  src=$(cd "$(dirname "$0")/.." && pwd)
+  [[ -x $rprof ]] || { echo "$bench_name: $rprof not found; build first" >&2; exit 1; }
+  "$rprof" cc --flags >/dev/null || { echo "$bench_name: this rprof has no GCC plugin" >&2; exit 1; }
+  libdir=$(cd "$build/lib" && pwd)
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+}
