@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,6 +68,8 @@ class Writer {
   Writer& value(uint32_t v) { return value(static_cast<uint64_t>(v)); }
   Writer& value(int v) { return value(static_cast<int64_t>(v)); }
   Writer& value(bool v);
+  // A number, or null when absent.
+  Writer& value(const std::optional<double>& v) { return v ? value(*v) : null(); }
   Writer& null();
 
   // key(k).value(v), for the common case.

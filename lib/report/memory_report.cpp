@@ -29,14 +29,6 @@ void write_memory_region_json(json_out::Writer& w, const MemoryView& mv) {
     w.end_object();
     return;
   }
-  auto optional_number = [&](const char* key, const std::optional<double>& v) {
-    w.key(key);
-    if (v) {
-      w.value(*v);
-    } else {
-      w.null();
-    }
-  };
   w.key("boundaries").begin_array();
   for (const BoundaryBandwidth& b : mv.boundaries) {
     w.begin_object();
@@ -46,10 +38,10 @@ void write_memory_region_json(json_out::Writer& w, const MemoryView& mv) {
     w.member("fraction_of_roof", b.fraction);
     w.member("gbs", b.gbs);
     if (b.boundary != Boundary::kL1) {
-      optional_number("latency_ns", b.latency_ns);
+      w.member("latency_ns", b.latency_ns);
       w.member("line_misses", b.line_misses);
       w.member("misses_in_flight_implausible", b.in_flight_implausible);
-      optional_number("misses_in_flight_per_thread", b.in_flight);
+      w.member("misses_in_flight_per_thread", b.in_flight);
     }
     // The roof counts the bytes as the region's do; STREAM's convention
     // (explicit bytes) beside it.

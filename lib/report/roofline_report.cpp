@@ -159,22 +159,13 @@ void write_roofline_region_json(jo::Writer& w, const RegionRoofline& rr) {
 
 namespace {
 
-void optional_number(jo::Writer& w, const char* key, const std::optional<double>& v) {
-  w.key(key);
-  if (v) {
-    w.value(*v);
-  } else {
-    w.null();
-  }
-}
-
 }  // namespace
 
 void write_time_bound_json(jo::Writer& w, const TimeBound& b) {
   w.begin_object();
   w.member("max_time_s", b.max_time_s);
-  optional_number(w, "min_dram_gbs", b.min_dram_gbs);
-  optional_number(w, "min_gflops", b.min_gflops);
+  w.member("min_dram_gbs", b.min_dram_gbs);
+  w.member("min_gflops", b.min_gflops);
   w.member("period_s", b.period_s);
   w.member("threads", b.threads);
   w.member("why",

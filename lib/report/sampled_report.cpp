@@ -22,15 +22,6 @@ std::string interval_text(const Interval& i) {
   return fmt::format("[{}, {}]", num(i.lo), i.hi ? num(*i.hi) : std::string("unbounded"));
 }
 
-void optional_number(json_out::Writer& w, const char* key, const std::optional<double>& v) {
-  w.key(key);
-  if (v) {
-    w.value(*v);
-  } else {
-    w.null();
-  }
-}
-
 }  // namespace
 
 std::string sampled_bytes_text(const SampledBoundary& s) {
@@ -61,13 +52,13 @@ void write_sampled_traffic_json(json_out::Writer& w, const std::vector<SampledBo
     w.member("ci95_bytes", s.ci95_bytes);
     w.member("confidence", 0.95);
     w.member("conventions", kSampledTrafficConventions);
-    optional_number(w, "gbs", s.gbs);
-    optional_number(w, "gbs_high", s.gbs_ci ? s.gbs_ci->hi : std::nullopt);
-    optional_number(w, "gbs_low", s.gbs_ci ? std::optional<double>(s.gbs_ci->lo) : std::nullopt);
-    optional_number(w, "intensity", s.intensity);
+    w.member("gbs", s.gbs);
+    w.member("gbs_high", s.gbs_ci ? s.gbs_ci->hi : std::nullopt);
+    w.member("gbs_low", s.gbs_ci ? std::optional<double>(s.gbs_ci->lo) : std::nullopt);
+    w.member("intensity", s.intensity);
     // null with intensity_low set: no upper end (bytes_low is 0).
-    optional_number(w, "intensity_high", s.intensity_ci ? s.intensity_ci->hi : std::nullopt);
-    optional_number(w, "intensity_low",
+    w.member("intensity_high", s.intensity_ci ? s.intensity_ci->hi : std::nullopt);
+    w.member("intensity_low",
                     s.intensity_ci ? std::optional<double>(s.intensity_ci->lo) : std::nullopt);
     w.member("sampling_units", s.units);
     w.end_object();
