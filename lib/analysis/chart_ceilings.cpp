@@ -16,8 +16,14 @@ void add_roof(std::vector<ChartCeilingRoof>& roofs, const ComputeRoof& r, bool a
       return;
     }
   }
+  // The chart's set's figure (its thread count, which the chart states), not
+  // the first region's: a region on 2 threads drawn under a roof measured on
+  // 1 would sit above it.
   ChartCeilingRoof c{r, applied, std::nullopt};
-  if (const PeakCeiling* pk = set.peak(r.precision, r.width, r.mix)) c.how = pk->how;
+  if (const PeakCeiling* pk = set.peak(r.precision, r.width, r.mix)) {
+    c.roof.gflops = pk->gflops;
+    c.how = pk->how;
+  }
   roofs.push_back(c);
 }
 

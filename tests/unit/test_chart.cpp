@@ -236,16 +236,18 @@ TEST_CASE("analysis: the chart's ceilings, chosen once for the regions the chart
   CHECK(c.threads == 2);
   CHECK(c.mode == "quick");
   CHECK(c.cpu_model == "Test CPU");
-  // The roofs are the regions' own, one per label, the first region's figure
-  // kept: stream's (1 thread) 256-bit roof 40 and full 512-bit roof 80, which
-  // gemm's 512-bit roof (160 at 2 threads) applies under the same label;
-  // nobytes' scalar roof (20 at 3 threads' nearest set) is applied too: it has
-  // a valid roofline. How each was measured comes from the chart's set (2 threads).
+  // The roofs the regions are held against, one per label (stream's 256-bit
+  // roof and full 512-bit roof, gemm's 512-bit roof, nobytes' scalar roof: it
+  // has a valid roofline), each at the chart's set (2 threads): its figure and
+  // how it was measured. stream ran on 1 thread (its own roofs 40 and 80), but
+  // the chart states 2 threads, and gemm on 2 threads is held against 160, so
+  // the 512-bit roof is drawn at 160, not at the first region's 80.
   REQUIRE(c.roofs.size() == 3);
-  CHECK(c.roofs[0].roof.gflops == Approx(80));
+  CHECK(c.roofs[0].roof.gflops == Approx(160));
   CHECK(c.roofs[0].roof.label() == "DP 512-bit fma");
-  CHECK(c.roofs[1].roof.gflops == Approx(40));
+  CHECK(c.roofs[1].roof.gflops == Approx(80));
   CHECK(c.roofs[2].roof.gflops == Approx(20));
+  CHECK(a.regions[1].valid_roofline()->roof.gflops == Approx(c.roofs[0].roof.gflops));
   for (const ChartCeilingRoof& r : c.roofs) {
     CHECK(r.applied);
     REQUIRE(r.how);
@@ -261,10 +263,10 @@ TEST_CASE("analysis: the chart's ceilings, chosen once for the regions the chart
   CHECK(c.bandwidths[1].kernel == StreamMix::kTriad);
   CHECK(c.bandwidths[1].stream_gbs == Approx(40));
   CHECK(c.bandwidths[1].stream_kernel == StreamMix::kLoad);
-  // 3 applied roofs x 2 bandwidths; DRAM's ridge of the 512-bit roof: 80 / 45.
+  // 3 applied roofs x 2 bandwidths; DRAM's ridge of the 512-bit roof: 160 / 45.
   REQUIRE(c.ridges.size() == 6);
   CHECK(c.ridges[1].boundary == Boundary::kDRAM);
-  CHECK(c.ridges[1].intensity == Approx(80.0 / 45));
+  CHECK(c.ridges[1].intensity == Approx(160.0 / 45));
   // The chart draws what the analysis chose.
   const ChartModel model = build_chart_model(a);
   CHECK(model.ceiling_threads == 2);
