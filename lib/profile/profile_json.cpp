@@ -488,7 +488,13 @@ Profile parse_profile_stream(JsonText& text, const std::string& file, bool with_
   // The regions before "format" (and anything in "regions" that is not an
   // object) come first, as they stood in the file.
   Profile p = profile_from_json(doc, file);
-  for (Region& g : regions) p.regions.push_back(std::move(g));
+  if (p.regions.empty()) {
+    p.regions = std::move(regions);
+  } else {
+    p.regions.reserve(p.regions.size() + regions.size());
+    for (Region& g : regions) p.regions.push_back(std::move(g));
+  }
+  p.regions.shrink_to_fit();  // 100,000 regions: no quarter of a million slots
   return p;
 }
 
