@@ -36,6 +36,7 @@ bool cpu_has(const std::string& feature) {
   return false;
 }
 
+// Builds `src` with the markers on, instrumented (rprof cc) or plain.
 std::string build(const std::string& src, const std::string& opts, bool instrumented,
                   const std::vector<std::string>& extra = {}) {
   const std::string out = fresh_path(fs::path(src).stem().string() + (instrumented ? "_inst" : "_plain"));
