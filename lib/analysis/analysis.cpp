@@ -46,7 +46,7 @@ std::optional<SampleStats> sample_stats_of(const Region& r, const VerdictThresho
 
 // On the roofline chart: FLOPs, a FLOP rate (at the bound on its time when no
 // sample hit it) and bytes at some boundary.
-bool charted_of(const Region& r, const Metrics& m, const std::optional<TimeBound>& bound) {
+bool charted_of(const Region& r, const Metrics& m, const TimeBound* bound) {
   if (!m.has_flops) return false;
   const double gflops = bound && bound->min_gflops ? *bound->min_gflops
                         : r.time_s > 0             ? m.flops_total() / r.time_s / 1e9
@@ -108,7 +108,7 @@ Analysis measured_only(const Profile& p) {
         sampled_boundaries(ra.metrics, ra.metrics.has_flops ? ra.metrics.flops_total() : 0,
                            ra.time_bound ? 0 : r.time_s);
     a.any_sampled_traffic |= !ra.sampled_traffic.empty();
-    ra.charted = a.shown[a.regions.size()] && charted_of(r, ra.metrics, ra.time_bound);
+    ra.charted = a.shown[a.regions.size()] && charted_of(r, ra.metrics, ra.time_bound ? &*ra.time_bound : nullptr);
     a.regions.push_back(std::move(ra));
   }
   a.machine.chart = chart_ceilings(a);  // no machine: the regions' threads alone

@@ -100,8 +100,9 @@ struct SampleStats {
 };
 
 // An optional value kept on the heap: a pointer's size where it is absent.
-// For the large members most regions lack (FunctionInfo is 840 bytes; a run
-// of 100,000 marked regions has none), with optional's use: if (b), *b, b->,
+// For the members most regions lack (FunctionInfo is 840 bytes; a run of
+// 100,000 marked regions has none, nor a time bound or sample statistics),
+// with optional's use: if (b), *b, b->,
 // b = T{...}; copies copy the value.
 template <class T>
 class Boxed {
@@ -116,6 +117,10 @@ class Boxed {
   Boxed& operator=(Boxed&&) noexcept = default;
   Boxed& operator=(T v) {
     p_ = std::make_unique<T>(std::move(v));
+    return *this;
+  }
+  Boxed& operator=(std::optional<T> v) {
+    p_ = v ? std::make_unique<T>(std::move(*v)) : nullptr;
     return *this;
   }
   explicit operator bool() const { return p_ != nullptr; }
@@ -138,9 +143,9 @@ struct RegionAnalysis {
   // A function region whose sampled run gave it no sample: an upper bound on
   // its time, so lower bounds on its rates (the roofline and memory view
   // below are computed with it and say so: lower_bound).
-  std::optional<TimeBound> time_bound;
+  Boxed<TimeBound> time_bound;
   // Function regions whose time was sampled.
-  std::optional<SampleStats> sampling;
+  Boxed<SampleStats> sampling;
   // Regions with FLOP counts when there are ceilings: valid, or why not.
   std::optional<RegionRoofline> roofline;
   // Regions with traffic counts when there are ceilings, FLOPs or not: the

@@ -20,6 +20,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/shared_text.h"
+
 #include <nlohmann/json_fwd.hpp>
 
 namespace rprof::json_out {
@@ -62,6 +64,7 @@ class Writer {
   Writer& value(std::string_view s);
   Writer& value(const std::string& s) { return value(std::string_view(s)); }
   Writer& value(const char* s) { return value(std::string_view(s)); }
+  Writer& value(const SharedText& s) { return value(std::string_view(s.str())); }
   Writer& value(double v);
   Writer& value(uint64_t v);
   Writer& value(int64_t v);

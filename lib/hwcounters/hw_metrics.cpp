@@ -34,7 +34,7 @@ bool split_name(const std::string& name, int* group, std::string* key) {
 
 void add_note(Traffic& t, const std::string& note) {
   if (note.empty() || t.note.find(note) != std::string::npos) return;
-  t.note += (t.note.empty() ? "" : "; ") + note;
+  t.note = t.note.empty() ? note : t.note + "; " + note;
 }
 
 }  // namespace
@@ -156,12 +156,13 @@ bool hardware_translation(const CounterMap& counters, Metrics& m) {
     for (const std::string& n : use_exact ? exact_notes[b] : approx_notes[b]) add_note(t, n);
     t.approximate = use_approx || !t.note.empty();
     t.stand_in = use_approx;
-    t.source = "hardware events";
+    std::string source = "hardware events";
     const char* sep = " ";
     for (const std::string& k : use_exact ? exact_keys[b] : approx_keys[b]) {
-      t.source += sep + k;
+      source += sep + k;
       sep = ", ";
     }
+    t.source = source;
     if (has[0] && !has[1] && t.note.empty()) {
       add_note(t, std::string("write-backs at ") + boundary_name(static_cast<Boundary>(b)) +
                       " not counted (no event on this CPU)");

@@ -124,12 +124,12 @@ void model_beside_hardware(const Get& get, Metrics& m) {
     if (t.measured && !t.stand_in) continue;  // the hardware's count wins
     if (!x.measured && (t.measured || !x.sampled)) continue;  // no better figure
     const std::string replaced =
-        t.measured ? " (in place of " + (t.source.empty() ? std::string("hardware events") : t.source) +
+        t.measured ? " (in place of " + (t.source.empty() ? std::string("hardware events") : t.source.str()) +
                          ": an approximation)"
                    : "";
     t = x;
     t.model = true;
-    t.source += replaced;
+    if (!replaced.empty()) t.source = t.source + replaced;
   }
 }
 

@@ -20,6 +20,7 @@
 #include <string>
 
 #include "common/kinds.h"
+#include "common/shared_text.h"
 #include "profile/profile.h"
 
 namespace rprof {
@@ -28,9 +29,6 @@ namespace rprof {
 inline constexpr int kMinSampledUnits = 5;
 
 struct Traffic {
-  bool measured = false;
-  bool approximate = false;  // e.g. LLC misses standing in for DRAM traffic
-  std::string note;          // how it was obtained, when approximate
   double read_bytes = 0;
   double write_bytes = 0;
   double bytes() const { return read_bytes + write_bytes; }
@@ -40,13 +38,16 @@ struct Traffic {
   // bytes() (read + write), from the unit-to-unit variance; sampled_units is
   // the number of sampling units (runs of simulated accesses, cut at region entries and
   // exits) behind it. Not sampled: ci95_bytes 0.
-  bool sampled = false;
   double ci95_bytes = 0;
   double sampled_units = 0;
+  SharedText note;  // how it was obtained, when approximate
   // Where the number came from, for people, when a run mixes sources (set by
   // the hardware translation and by the cache model beside it):
   // "hardware events L2_LINES_IN.ALL, ..." or "rprof's cache model, ...".
-  std::string source;
+  SharedText source;
+  bool measured = false;
+  bool approximate = false;  // e.g. LLC misses standing in for DRAM traffic
+  bool sampled = false;
   bool stand_in = false;  // a hardware stand-in (LLC misses for DRAM traffic)
   bool model = false;     // rprof's cache model beside hardware counters
 };

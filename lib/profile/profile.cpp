@@ -155,14 +155,43 @@ void sort_tree(std::vector<Region>& regions) {
 
 Profile aggregate(const std::vector<RawProfile>& raws, RunInfo run) {
   Profile p;
-  std::map<std::vector<std::string>, Region> by_path;
+  // Two passes: the distinct paths first (in path order), then the regions,
+  // built in place in an array of exactly that size: no second copy of
+  // 100,000 regions, and no moved-from ones beside them.
+  using PathIndex = std::map<std::vector<std::string>, size_t>;
+  PathIndex by_path;
+  std::vector<std::vector<std::vector<PathIndex::iterator>>> node_region(raws.size());
+  for (size_t k = 0; k < raws.size(); ++k) {
+    const RawProfile& raw = raws[k];
+    node_region[k].resize(raw.threads.size());
+    for (size_t ti = 0; ti < raw.threads.size(); ++ti) {
+      const RawThread& t = raw.threads[ti];
+      node_region[k][ti].reserve(t.nodes.size());
+      for (size_t i = 0; i < t.nodes.size(); ++i) {
+        node_region[k][ti].push_back(by_path.emplace(node_path(raw, t, i), 0).first);
+      }
+    }
+  }
+  const bool program_row = run.wall_time_s > 0;
+  const std::vector<std::string> program_path = {kProgramRegion};
+  const bool program_new = program_row && by_path.emplace(program_path, 0).second;
+  p.regions.resize(by_path.size());
+  {
+    size_t next = 0;
+    for (auto& [path, index] : by_path) {
+      index = next++;
+      p.regions[index].path = path;
+      p.regions[index].name = path.back();
+    }
+  }
   std::set<std::string> counter_names;
   std::set<std::string> backends;
   // Regions of an instrumented program timed for their first calls only
   // (kind "throttled"): name -> calls measured on a thread.
   std::map<std::string, uint64_t> throttled;
   int threads = 0;
-  for (const RawProfile& raw : raws) {
+  for (size_t k = 0; k < raws.size(); ++k) {
+    const RawProfile& raw = raws[k];
     backends.insert(raw.backend);
     counter_names.insert(raw.counters.begin(), raw.counters.end());
     if (run.host.empty()) run.host = raw.host;
@@ -172,18 +201,14 @@ Profile aggregate(const std::vector<RawProfile>& raws, RunInfo run) {
                         " was stopped by signal " + std::to_string(raw.signal) +
                         ": its regions are those completed before it");
     }
-    for (const RawThread& t : raw.threads) {
+    for (size_t ti = 0; ti < raw.threads.size(); ++ti) {
+      const RawThread& t = raw.threads[ti];
       // Threads that called a marker: the runtime creates the main thread's
       // tables at start-up, before any marker (lib/runtime/signals.h).
       threads += !t.nodes.empty() || !t.errors.empty();
       for (size_t i = 0; i < t.nodes.size(); ++i) {
         const RawNode& n = t.nodes[i];
-        std::vector<std::string> path = node_path(raw, t, i);
-        Region& r = by_path[path];
-        if (r.path.empty()) {
-          r.path = path;
-          r.name = path.back();
-        }
+        Region& r = p.regions[node_region[k][ti][i]->second];
         ThreadRow row;
         row.host = raw.host;
         row.pid = raw.pid;
@@ -275,23 +300,19 @@ Profile aggregate(const std::vector<RawProfile>& raws, RunInfo run) {
         "; their later calls, time and counts, are in the enclosing region's");
   }
   run.threads = threads;
-  if (run.wall_time_s > 0) {
-    Region prog;
-    prog.name = kProgramRegion;
-    prog.path = {kProgramRegion};
+  if (program_new) {
+    Region& prog = p.regions[by_path.at(program_path)];
     prog.calls = 1;
     prog.time_s = run.wall_time_s;
     prog.thread_time_s = run.wall_time_s;
     double top = 0;
-    for (const auto& [path, r] : by_path) {
-      if (path.size() == 1) top += r.time_s;
+    for (const Region& r : p.regions) {
+      if (r.path.size() == 1 && &r != &prog) top += r.time_s;
     }
     prog.exclusive_time_s = std::max(0.0, run.wall_time_s - top);
     prog.complete = run.signal == 0;
-    by_path.emplace(prog.path, prog);
   }
-  p.regions.reserve(by_path.size());
-  for (auto& [path, r] : by_path) p.regions.push_back(std::move(r));
+  node_region.clear();
   by_path.clear();  // its keys repeat every path
   sort_tree(p.regions);
   counter_names.erase(RPROF_CPU_TIME_COUNTER);

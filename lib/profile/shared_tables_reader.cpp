@@ -27,61 +27,85 @@ using runtime::RecordType;
 using runtime::TablesHeader;
 using runtime::ThreadShared;
 
+// The tables file, read through a window: the file can be as large as the
+// regions it holds (about 1 KB a region path), and the reader converts it
+// node by node, so it never holds the whole file beside what it made of it.
 class Tables {
  public:
-  Tables(std::string file, std::string bytes) : file_(std::move(file)), buf_(std::move(bytes)) {}
+  explicit Tables(std::string file);
+  ~Tables() { ::close(fd_); }
+  Tables(const Tables&) = delete;
+  Tables& operator=(const Tables&) = delete;
 
   [[noreturn]] void fail(const std::string& what) const {
     throw Error(file_ + ": shared region tables: " + what);
   }
+  size_t size() const { return size_; }
   // A value of type T at byte offset off, bounds-checked.
   template <class T>
   T at(size_t off) const {
-    if (off > buf_.size() || sizeof(T) > buf_.size() - off) fail("field beyond the end of the file");
     T v;
-    std::memcpy(&v, buf_.data() + off, sizeof(T));
+    std::memcpy(&v, span(off, sizeof(T), "field"), sizeof(T));
     return v;
   }
   // A NUL-terminated string in a fixed array.
   std::string str(size_t off, size_t cap, const char* field) const {
-    if (off > buf_.size() || cap > buf_.size() - off) fail(std::string(field) + " beyond the end");
-    const char* p = buf_.data() + off;
+    const char* p = span(off, cap, field);
     const size_t n = strnlen(p, cap);
     if (n == cap) fail(std::string(field) + " is not terminated");
     return std::string(p, n);
   }
-  const std::string& bytes() const { return buf_; }
+  std::string bytes(size_t off, size_t len) const { return std::string(span(off, len, "record"), len); }
 
  private:
+  static constexpr size_t kWindow = size_t{1} << 20;
+  // The len bytes at off, valid until the next call.
+  const char* span(size_t off, size_t len, const char* what) const {
+    if (off > size_ || len > size_ - off) fail(std::string(what) + " beyond the end of the file");
+    if (off < win_off_ || off + len > win_off_ + win_.size()) refill(off, len);
+    return win_.data() + (off - win_off_);
+  }
+  void refill(size_t off, size_t len) const;
+
   std::string file_;
-  std::string buf_;
+  int fd_ = -1;
+  size_t size_ = 0;
+  mutable std::string win_;
+  mutable size_t win_off_ = 0;
 };
 
-std::string read_capped(const std::string& file) {
+Tables::Tables(std::string file) : file_(std::move(file)) {
   // Non-blocking: a FIFO planted under the name must not hang the launcher.
-  const int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) throw Error(file + ": cannot open: " + std::strerror(errno));
+  fd_ = ::open(file_.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd_ < 0) throw Error(file_ + ": cannot open: " + std::strerror(errno));
   struct stat st{};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    throw Error(file + ": shared region tables: not a regular file");
+  if (fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd_);
+    throw Error(file_ + ": shared region tables: not a regular file");
   }
   if (static_cast<uint64_t>(st.st_size) > kMaxTablesBytes) {
-    ::close(fd);
-    throw Error(file + ": shared region tables: " + std::to_string(st.st_size) +
+    ::close(fd_);
+    throw Error(file_ + ": shared region tables: " + std::to_string(st.st_size) +
                 " bytes, above the limit of " + std::to_string(kMaxTablesBytes) + " bytes");
   }
-  std::string buf(static_cast<size_t>(st.st_size), '\0');
-  size_t off = 0;
-  while (off < buf.size()) {
-    const ssize_t n = ::read(fd, buf.data() + off, buf.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    off += static_cast<size_t>(n);
+  size_ = static_cast<size_t>(st.st_size);
+}
+
+void Tables::refill(size_t off, size_t len) const {
+  const size_t n = std::min(std::max(len, kWindow), size_ - off);
+  win_.resize(n);
+  win_off_ = off;
+  size_t got = 0;
+  while (got < n) {
+    const ssize_t r = ::pread(fd_, win_.data() + got, n - got, static_cast<off_t>(off + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      win_.clear();
+      fail(r < 0 ? std::string("read failed: ") + std::strerror(errno)
+                 : std::string("the file became shorter while it was read"));
+    }
+    got += static_cast<size_t>(r);
   }
-  ::close(fd);
-  buf.resize(off);
-  return buf;
 }
 
 // tps is at most 1e10 (checked), so the remainder's product fits 64 bits.
@@ -94,9 +118,10 @@ uint64_t ticks_to_ns(uint64_t ticks, uint64_t tps) {
 }  // namespace
 
 TablesImage read_shared_tables(const std::string& file, uint64_t now_mono_ns) {
-  const Tables t(file, read_capped(file));
-  if (t.bytes().size() < sizeof(TablesHeader)) t.fail("shorter than its header");
-  if (std::memcmp(t.bytes().data(), runtime::kTablesMagic, sizeof(runtime::kTablesMagic)) != 0) {
+  const Tables t(file);
+  if (t.size() < sizeof(TablesHeader)) t.fail("shorter than its header");
+  if (t.bytes(0, sizeof(runtime::kTablesMagic)) !=
+      std::string_view(runtime::kTablesMagic, sizeof(runtime::kTablesMagic))) {
     t.fail("bad magic (not written completely, or a foreign file)");
   }
 #define RPROF_H(field) t.at<decltype(TablesHeader::field)>(offsetof(TablesHeader, field))
@@ -117,7 +142,7 @@ TablesImage read_shared_tables(const std::string& file, uint64_t now_mono_ns) {
   const uint64_t tps = RPROF_H(ticks_per_s);
   if (tps == 0 || tps > 10000000000ull) t.fail("ticks_per_s out of range");
   const uint64_t used = t.at<uint64_t>(offsetof(TablesHeader, used));
-  if (used > t.bytes().size() || used < sizeof(TablesHeader)) t.fail("used size out of range");
+  if (used > t.size() || used < sizeof(TablesHeader)) t.fail("used size out of range");
   const uint64_t start_ticks = RPROF_H(start_ticks);
   const uint64_t start_mono = RPROF_H(start_mono_ns);
 
@@ -184,7 +209,7 @@ TablesImage read_shared_tables(const std::string& file, uint64_t now_mono_ns) {
         if (rec.a == 0 || rec.a > runtime::kMaxRegions || rec.size > runtime::kMaxNameBytes) {
           t.fail("region name record out of range (id " + std::to_string(rec.a) + ")");
         }
-        p.region_names[rec.a] = t.bytes().substr(payload, rec.size);
+        p.region_names[rec.a] = t.bytes(payload, rec.size);
         break;
       default:
         t.fail("unknown record type " + std::to_string(rec.type));
@@ -210,6 +235,7 @@ TablesImage read_shared_tables(const std::string& file, uint64_t now_mono_ns) {
       t.fail("thread node count out of range");
     }
     if (errors < 0 || errors > runtime::kMaxErrors) t.fail("thread error count out of range");
+    th.nodes.reserve(static_cast<size_t>(count));
     for (int32_t i = 0; i < count; ++i) {
       const auto c = chunks.find({index, static_cast<uint32_t>(i / runtime::kNodesPerChunk)});
       if (c == chunks.end()) {  // a chunk on the heap: the nodes stop here
@@ -238,6 +264,8 @@ TablesImage read_shared_tables(const std::string& file, uint64_t now_mono_ns) {
       }
       node.work_flops = std::round(node.work_flops);  // as the raw writer rounds
       node.work_bytes = std::round(node.work_bytes);
+      node.incl.reserve(static_cast<size_t>(nc));
+      node.excl.reserve(static_cast<size_t>(nc));
       for (int k = 0; k < nc; ++k) {
         node.incl.push_back(t.at<uint64_t>(n + offsetof(Node, incl) + 8 * static_cast<size_t>(k)));
         node.excl.push_back(t.at<uint64_t>(n + offsetof(Node, excl) + 8 * static_cast<size_t>(k)));

@@ -151,7 +151,7 @@ ChartModel build_chart_model(const Analysis& an) {
       } else {
         cr.notes.push_back("no roofline: " + rr->why_not);
       }
-      for (const std::string& n : rr->notes) cr.notes.push_back(n);
+      for (const SharedText& n : rr->notes) cr.notes.push_back(n);
     }
     if (const Verdict* v = ra.shown_verdict()) cr.verdict = *v;
     if (ra.function) {

@@ -59,12 +59,12 @@ std::string function_csv_cells(const RegionAnalysis& ra) {
                   (f.inclusive.has_flops ? fmt::format("{:.17g}", f.inclusive.flops_total()) : "") +
                   "," + (dram.measured ? fmt::format("{:.17g}", dram.bytes()) : "");
   // No sample hit it: its time from above, its rates from below.
-  const std::optional<TimeBound>& b = ra.time_bound;
+  const Boxed<TimeBound>& b = ra.time_bound;
   c += "," + (b ? fmt::format("{:.9g}", b->max_time_s) : std::string());
   c += "," + (b && b->min_gflops ? fmt::format("{:.9g}", *b->min_gflops) : std::string());
   c += "," + (b && b->min_dram_gbs ? fmt::format("{:.9g}", *b->min_dram_gbs) : std::string());
   // A sampled time: its samples, relative error and whether it is uncertain.
-  const std::optional<SampleStats>& s = ra.sampling;
+  const Boxed<SampleStats>& s = ra.sampling;
   c += s ? fmt::format(",{},{:.4g},{}", s->samples, s->relative_error, s->uncertain ? 1 : 0)
          : std::string(",,,");
   return c;

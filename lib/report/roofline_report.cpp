@@ -281,7 +281,7 @@ void write_roofline_text(const Analysis& a, const ReportOptions& opt, const Show
     row.push_back(rr.uncertain ? "uncertain (few samples)" : limited_by_text(rr));
     table.add_row(std::move(row));
     notes.push_back(printable(r->name) + ": roof " + rr.roof_why);
-    for (const std::string& n : rr.notes) notes.push_back(printable(r->name) + ": " + n);
+    for (const SharedText& n : rr.notes) notes.push_back(printable(r->name) + ": " + n);
   }
   out << table.render();
   out << "Roof: the compute ceiling for the region's precision and widest vector width; "

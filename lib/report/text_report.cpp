@@ -80,7 +80,7 @@ std::string gigas(const Metrics& m, std::optional<Boundary> at) {
 }
 
 // "1234 (±2.8%)", "12 (±29%) uncertain", "0 (bound)"; "" unsampled.
-std::string sample_cell(const std::optional<SampleStats>& s) {
+std::string sample_cell(const Boxed<SampleStats>& s) {
   if (!s) return "";
   if (s->samples == 0) return "0 (a bound)";
   return fmt::format("{} (±{:.2g}%){}", s->samples, 100 * s->relative_error,
@@ -217,8 +217,8 @@ void TextReporter::write(const Analysis& a, const ReportOptions& opt,
     // A region with no completed call shows how long it has been open; a
     // function no sample hit, the bound on its time.
     const bool only_open = r.calls == 0 && r.open_calls > 0;
-    static const std::optional<TimeBound> kNoBound;
-    const std::optional<TimeBound>& bound = i < a.regions.size() ? a.regions[i].time_bound : kNoBound;
+    const TimeBound* bound =
+        i < a.regions.size() && a.regions[i].time_bound ? &*a.regions[i].time_bound : nullptr;
     std::vector<std::string> row = {
         label, r.is_function() ? "" : fmt::format("{}", r.calls),
         only_open ? seconds(r.open_time_s) + " open"

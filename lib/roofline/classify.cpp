@@ -303,7 +303,7 @@ Verdict classify(const VerdictInput& in, const VerdictThresholds& t) {
       v.bound = Bound::kUnknown;
       v.boundary.reset();
       v.at_roof = false;
-      v.likely_limit.clear();
+      v.likely_limit = SharedText();
       v.summary = fmt::format("uncertain: no cpu-clock sample hit it (time < {:.3g} s{}): no "
                               "bound claimed; its counts and intensity are exact",
                               b.max_time_s, rates);

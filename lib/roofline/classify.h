@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/shared_text.h"
 #include "machine/machine.h"
 #include "profile/metrics.h"
 #include "profile/profile.h"
@@ -75,7 +76,7 @@ struct VerdictThresholds {
 struct VerdictFlag {
   Flag flag = Flag::kUnderutilized;
   std::string reason;     // one line, citing the region's numbers
-  std::string direction;  // what to try
+  SharedText direction;  // what to try
   const char* name() const { return flag_key(flag); }  // "latency-bound", ...
 };
 
@@ -85,10 +86,10 @@ struct Verdict {
   double fraction = 0;               // of the applicable roof
   bool at_roof = false;
   std::string summary;    // one line with the numbers
-  std::string direction;  // what would raise performance or the roof
+  SharedText direction;  // what would raise performance or the roof
   std::vector<VerdictFlag> flags;
   // Below every roof: what the counts name as the likely limit ("" when none).
-  std::string likely_limit;
+  SharedText likely_limit;  // the same text in most regions with this cause
   bool has(Flag flag) const;
 };
 

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "common/shared_text.h"
 #include "machine/machine.h"
 #include "profile/metrics.h"
 
@@ -68,7 +69,7 @@ struct MemoryView {
   // time_s is a function's sampled time of too few samples: rates and
   // fractions are shown marked, never judged.
   bool uncertain = false;
-  std::string why_not;  // when !valid
+  SharedText why_not;  // when !valid
   double time_s = 0;
   int threads = 1;
   int ceiling_threads = 1;

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/shared_text.h"
 #include "machine/machine.h"
 #include "profile/metrics.h"
 
@@ -48,7 +49,7 @@ struct BoundaryRoof {
   Boundary boundary = Boundary::kDRAM;
   double bytes = 0;  // crossing the boundary, all threads
   bool approximate = false;
-  std::string source;  // where the bytes came from, when known (Traffic::source)
+  SharedText source;  // where the bytes came from, when known (Traffic::source)
   double intensity = 0;      // FLOP/byte
   double bandwidth_gbs = 0;  // the machine's ceiling at this boundary (0 = none)
   StreamMix kernel = StreamMix::kLoad;
@@ -77,7 +78,7 @@ struct RegionRoofline {
   // time_s is a function's sampled time of too few samples (the analysis'
   // SampleStats): gflops and fraction are shown marked, never judged.
   bool uncertain = false;
-  std::string why_not;  // when !valid
+  SharedText why_not;  // when !valid
   double flops = 0, time_s = 0, gflops = 0;
   int threads = 1;          // threads that ran the region
   int ceiling_threads = 1;  // thread count of the ceilings used
@@ -87,13 +88,13 @@ struct RegionRoofline {
   // (FLOPs / (FP instructions x lanes) - 1: FMA = 2 FLOPs per lane), when
   // instruction counts exist; and why the roof's operation mix was chosen.
   std::optional<double> fma_share;
-  std::string roof_why;
+  SharedText roof_why;
   std::vector<BoundaryRoof> boundaries;  // measured traffic with a ceiling
   std::optional<Boundary> limiting;      // lowest bandwidth bound
   bool compute_limited = false;          // roof <= every bandwidth bound
   double bound = 0;                      // GFLOP/s
   double fraction = 0;                   // gflops / bound
-  std::vector<std::string> notes;
+  std::vector<SharedText> notes;  // the same few texts in most regions
 
   const BoundaryRoof* at(Boundary b) const;
 };
