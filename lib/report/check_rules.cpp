@@ -226,7 +226,7 @@ void check_region(const Rule& rule, const std::string& file, const RegionAnalysi
       const std::string got = fmt::format("{:.1f}% of roof", 100 * *f.fraction);
       add("fraction of roof", got, want, *f.fraction >= *rule.min_fraction,
           fmt::format("reaches {} ({}), below the required {:.0f}%", got,
-                      v ? v->summary : std::string(), 100 * *rule.min_fraction));
+                      v ? v->summary() : std::string(), 100 * *rule.min_fraction));
     }
   }
   if (rule.bound) {
@@ -234,7 +234,7 @@ void check_region(const Rule& rule, const std::string& file, const RegionAnalysi
     const std::string want = bound_key(*rule.bound);
     add("bound is", got, want, got == want,
         "bound is " + got + ", not " + want +
-            (v && !v->summary.empty() ? " (" + v->summary + ")" : ""));
+            (v && !v->summary().empty() ? " (" + v->summary() + ")" : ""));
   }
   if (rule.boundary) {
     const std::string got = v && v->boundary ? boundary_name(*v->boundary) : "none";

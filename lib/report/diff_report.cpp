@@ -50,7 +50,7 @@ std::string run_line(const DiffRun& r) {
 
 std::string verdict_text(const std::optional<Verdict>& v) {
   if (!v) return "-";
-  std::string s = v->summary;
+  std::string s = v->summary();
   for (const VerdictFlag& f : v->flags) s += " [" + std::string(f.name()) + "]";
   return s;
 }

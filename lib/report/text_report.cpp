@@ -210,9 +210,10 @@ void TextReporter::write(const Analysis& a, const ReportOptions& opt,
     // Function regions (the function view): where the function is; calls are
     // not counted for them.
     if (r.is_function() && !r.fn_source.empty()) {
-      const size_t slash = r.fn_source.rfind('/');
-      label += " (" + printable(slash == std::string::npos ? r.fn_source
-                                                           : r.fn_source.substr(slash + 1)) + ")";
+      const std::string& source = r.fn_source;
+      const size_t slash = source.rfind('/');
+      label += " (" + printable(slash == std::string::npos ? source : source.substr(slash + 1)) +
+               ")";
     }
     // A region with no completed call shows how long it has been open; a
     // function no sample hit, the bound on its time.

@@ -36,7 +36,7 @@ void write_verdict_json(json_out::Writer& w, const Verdict& v) {
   } else {
     w.value(v.likely_limit);
   }
-  w.member("summary", v.summary);
+  w.member("summary", v.summary());
   w.end_object();
   w.set_doubles(doubles);
 }
@@ -77,7 +77,7 @@ void write_verdict_text(const Analysis& a, const ShownRegions& shown, std::ostre
     if (vp == nullptr) continue;
     const Verdict& v = *vp;
     const Region& r = *ra.region;
-    body += "  " + printable(path_string(r.path)) + ": " + v.summary + "\n";
+    body += "  " + printable(path_string(r.path)) + ": " + v.summary() + "\n";
     if (v.bound != Bound::kUnknown) body += "    -> " + v.direction + "\n";
     for (const VerdictFlag& f : v.flags) {
       body += "    [" + std::string(f.name()) + "] " + f.reason + "\n      -> " + f.direction + "\n";

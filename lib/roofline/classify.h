@@ -85,7 +85,22 @@ struct Verdict {
   std::optional<Boundary> boundary;  // the limiting one, when memory-bound
   double fraction = 0;               // of the applicable roof
   bool at_roof = false;
-  std::string summary;    // one line with the numbers
+  // One line with the numbers. Below every roof it ends with the likely
+  // limit, held once (likely_limit: the same text in most such regions) and
+  // joined when read.
+  std::string summary() const;
+  void set_summary(std::string s) {
+    summary_head = std::move(s);
+    summary_ends_with_limit = false;
+  }
+  // head + "; likely limit: " + the likely limit ("the counts name no cause
+  // ..." when likely_limit is empty).
+  void set_summary_ending_with_limit(std::string head) {
+    summary_head = std::move(head);
+    summary_ends_with_limit = true;
+  }
+  std::string summary_head;
+  bool summary_ends_with_limit = false;
   SharedText direction;  // what would raise performance or the roof
   std::vector<VerdictFlag> flags;
   // Below every roof: what the counts name as the likely limit ("" when none).

@@ -134,12 +134,12 @@ bool waiting_verdict(const VerdictInput& in, const VerdictThresholds& t, Verdict
   const double wall = r.thread_time_s > 0 ? r.thread_time_s : r.time_s * threads;
   v.bound = Bound::kWaiting;
   v.fraction = 0;
-  v.summary = fmt::format(
+  v.set_summary(fmt::format(
       "waiting: its threads were on a CPU for {} of their time (CPU/wall {:.3g} = {:.3g} s CPU "
       "/ {:.3g} s wall, {} thread{}; below {}): sleep, I/O, locks, blocking communication "
       "or more runnable threads than free CPUs set its time, not a roof",
       pct(*share), *share, *in.metrics->cpu_time_s, wall, threads, plural(threads),
-      g(t.waiting_max_cpu_share));
+      g(t.waiting_max_cpu_share)));
   v.direction =
       "shorten or overlap the wait (asynchronous I/O, shorter critical sections, "
       "non-blocking communication, less sleeping), or give each thread a CPU of its own "
@@ -157,28 +157,24 @@ void below_roofs_verdict(const VerdictInput& in, const VerdictThresholds& t, Ver
     return;  // a rate known from below cannot be far below a roof
   }
   v.likely_limit = likely_limit(in, t);
-  const std::string limit =
-      v.likely_limit.empty()
-          ? "the counts name no cause (branches, synchronization, the front end?)"
-          : v.likely_limit;
+  // The summary ends "; likely limit: " and the likely limit (Verdict::summary()).
   if (rr != nullptr) {
     const BoundaryRoof* b = rr->limiting ? rr->at(*rr->limiting) : nullptr;
-    v.summary = fmt::format(
+    v.set_summary_ending_with_limit(fmt::format(
         "below every roof: {} GFLOP/s is {} of the lowest bound {} GFLOP/s ({}{}), under {} "
-        "at every boundary; likely limit: {}",
+        "at every boundary",
         g(rr->gflops), pct(rr->fraction), g(rr->bound),
         rr->compute_limited ? "the " + rr->roof.label() + " roof" : "bandwidth x intensity",
         b ? fmt::format("; intensity {} FLOP/byte at {}, ridge {}", g(b->intensity),
                         boundary_name(b->boundary), g(b->ridge))
           : "",
-        pct(threshold), limit);
+        pct(threshold)));
   } else {
     const BoundaryBandwidth& b = *mv->at(*mv->limiting);
-    v.summary = fmt::format(
+    v.set_summary_ending_with_limit(fmt::format(
         "below every roof (no FLOP roofline: bandwidth view): at most {} of a bandwidth roof "
-        "({} GB/s of {} GB/s at {}), under {}; likely limit: {}",
-        pct(mv->fraction), g(b.gbs), g(b.roof_gbs), boundary_name(b.boundary), pct(threshold),
-        limit);
+        "({} GB/s of {} GB/s at {}), under {}",
+        pct(mv->fraction), g(b.gbs), g(b.roof_gbs), boundary_name(b.boundary), pct(threshold)));
   }
   v.bound = Bound::kBelowRoofs;
   v.boundary.reset();

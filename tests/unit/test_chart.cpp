@@ -391,7 +391,7 @@ TEST_CASE("html data: regions, roofline, conventions and verdicts when the analy
   for (RegionAnalysis& ra : a.regions) {
     if (ra.valid_roofline() == nullptr) continue;
     Verdict v;
-    v.summary = ra.region->name + " verdict";
+    v.set_summary(ra.region->name + " verdict");
     v.flags.push_back({Flag::kTooShort, "because " + ra.region->name, "run longer"});
     ra.verdict = v;
   }

@@ -105,7 +105,7 @@ TEST_CASE("bound and at-roof follow the roofline, at the threshold") {
   CHECK(v.bound == Bound::kMemory);
   CHECK(v.boundary == Boundary::kDRAM);
   CHECK(v.at_roof);
-  CHECK_THAT(v.summary, Catch::Contains("memory-bound at DRAM") && Catch::Contains("80%"));
+  CHECK_THAT(v.summary(), Catch::Contains("memory-bound at DRAM") && Catch::Contains("80%"));
   CHECK_THAT(v.direction, Catch::Contains("move fewer bytes across DRAM"));
   auto below = memory_bound(kT.at_roof - 0.01);
   CHECK_FALSE(run(r, m, &below).at_roof);
@@ -306,7 +306,7 @@ TEST_CASE("waiting: CPU/wall below its threshold, never latency- or memory-bound
   Verdict v = run_full(r, m, nullptr, &mv);
   CHECK(v.bound == Bound::kWaiting);
   CHECK(std::string(bound_key(v.bound)) == "waiting");
-  CHECK_THAT(v.summary, Catch::Contains("CPU/wall 0.0005") && Catch::Contains("0.01 s CPU") &&
+  CHECK_THAT(v.summary(), Catch::Contains("CPU/wall 0.0005") && Catch::Contains("0.01 s CPU") &&
                             Catch::Contains("20 s wall"));
   CHECK_FALSE(v.has(Flag::kLatencyBound));
   CHECK_FALSE(v.has(Flag::kUnderutilized));
@@ -339,7 +339,7 @@ TEST_CASE("latency-bound needs misses that explain the time") {
   Verdict v = run_full(r, m, nullptr, &cold);
   CHECK_FALSE(v.has(Flag::kLatencyBound));
   CHECK(v.bound == Bound::kBelowRoofs);
-  CHECK_THAT(v.summary, Catch::Contains("below every roof") && Catch::Contains("non-FP work"));
+  CHECK_THAT(v.summary(), Catch::Contains("below every roof") && Catch::Contains("non-FP work"));
   // 1 s, 100 ns a miss: misses explaining exactly latency_min_explained of it.
   const Region one = region(1, {1.0});
   auto with = [&](double in_flight) {
@@ -398,7 +398,7 @@ TEST_CASE("below every roof: not compute-bound, with the likely limit and its nu
   CHECK(v.bound == Bound::kBelowRoofs);
   CHECK(std::string(bound_key(v.bound)) == "below-roofs");
   CHECK_FALSE(v.boundary);
-  CHECK_THAT(v.summary, Catch::Contains("below every roof") && Catch::Contains("48%") &&
+  CHECK_THAT(v.summary(), Catch::Contains("below every roof") && Catch::Contains("48%") &&
                             Catch::Contains("under 50%"));
   CHECK_THAT(v.likely_limit, Catch::StartsWith("latency/irregular access") &&
                                  Catch::Contains("10 bytes at L1 per FLOP") &&
@@ -428,14 +428,14 @@ TEST_CASE("below every roof: not compute-bound, with the likely limit and its nu
   v = run(r, fp_metrics(1.0), &slow);
   CHECK(v.bound == Bound::kBelowRoofs);
   CHECK(v.likely_limit.empty());
-  CHECK_THAT(v.summary, Catch::Contains("name no cause"));
+  CHECK_THAT(v.summary(), Catch::Contains("name no cause"));
   CHECK(v.has(Flag::kUnderutilized));
   // Memory-limited: below every roof under the bandwidth threshold (10%),
   // still memory-bound at it.
   auto mem = memory_bound(0.05);
   CHECK(run(r, fp_metrics(0.0), &mem).bound == Bound::kBelowRoofs);
   CHECK_THAT(run(r, fp_metrics(0.0), &mem).likely_limit, Catch::StartsWith("low vectorization"));
-  CHECK_THAT(run(r, fp_metrics(0.0), &mem).summary, Catch::Contains("under 10%"));
+  CHECK_THAT(run(r, fp_metrics(0.0), &mem).summary(), Catch::Contains("under 10%"));
   auto mem_at = memory_bound(kT.below_bandwidth_roofs);
   CHECK(run(r, fp_metrics(0.0), &mem_at).bound == Bound::kMemory);
   auto mem_mid = memory_bound(0.3);

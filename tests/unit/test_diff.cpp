@@ -111,7 +111,7 @@ TEST_CASE("diff: bounds and verdicts from the two analyses") {
     for (RegionAnalysis& ra : a->regions) {
       Verdict v;  // a bound, so the verdict is shown
       v.bound = Bound::kMemory;
-      v.summary = ra.region->time_s > 0.8 ? "slow" : "fast";
+      v.set_summary(ra.region->time_s > 0.8 ? "slow" : "fast");
       ra.verdict = v;
     }
   }
@@ -121,8 +121,8 @@ TEST_CASE("diff: bounds and verdicts from the two analyses") {
   // Scalar DP, DRAM-bound: the bound scales with the DRAM intensity.
   CHECK(*sweep->bound_gflops.ratio() == Approx(56.0 / 32));
   CHECK(sweep->limited_before == std::optional<std::string>("memory (DRAM)"));
-  CHECK(sweep->verdict_before->summary == "slow");
-  CHECK(sweep->verdict_after->summary == "fast");
+  CHECK(sweep->verdict_before->summary() == "slow");
+  CHECK(sweep->verdict_after->summary() == "fast");
   std::ostringstream text;
   const Profile b = unfused(), a = fused();
   write_diff_text(d, {"u", &b}, {"f", &a}, text);

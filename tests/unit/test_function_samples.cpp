@@ -84,7 +84,7 @@ TEST_CASE("a function of few samples is uncertain in every writer and gets no bo
   CHECK_FALSE(tiny.verdict->at_roof);
   CHECK(tiny.verdict->has(Flag::kTooShort));
   CHECK_FALSE(tiny.verdict->has(Flag::kUnderutilized));
-  CHECK_THAT(tiny.verdict->summary, Catch::Contains("uncertain: 4 cpu-clock samples (±50%"));
+  CHECK_THAT(tiny.verdict->summary(), Catch::Contains("uncertain: 4 cpu-clock samples (±50%"));
   REQUIRE(tiny.valid_roofline());
   CHECK(tiny.roofline->uncertain);
   CHECK_FALSE(big.roofline->uncertain);

@@ -95,7 +95,7 @@ TEST_CASE("memory view: a chase's bandwidth, fraction and lines in flight per bo
   CHECK(v.fraction == Approx(0.64 / 22.5));
   CHECK(v.has(Flag::kLatencyBound));
   CHECK_FALSE(v.has(Flag::kUnderutilized));
-  CHECK(v.summary.find("latency-bound at DRAM") == 0);
+  CHECK(v.summary().find("latency-bound at DRAM") == 0);
   CHECK(v.direction.find("independent") != std::string::npos);
 }
 
@@ -114,7 +114,7 @@ TEST_CASE("memory view: latency-bound at and around the in-flight and fraction t
   // a bandwidth roof), its likely limit named from the counts: no FLOPs, and
   // every byte loaded at L1 a line crossing L2 (misses, overlapping).
   CHECK(above.bound == Bound::kBelowRoofs);
-  CHECK(above.summary.find("below every roof") == 0);
+  CHECK(above.summary().find("below every roof") == 0);
   CHECK_THAT(above.likely_limit, Catch::StartsWith("latency/irregular access: no FLOPs") &&
                                      Catch::Contains("above the"));
 
@@ -141,8 +141,8 @@ TEST_CASE("memory view: a stream near the DRAM roof is memory-bound, at the roof
   CHECK(v.fraction == Approx(0.9));
   CHECK_FALSE(v.has(Flag::kLatencyBound));
   CHECK_FALSE(v.has(Flag::kUnderutilized));
-  CHECK(v.summary.find("memory-bound at DRAM") == 0);
-  CHECK(v.summary.find("90%") != std::string::npos);
+  CHECK(v.summary().find("memory-bound at DRAM") == 0);
+  CHECK(v.summary().find("90%") != std::string::npos);
 
   // At roof threshold 0.8: exactly at is at the roof, just below is not.
   VerdictThresholds t;

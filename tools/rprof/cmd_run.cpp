@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <malloc.h>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -330,6 +331,10 @@ int cmd_run(const Args& args) {
   if (functions_by_default) {
     run.profile.notes.push_back(backend.driver->function_view_note());
   }
+  // What the runs' raw profiles held is free now but resident in holes
+  // between the profile's allocations; the analysis' large arrays are mapped
+  // afresh, so the holes would only add to the peak (100,000 regions: 30 MB).
+  ::malloc_trim(0);
   return write_reports(o, out_dir, run.profile, load_machine, machine_choice, run);
 }
 
