@@ -58,7 +58,10 @@ class Tables {
   std::string bytes(size_t off, size_t len) const { return std::string(span(off, len, "record"), len); }
 
  private:
-  static constexpr size_t kWindow = size_t{1} << 20;
+  // A few node chunks (64 nodes of about 700 bytes each): sequential reads
+  // refill it rarely, a jump (a thread's record, then its chunks) costs
+  // little.
+  static constexpr size_t kWindow = size_t{256} << 10;
   // The len bytes at off, valid until the next call.
   const char* span(size_t off, size_t len, const char* what) const {
     if (off > size_ || len > size_ - off) fail(std::string(what) + " beyond the end of the file");
