@@ -108,7 +108,8 @@ Analysis measured_only(const Profile& p) {
         sampled_boundaries(ra.metrics, ra.metrics.has_flops ? ra.metrics.flops_total() : 0,
                            ra.time_bound ? 0 : r.time_s);
     a.any_sampled_traffic |= !ra.sampled_traffic.empty();
-    ra.charted = a.shown[a.regions.size()] && charted_of(r, ra.metrics, ra.time_bound ? &*ra.time_bound : nullptr);
+    ra.charted = a.shown[a.regions.size()] &&
+                 charted_of(r, ra.metrics, ra.time_bound ? &*ra.time_bound : nullptr);
     a.regions.push_back(std::move(ra));
   }
   a.machine.chart = chart_ceilings(a);  // no machine: the regions' threads alone

@@ -20,9 +20,9 @@
 #include <string_view>
 #include <vector>
 
-#include "common/shared_text.h"
-
 #include <nlohmann/json_fwd.hpp>
+
+#include "common/shared_text.h"
 
 namespace rprof::json_out {
 

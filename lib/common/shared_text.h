@@ -7,11 +7,11 @@
 #ifndef RPROF_COMMON_SHARED_TEXT_H_
 #define RPROF_COMMON_SHARED_TEXT_H_
 
+#include <fmt/format.h>
+
 #include <ostream>
 #include <string>
 #include <string_view>
-
-#include <fmt/format.h>
 
 namespace rprof {
 

@@ -124,7 +124,8 @@ void model_beside_hardware(const Get& get, Metrics& m) {
     if (t.measured && !t.stand_in) continue;  // the hardware's count wins
     if (!x.measured && (t.measured || !x.sampled)) continue;  // no better figure
     const std::string replaced =
-        t.measured ? " (in place of " + (t.source.empty() ? std::string("hardware events") : t.source.str()) +
+        t.measured ? " (in place of " +
+                         (t.source.empty() ? std::string("hardware events") : t.source.str()) +
                          ": an approximation)"
                    : "";
     t = x;

@@ -91,9 +91,9 @@ struct Region {
   // Function regions (the function view, profile/function_view.h): the code
   // they stand for. Empty for marked regions and [program].
   // SharedText: most regions have none of these (an empty text is a pointer).
-  SharedText fn_object;  // ELF file
-  SharedText fn_symbol;  // raw (mangled) symbol, "" when none covers the code
-  SharedText fn_source;  // "file:line" of its entry, "" without debug info
+  SharedText fn_object;     // ELF file
+  SharedText fn_symbol;     // raw (mangled) symbol, "" when none covers the code
+  SharedText fn_source;     // "file:line" of its entry, "" without debug info
   CounterMap fn_inclusive;  // with its callees (counters are its self counts)
   // How its time was measured: with cpu-clock sampling (fn_sampled), the
   // self samples that hit it, the sampling period and the threads it can

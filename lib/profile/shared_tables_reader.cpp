@@ -55,7 +55,9 @@ class Tables {
     if (n == cap) fail(std::string(field) + " is not terminated");
     return std::string(p, n);
   }
-  std::string bytes(size_t off, size_t len) const { return std::string(span(off, len, "record"), len); }
+  std::string bytes(size_t off, size_t len) const {
+    return std::string(span(off, len, "record"), len);
+  }
 
  private:
   // A few node chunks (64 nodes of about 700 bytes each): sequential reads

@@ -212,8 +212,8 @@ void TextReporter::write(const Analysis& a, const ReportOptions& opt,
     if (r.is_function() && !r.fn_source.empty()) {
       const std::string& source = r.fn_source;
       const size_t slash = source.rfind('/');
-      label += " (" + printable(slash == std::string::npos ? source : source.substr(slash + 1)) +
-               ")";
+      label +=
+          " (" + printable(slash == std::string::npos ? source : source.substr(slash + 1)) + ")";
     }
     // A region with no completed call shows how long it has been open; a
     // function no sample hit, the bound on its time.

@@ -50,13 +50,13 @@ void bound_of(const RegionRoofline& rr, const VerdictThresholds& t, Verdict& v) 
   if (rr.compute_limited) {
     v.bound = Bound::kCompute;
     const BoundaryRoof* b = rr.limiting ? rr.at(*rr.limiting) : nullptr;
-    v.set_summary(fmt::format("compute-bound{}: {}{} of the {} roof ({})",
-                            b ? fmt::format(" (intensity {} FLOP/byte at {} >= ridge {})",
-                                            g(b->intensity), boundary_name(b->boundary),
-                                            g(b->ridge))
-                              : "",
-                            least, rr.lower_bound ? pct_small(rr.fraction) : pct(rr.fraction),
-                            rr.roof.label(), achieved));
+    v.set_summary(
+        fmt::format("compute-bound{}: {}{} of the {} roof ({})",
+                    b ? fmt::format(" (intensity {} FLOP/byte at {} >= ridge {})", g(b->intensity),
+                                    boundary_name(b->boundary), g(b->ridge))
+                      : "",
+                    least, rr.lower_bound ? pct_small(rr.fraction) : pct(rr.fraction),
+                    rr.roof.label(), achieved));
     v.direction = v.at_roof
                       ? "at the compute roof: only a higher roof helps: wider vectors, FMA, "
                         "a better instruction mix, or fewer operations for the same result"
@@ -68,12 +68,12 @@ void bound_of(const RegionRoofline& rr, const VerdictThresholds& t, Verdict& v) 
   v.bound = Bound::kMemory;
   v.boundary = rr.limiting;
   const BoundaryRoof& b = *rr.at(*rr.limiting);
-  v.set_summary(fmt::format(
-      "memory-bound at {} (intensity {} FLOP/byte < ridge {}): {}{} of the bandwidth "
-      "roof ({}; {} GB/s x {} FLOP/byte)",
-      boundary_name(b.boundary), g(b.intensity), g(b.ridge), least,
-      rr.lower_bound ? pct_small(rr.fraction) : pct(rr.fraction), achieved,
-      g(b.bandwidth_gbs), g(b.intensity)));
+  v.set_summary(
+      fmt::format("memory-bound at {} (intensity {} FLOP/byte < ridge {}): {}{} of the bandwidth "
+                  "roof ({}; {} GB/s x {} FLOP/byte)",
+                  boundary_name(b.boundary), g(b.intensity), g(b.ridge), least,
+                  rr.lower_bound ? pct_small(rr.fraction) : pct(rr.fraction), achieved,
+                  g(b.bandwidth_gbs), g(b.intensity)));
   v.direction = fmt::format(
       "{}move fewer bytes across {}: fuse loops over the same data, block for the "
       "cache, use smaller types; more FLOP/s alone will not help",
@@ -180,11 +180,11 @@ void memory_verdict(const MemoryView& mv, const VerdictThresholds& t, Verdict& v
                   mv.ceiling_threads == mv.threads
                       ? ""
                       : fmt::format(", ceiling of {}", mv.ceiling_threads));
-  v.set_summary(fmt::format(
-      "memory-bound at {} (no FLOP roofline: bandwidth view): {}{} GB/s of the {} GB/s "
-      "bandwidth roof ({}{}, {}; GB = 1e9 bytes)",
-      boundary_name(b.boundary), mv.lower_bound ? ">= " : "", g(b.gbs), g(b.roof_gbs),
-      mv.lower_bound ? "at least " : "", pct_small(mv.fraction), threads));
+  v.set_summary(
+      fmt::format("memory-bound at {} (no FLOP roofline: bandwidth view): {}{} GB/s of the {} GB/s "
+                  "bandwidth roof ({}{}, {}; GB = 1e9 bytes)",
+                  boundary_name(b.boundary), mv.lower_bound ? ">= " : "", g(b.gbs), g(b.roof_gbs),
+                  mv.lower_bound ? "at least " : "", pct_small(mv.fraction), threads));
   v.direction =
       v.at_roof ? fmt::format("at the {} bandwidth roof: move fewer bytes across it: "
                               "blocking for the cache, smaller types, a layout that "
@@ -198,11 +198,11 @@ void memory_verdict(const MemoryView& mv, const VerdictThresholds& t, Verdict& v
   if (!mv.latency_boundary || mv.fraction >= t.latency_max_fraction || mv.lower_bound) return;
   const BoundaryBandwidth& lb = *mv.at(*mv.latency_boundary);
   if (!lb.in_flight || !latency_explains(*lb.in_flight, t)) return;
-  v.set_summary(fmt::format(
-      "latency-bound at {}: {:.2g} line misses in flight per thread; {} GB/s is {} of "
-      "the {} GB/s {} bandwidth roof ({})",
-      boundary_name(lb.boundary), *lb.in_flight, g(lb.gbs), pct_small(lb.fraction),
-      g(lb.roof_gbs), boundary_name(lb.boundary), threads));
+  v.set_summary(
+      fmt::format("latency-bound at {}: {:.2g} line misses in flight per thread; {} GB/s is {} of "
+                  "the {} GB/s {} bandwidth roof ({})",
+                  boundary_name(lb.boundary), *lb.in_flight, g(lb.gbs), pct_small(lb.fraction),
+                  g(lb.roof_gbs), boundary_name(lb.boundary), threads));
   v.direction =
       "bandwidth is not the limit, the wait for each miss is: interleave independent "
       "chains, prefetch ahead, or a layout with sequential access (arrays, not linked "
@@ -242,10 +242,11 @@ Verdict classify(const VerdictInput& in, const VerdictThresholds& t) {
   if (in.time_uncertain && in.time_bound == nullptr) {
     // A time of a few samples: no bound, fraction or rate-based flag; what
     // its exact counts say (vectorization, traffic) still holds.
-    v.set_summary(fmt::format("uncertain: {} cpu-clock sample{} (±{:.0f}%, below {:.0f}): no "
-                            "bound claimed; its counts and intensity are exact",
-                            in.time_samples, in.time_samples == 1 ? "" : "s",
-                            100 * in.time_relative_error, t.function_min_samples));
+    v.set_summary(
+        fmt::format("uncertain: {} cpu-clock sample{} (±{:.0f}%, below {:.0f}): no "
+                    "bound claimed; its counts and intensity are exact",
+                    in.time_samples, in.time_samples == 1 ? "" : "s", 100 * in.time_relative_error,
+                    t.function_min_samples));
     v.flags.push_back({Flag::kTooShort, v.summary(),
                        "run more work, or a shorter --sample-period, for a rate to judge"});
     if (in.metrics != nullptr && in.metrics->has_flops) vector_flag(in, t, v);
@@ -273,8 +274,8 @@ Verdict classify(const VerdictInput& in, const VerdictThresholds& t) {
     memory_verdict(*in.memory, t, v);
   } else {
     v.set_summary(rr != nullptr && !rr->why_not.empty()
-                    ? "no roofline: " + rr->why_not
-                    : "no roofline: no FLOP counts or machine ceilings");
+                      ? "no roofline: " + rr->why_not
+                      : "no roofline: no FLOP counts or machine ceilings");
     v.direction = "run with a counting backend (--backend=sim or a hardware backend) "
                   "and calibrated ceilings (rprof machine)";
   }
@@ -312,9 +313,10 @@ Verdict classify(const VerdictInput& in, const VerdictThresholds& t) {
       v.boundary.reset();
       v.at_roof = false;
       v.likely_limit = SharedText();
-      v.set_summary(fmt::format("uncertain: no cpu-clock sample hit it (time < {:.3g} s{}): no "
-                              "bound claimed; its counts and intensity are exact",
-                              b.max_time_s, rates));
+      v.set_summary(
+          fmt::format("uncertain: no cpu-clock sample hit it (time < {:.3g} s{}): no "
+                      "bound claimed; its counts and intensity are exact",
+                      b.max_time_s, rates));
       v.direction = "run more work in it, or a shorter --sample-period, for a rate to judge";
     }
     v.flags.push_back(

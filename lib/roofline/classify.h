@@ -76,7 +76,7 @@ struct VerdictThresholds {
 struct VerdictFlag {
   Flag flag = Flag::kUnderutilized;
   std::string reason;     // one line, citing the region's numbers
-  SharedText direction;  // what to try
+  SharedText direction;   // what to try
   const char* name() const { return flag_key(flag); }  // "latency-bound", ...
 };
 

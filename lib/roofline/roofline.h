@@ -49,7 +49,7 @@ struct BoundaryRoof {
   Boundary boundary = Boundary::kDRAM;
   double bytes = 0;  // crossing the boundary, all threads
   bool approximate = false;
-  SharedText source;  // where the bytes came from, when known (Traffic::source)
+  SharedText source;         // where the bytes came from, when known (Traffic::source)
   double intensity = 0;      // FLOP/byte
   double bandwidth_gbs = 0;  // the machine's ceiling at this boundary (0 = none)
   StreamMix kernel = StreamMix::kLoad;
@@ -94,7 +94,7 @@ struct RegionRoofline {
   bool compute_limited = false;          // roof <= every bandwidth bound
   double bound = 0;                      // GFLOP/s
   double fraction = 0;                   // gflops / bound
-  std::vector<SharedText> notes;  // the same few texts in most regions
+  std::vector<SharedText> notes;         // the same few texts in most regions
 
   const BoundaryRoof* at(Boundary b) const;
 };

@@ -307,7 +307,7 @@ TEST_CASE("waiting: CPU/wall below its threshold, never latency- or memory-bound
   CHECK(v.bound == Bound::kWaiting);
   CHECK(std::string(bound_key(v.bound)) == "waiting");
   CHECK_THAT(v.summary(), Catch::Contains("CPU/wall 0.0005") && Catch::Contains("0.01 s CPU") &&
-                            Catch::Contains("20 s wall"));
+                              Catch::Contains("20 s wall"));
   CHECK_FALSE(v.has(Flag::kLatencyBound));
   CHECK_FALSE(v.has(Flag::kUnderutilized));
   CHECK_FALSE(v.boundary);
@@ -399,7 +399,7 @@ TEST_CASE("below every roof: not compute-bound, with the likely limit and its nu
   CHECK(std::string(bound_key(v.bound)) == "below-roofs");
   CHECK_FALSE(v.boundary);
   CHECK_THAT(v.summary(), Catch::Contains("below every roof") && Catch::Contains("48%") &&
-                            Catch::Contains("under 50%"));
+                              Catch::Contains("under 50%"));
   CHECK_THAT(v.likely_limit, Catch::StartsWith("latency/irregular access") &&
                                  Catch::Contains("10 bytes at L1 per FLOP") &&
                                  Catch::Contains("40% of them cross L2"));

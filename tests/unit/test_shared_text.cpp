@@ -1,9 +1,8 @@
 // SharedText (common/shared_text.h): one string per distinct value, a
 // pointer's size, read as a std::string.
-#include <catch2/catch.hpp>
-
 #include <fmt/core.h>
 
+#include <catch2/catch.hpp>
 #include <sstream>
 #include <string>
 

@@ -4,16 +4,18 @@
 // driver's plan (run/registry.h, run/pipeline.h): with --backend=sim a native
 // run for times and a simulated one for counts, with hardware counters one
 // run per event group.
+#include <malloc.h>
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <malloc.h>
 #include <fstream>
 #include <functional>
 #include <iostream>
 #include <optional>
 #include <sstream>
 
+#include "common/elf_file.h"
 #include "common/error.h"
 #include "common/fs.h"
 #include "report/output_dir.h"
@@ -25,7 +27,6 @@
 #include "sampling/sampling_period.h"
 #include "tools/rprof/cli.h"
 #include "tools/rprof/commands.h"
-#include "common/elf_file.h"
 #include "tools/rprof/machine_access.h"
 #include "tools/rprof/marker_apis.h"
 #include "tools/rprof/report_setup.h"
