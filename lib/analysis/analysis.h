@@ -102,8 +102,8 @@ struct SampleStats {
 // An optional value kept on the heap: a pointer's size where it is absent.
 // For the members most regions lack (FunctionInfo is 840 bytes; a run of
 // 100,000 marked regions has none, nor a time bound or sample statistics),
-// with optional's use: if (b), *b, b->,
-// b = T{...}; copies copy the value.
+// with optional's use: if (b), *b, b->, b = T{...}, b = optional<T>; copies
+// copy the value.
 template <class T>
 class Boxed {
  public:

@@ -13,7 +13,8 @@ const std::string& SharedText::empty_text() {
 SharedText::SharedText(std::string_view s) {
   if (s.empty()) return;
   // Node-based: a text's address never changes. Never freed: the texts are
-  // the analysis' fixed phrases and the few variants of them a run produces.
+  // counter names, the analysis' fixed phrases and the few variants of
+  // them a run produces.
   static std::mutex mu;
   static auto* texts = new std::set<std::string, std::less<>>();
   const std::lock_guard<std::mutex> lock(mu);

@@ -1,21 +1,14 @@
 #include "profile/counter_map.h"
 
 #include <algorithm>
-#include <mutex>
-#include <set>
 #include <stdexcept>
+
+#include "common/shared_text.h"
 
 namespace rprof {
 
 const std::string& intern_counter_name(std::string_view name) {
-  // Node-based: a name's address never changes. Never freed: the names are
-  // few (each backend's counter set) and every map of the process uses them.
-  static std::mutex mu;
-  static auto* names = new std::set<std::string, std::less<>>();
-  const std::lock_guard<std::mutex> lock(mu);
-  auto it = names->find(name);
-  if (it == names->end()) it = names->emplace(name).first;
-  return *it;
+  return SharedText(name).str();  // one pool for every shared text of the process
 }
 
 namespace {

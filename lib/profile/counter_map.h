@@ -27,7 +27,8 @@
 
 namespace rprof {
 
-// The one copy of a counter name, valid until the process exits.
+// The one copy of a counter name, valid until the process exits (a
+// SharedText, common/shared_text.h).
 const std::string& intern_counter_name(std::string_view name);
 
 class CounterMap {
