@@ -165,23 +165,38 @@ TEST_CASE("labelled: CSR SpMV, random columns in cache: below every roof, irregu
   // x in a quarter of the L1, 64K rows of 8 random columns: the matrix (12
   // bytes a nonzero, 6 MiB) streams from the LLC. Intensity is above every
   // ridge (compute-limited, as HPCCG's SpMV in the LLC), yet the row sums
-  // and the loads keep it far below the scalar roof.
+  // and the loads keep it below half the scalar roof on most hosts. Not on
+  // every one: a Zen 5 host runs it at 44% of its own DP scalar add/mul
+  // roof, and at 47-51% of the recorded zen4-desktop's (10.8 GFLOP/s, the
+  // highest recorded, lower than that host's 12.4). So the verdict is checked
+  // at the fraction measured, as matmul's, and the counts that name its
+  // cause (rule 5c) are checked on every host.
   const uint64_t x_len = g.l1 / 4 / 8;
   const Run r = run_kernel(kHigh, {"spmv", n_of(x_len), "2", "65536"}, "spmv");
   INFO(r.verdict.dump(2));
   CHECK(r.region["roofline"]["limited_by"] == "compute");
-  CHECK(r.verdict["bound"] == "below-roofs");
-  // Its loads, not its arithmetic: the misses it waits on (lines in flight
-  // by Little's law, which needs this host's time) or, failing that, the
-  // irregular access its counts show.
-  CHECK_THAT(r.verdict["likely_limit"].get<std::string>(), Catch::Contains("latency"));
-  CHECK(r.verdict["fraction_of_roof"].get<double>() < 0.5);
+  CHECK(r.verdict["bound"] != "memory");
   // 2 FLOPs a nonzero; 8 + 4 + 8 bytes loaded per nonzero at L1 (and the row
-  // pointers and y): at least 10 bytes at L1 per FLOP.
+  // pointers and y): at least 10 bytes at L1 per FLOP, the matrix's 12 bytes
+  // a nonzero crossing L2 (over half of them; rule 5c needs 10%).
   const double nnz = 2.0 * 65536 * 8;
   CHECK(flops(r.region) == 2 * nnz);
   const double l1 = counter(r.region, "bytes.l1.read") + counter(r.region, "bytes.l1.write");
+  const double l2 = counter(r.region, "bytes.l2.read") + counter(r.region, "bytes.l2.write");
   CHECK(l1 / flops(r.region) >= 10);
+  CHECK(l2 / l1 > 0.4);
+  const double fraction = r.verdict["fraction_of_roof"].get<double>();
+  if (fraction < 0.5) {
+    CHECK(r.verdict["bound"] == "below-roofs");
+    // Its loads, not its arithmetic: the misses it waits on (lines in flight
+    // by Little's law, which needs this host's time) or, failing that, the
+    // irregular access its counts show.
+    CHECK_THAT(r.verdict["likely_limit"].get<std::string>(), Catch::Contains("latency"));
+  } else {
+    CHECK(r.verdict["bound"] == "compute");
+    WARN("this host ran the kernel at " << 100 * fraction
+                                        << "% of the recorded DP scalar roof: compute-bound");
+  }
 }
 
 TEST_CASE("labelled: CSR SpMV, random columns out of cache: memory-bound at DRAM") {
