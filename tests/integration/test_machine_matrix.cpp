@@ -88,6 +88,17 @@ double counter(const json& region, const std::string& name) {
 
 std::string n_of(uint64_t n) { return std::to_string(n); }
 
+// Line misses in flight per thread at DRAM (the memory view, Little's law).
+double dram_in_flight(const json& region) {
+  for (const json& b : region["memory"]["boundaries"]) {
+    if (b["boundary"] == "dram" && b.contains("misses_in_flight_per_thread")) {
+      return b["misses_in_flight_per_thread"].get<double>();
+    }
+  }
+  FAIL("no misses in flight at DRAM in " << region["memory"].dump());
+  return 0;
+}
+
 void check_machine(const std::string& machine) {
 #if defined(RPROF_TEST_SANITIZED)
   skip_test("samples built with sanitizers cannot run under Valgrind (the sim backend)");
@@ -109,7 +120,24 @@ void check_machine(const std::string& machine) {
   // The rate is this host's, the roof the recorded machine's: under
   // below_bandwidth_roofs (10%) of it the rule calls it below every roof (a
   // 2-core VM streams one thread at about 7 GB/s); otherwise memory-bound.
-  if (dram.verdict["fraction_of_roof"].get<double>() < 0.10) {
+  // A stream keeps many misses in flight (bandwidth x latency / 64 B: some
+  // 40 at the recorded roofs); a host that streams several times slower
+  // than the recorded machine (a loaded 2-core VM: 1.5 GB/s against a
+  // recorded 24 GB/s) puts it in the latency band of Little's law (0.25 to
+  // 2.5 misses in flight per thread, the recorded latency against this
+  // host's time), and the rule then calls it latency-bound at DRAM. The
+  // verdict is checked against the rule at the numbers measured.
+  const double dram_fraction = dram.verdict["fraction_of_roof"].get<double>();
+  const double in_flight = dram_in_flight(dram.region);
+  const bool in_band = in_flight >= 0.25 && in_flight <= 2.5 && dram_fraction < 0.5;
+  CHECK(has_flag(dram.verdict, "latency-bound") == in_band);
+  if (in_band) {
+    WARN(machine << ": this host streamed at " << 100 * dram_fraction
+                 << "% of the recorded DRAM roof, " << in_flight
+                 << " misses in flight: latency-bound by the rule");
+    CHECK(dram.verdict["bound"] == "memory");
+    CHECK(dram.verdict["boundary"] == "dram");
+  } else if (dram_fraction < 0.10) {
     std::printf("note: %s: this host reaches under 10%% of the recorded DRAM roof: "
                 "expecting below-roofs\n", machine.c_str());
     CHECK(dram.verdict["bound"] == "below-roofs");
@@ -117,7 +145,6 @@ void check_machine(const std::string& machine) {
     CHECK(dram.verdict["bound"] == "memory");
     CHECK(dram.verdict["boundary"] == "dram");
   }
-  CHECK_FALSE(has_flag(dram.verdict, "latency-bound"));
   // Every sweep streams from DRAM: at least the 24n bytes of the arrays read
   // or written per call (write-allocate adds 8n), within 10%.
   CHECK(counter(dram.region, "bytes.dram.read") + counter(dram.region, "bytes.dram.write") >=
@@ -176,8 +203,11 @@ void check_machine(const std::string& machine) {
   // The stream gets a far larger share of its roof than the chase: on an
   // idle host about bandwidth x latency / 64 B (some 30x); a margin of 4x
   // for a shared host where the stream suffers more from other processes.
-  CHECK(dram.verdict["fraction_of_roof"].get<double>() >
-        4 * chase.verdict["fraction_of_roof"].get<double>());
+  // Only where this host streamed out of the latency band (a loaded host
+  // slows the stream far more than the chase).
+  if (!in_band) {
+    CHECK(dram_fraction > 4 * chase.verdict["fraction_of_roof"].get<double>());
+  }
 
   // Store-only stream 3x the LLC: each stored line is read first
   // (write-allocate) and written back: 2x the declared 8 bytes per element.

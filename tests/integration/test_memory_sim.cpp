@@ -131,9 +131,23 @@ TEST_CASE("integer streaming sum: memory-bound at DRAM, not latency-bound") {
   // The rate is this host's, the roof the recorded machine's: under
   // below_bandwidth_roofs (10%) of it the rule calls the region below every
   // roof (a 2-core VM streams one thread at about 7 GB/s against the
-  // recorded 70 GB/s); otherwise memory-bound at DRAM.
-  const bool slow_host = boundary(s, "dram")["fraction_of_roof"].get<double>() < 0.10;
-  if (slow_host) {
+  // recorded 70 GB/s); otherwise memory-bound at DRAM. A stream keeps many
+  // misses in flight; a host streaming several times slower than the
+  // recorded machine (a loaded VM) puts it in Little's law's latency band
+  // (0.25 to 2.5 per thread), where the rule calls it latency-bound: the
+  // verdict is checked against the rule at the numbers measured.
+  const json& dram = boundary(s, "dram");
+  const double fraction = dram["fraction_of_roof"].get<double>();
+  const double in_flight = dram["misses_in_flight_per_thread"].get<double>();
+  const bool in_band = in_flight >= 0.25 && in_flight <= 2.5 && fraction < 0.5;
+  const bool slow_host = fraction < 0.10;
+  CHECK(has_flag(v, "latency-bound") == in_band);
+  if (in_band) {
+    WARN("this host streamed at " << 100 * fraction << "% of the recorded DRAM roof, "
+                                  << in_flight << " misses in flight: latency-bound by the rule");
+    CHECK(v["bound"] == "memory");
+    CHECK(v["boundary"] == "dram");
+  } else if (slow_host) {
     std::printf("note: this host reaches under 10%% of the recorded DRAM roof: "
                 "expecting below-roofs\n");
     CHECK(v["bound"] == "below-roofs");
@@ -142,18 +156,21 @@ TEST_CASE("integer streaming sum: memory-bound at DRAM, not latency-bound") {
     CHECK(v["boundary"] == "dram");
     CHECK_THAT(v["summary"].get<std::string>(), Catch::StartsWith("memory-bound at DRAM"));
   }
-  CHECK_FALSE(has_flag(v, "latency-bound"));
   // 8 bytes per element and pass are loaded, and cross DRAM: the array is
   // 3x the LLC, so with LRU every line of every pass misses.
   CHECK(counter(s, "bytes.l1.read") == 2 * 8 * double(n));
   CHECK(counter(s, "bytes.dram.read") == 2 * 8 * double(n));
-  CHECK(boundary(s, "dram")["misses_in_flight_per_thread"].get<double>() > 2.5);
 
   // Text, CSV and the bandwidth chart carry the view too.
   const std::string text = read_text(dir + "/report.txt");
   CHECK_THAT(text, Catch::Contains("Memory (GB/s with GB = 1e9 bytes"));
-  CHECK_THAT(text, Catch::Contains(slow_host ? "stream_int: below every roof"
-                                             : "stream_int: memory-bound at DRAM"));
+  if (in_band) {
+    CHECK_THAT(text, Catch::Contains("stream_int: latency-bound at DRAM") ||
+                         Catch::Contains("stream_int: memory-bound at DRAM"));
+  } else {
+    CHECK_THAT(text, Catch::Contains(slow_host ? "stream_int: below every roof"
+                                               : "stream_int: memory-bound at DRAM"));
+  }
   const RunResult csv = run_command({RPROF_BIN, "report", "--format", "csv", dir});
   REQUIRE(csv.status == 0);
   CHECK_THAT(csv.out, Catch::Contains(",bw_l1_gbs,bw_l1_fraction_of_roof,"));
