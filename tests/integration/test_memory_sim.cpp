@@ -143,8 +143,8 @@ TEST_CASE("integer streaming sum: memory-bound at DRAM, not latency-bound") {
   const bool slow_host = fraction < 0.10;
   CHECK(has_flag(v, "latency-bound") == in_band);
   if (in_band) {
-    WARN("this host streamed at " << 100 * fraction << "% of the recorded DRAM roof, "
-                                  << in_flight << " misses in flight: latency-bound by the rule");
+    WARN("this host streamed at " << 100 * fraction << "% of the recorded DRAM roof, " << in_flight
+                                  << " misses in flight: latency-bound by the rule");
     CHECK(v["bound"] == "memory");
     CHECK(v["boundary"] == "dram");
   } else if (slow_host) {
