@@ -99,6 +99,26 @@ double dram_in_flight(const json& region) {
   return 0;
 }
 
+// A triad whose counts put its lowest bound at `boundary` (the recorded
+// roofs and the simulated bytes: no time involved) is memory-bound there.
+// Its rate is this host's: a host several times slower than the recorded
+// machine (a loaded 2-core VM) takes it under a tenth of that roof, where
+// the rule calls it below every roof, or latency-bound there when its line
+// misses in flight fall in Little's law's band; either is accepted then.
+void check_bound_at(const Run& r, const std::string& boundary) {
+  CHECK(r.region["roofline"]["limited_by"] == "memory");
+  CHECK(r.region["roofline"]["limiting_boundary"] == boundary);
+  const double fraction = r.verdict["fraction_of_roof"].get<double>();
+  if (fraction < 0.10 && (r.verdict["bound"] == "below-roofs" ||
+                          has_flag(r.verdict, "latency-bound"))) {
+    WARN("this host ran the triad at " << 100 * fraction << "% of the recorded "
+                                       << boundary << " roof: " << r.verdict["summary"]);
+    return;
+  }
+  CHECK(r.verdict["bound"] == "memory");
+  CHECK(r.verdict["boundary"] == boundary);
+}
+
 void check_machine(const std::string& machine) {
 #if defined(RPROF_TEST_SANITIZED)
   skip_test("samples built with sanitizers cannot run under Valgrind (the sim backend)");
@@ -161,14 +181,12 @@ void check_machine(const std::string& machine) {
   const uint64_t fp_llc = static_cast<uint64_t>(std::sqrt(double(g.l2) * double(g.llc)));
   const Run llc = run_on(machine, {sample("triad_avx2"), n_of(fp_llc / 24), "10"}, "triad");
   INFO(llc.verdict.dump());
-  CHECK(llc.verdict["bound"] == "memory");
-  CHECK(llc.verdict["boundary"] == "llc");
+  check_bound_at(llc, "llc");
 
   // Half the L2, swept 40 times: the L2.
   const Run l2 = run_on(machine, {sample("triad_avx2"), n_of(g.l2 / 2 / 24), "40"}, "triad");
   INFO(l2.verdict.dump());
-  CHECK(l2.verdict["bound"] == "memory");
-  CHECK(l2.verdict["boundary"] == "l2");
+  check_bound_at(l2, "l2");
 
   // A pointer chase over 4x the LLC (and 4x this host's largest cache, so
   // the native run that times it waits on DRAM too): one miss at a time.
