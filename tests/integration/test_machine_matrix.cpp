@@ -109,10 +109,10 @@ void check_bound_at(const Run& r, const std::string& boundary) {
   CHECK(r.region["roofline"]["limited_by"] == "memory");
   CHECK(r.region["roofline"]["limiting_boundary"] == boundary);
   const double fraction = r.verdict["fraction_of_roof"].get<double>();
-  if (fraction < 0.10 && (r.verdict["bound"] == "below-roofs" ||
-                          has_flag(r.verdict, "latency-bound"))) {
-    WARN("this host ran the triad at " << 100 * fraction << "% of the recorded "
-                                       << boundary << " roof: " << r.verdict["summary"]);
+  if (fraction < 0.10 &&
+      (r.verdict["bound"] == "below-roofs" || has_flag(r.verdict, "latency-bound"))) {
+    WARN("this host ran the triad at " << 100 * fraction << "% of the recorded " << boundary
+                                       << " roof: " << r.verdict["summary"]);
     return;
   }
   CHECK(r.verdict["bound"] == "memory");
