@@ -16,8 +16,8 @@
 namespace rprof {
 
 // Counters one backend reads (the inst backend with its sampled cache model:
-// 18 counts, 15 sampling sums, and the runtime's CPU time).
-inline constexpr int kMaxCounters = 40;
+// 18 counts, 25 sampling sums, and the runtime's CPU time: 44).
+inline constexpr int kMaxCounters = 44;
 
 class Backend {
  public:

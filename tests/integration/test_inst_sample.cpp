@@ -173,6 +173,24 @@ TEST_CASE("inst --sample RATE: each region's estimate within 5% of full or insid
     CHECK(f < 0.01 * boundary_bytes(full.at("sweep"), "llc"));
     CHECK(std::fabs(e.bytes - f) <= 0.1 * f);
   }
+  // conflict: its L1 misses pile onto sets 8..11 (the block's 4 KiB rows),
+  // none of them in the fixed class (lines 1 modulo 64): alone, F times its
+  // L2 bytes would read a fraction of the full model's. The rotating
+  // classes, each simulated in turn, see them: the estimate is theirs.
+  {
+    const json& r = est.at("conflict");
+    const double f = boundary_bytes(full.at("conflict"), "l2");
+    const Estimate e = sampled(r, "l2");
+    const double fixed = (counter(r, "sample.l2.read") + counter(r, "sample.l2.write")) *
+                         counter(r, "sample.l1.all") / counter(r, "sample.l1");
+    INFO("conflict l2: full " << f << ", fixed class alone " << fixed << ", estimate " << e.bytes
+                              << " +- " << e.ci95 << "; rotating classes "
+                              << counter(r, "sample.aux.classes") << ", units "
+                              << counter(r, "sample.aux.units"));
+    CHECK(fixed < 0.5 * f);
+    CHECK(counter(r, "sample.aux.classes") >= 32);
+    CHECK(e.agrees_with(f));
+  }
   // The L1 bytes stay exact: the same in both runs.
   for (const char* k : kKernels) {
     CHECK(counter(est.at(k), "bytes.l1.read") == counter(full.at(k), "bytes.l1.read"));

@@ -27,6 +27,7 @@
 #include "hwcounters/perf_spec.h"
 #include "integration/harness.h"
 #include "machine/topology.h"
+#include "runtime/backend.h"
 #include "skip.h"
 #include "hw_scripted_counts.h"
 
@@ -300,7 +301,8 @@ TEST_CASE("perf without DRAM events: a sampled model that does not fit beside ev
                    "model did not run: its " +
                    std::to_string(rprof::inst::kSampledCounters + 2) +  // + bytes.l1.read/write
                    " counters and the first run's " +
-                   std::to_string(groups) + " exceed the runtime's 40") != std::string::npos);
+                   std::to_string(groups) + " exceed the runtime's " +
+                   std::to_string(rprof::kMaxCounters)) != std::string::npos);
   const json region = find_region(p, "sum");
   REQUIRE(region.is_object());
   INFO(region.dump(1));

@@ -31,21 +31,24 @@
  * statement that accesses memory, before it runs, calls
  * RPROF_INST_LOAD_SYMBOL(addr, bytes) or RPROF_INST_STORE_SYMBOL(addr, bytes)
  * for each of its accesses (a read-modify-write of memory: a load, then a
- * store) when for one of them (addr & M) == S or ((addr + bytes - 1) & M) ==
- * S, or bytes > 64 and M != 0. With M = (F - 1) << log2(line) and S = c << log2(line),
- * that is every access that touches a line whose number is c modulo F (and
- * the accesses beside them in the statement, and every access of more than
- * 64 bytes: the callee keeps the lines it samples); M = 0, S = 0: every
- * access; M = 0, S = 1: none. The accesses are exactly those the byte
+ * store) when for one of them (addr & M) is S or S2 (counters[RPROF_INST_SET_SEL2])
+ * or ((addr + bytes - 1) & M) is, or bytes > 64 and M != 0. With M = (F - 1)
+ * << log2(line), S = c << log2(line) and S2 = d << log2(line), that is every
+ * access that touches a line whose number is c or d modulo F (and the
+ * accesses beside them in the statement, and every access of more than 64
+ * bytes: the callee keeps the lines it samples); S2 = S: the lines c modulo
+ * F alone; M = 0, S = S2 = 0: every access; M = 0, S = S2 = 1: none. (d is
+ * the rotating class the runtime also simulates, inst_sample.h.) The accesses are exactly those the byte
  * counters count, with the same sizes (memcpy/memmove/mempcpy: a load of n
  * bytes at the source, then a store of n at the destination; memset: a store
  * of n), so with every access passed the bytes add up to what
  * RPROF_INST_BYTES_READ/WRITE count. The run-time object starts every
- * thread's M = 0, S = 1 (nothing is called) and forwards the calls to
+ * thread's M = 0, S = S2 = 1 (nothing is called) and forwards the calls to
  * librprof's RPROF_INST_RT_MEM(addr, bytes, is_store), which sets M and S. A
  * unit built with memory=on says so in its calls note (an entry "M"). */
 #define RPROF_INST_SET_MASK 24
 #define RPROF_INST_SET_SEL 25
+#define RPROF_INST_SET_SEL2 26
 #define RPROF_INST_LOAD_SYMBOL "__rprof_inst_load"
 #define RPROF_INST_STORE_SYMBOL "__rprof_inst_store"
 #define RPROF_INST_RT_MEM "rprof_inst_mem"
@@ -56,7 +59,7 @@
  * the runtime, librprof): hands the runtime the function that returns the
  * calling thread's counter array, and the counters' layout version. */
 #define RPROF_INST_ATTACH_SYMBOL "rprof_inst_attach"
-#define RPROF_INST_LAYOUT_VERSION 2
+#define RPROF_INST_LAYOUT_VERSION 3
 
 /* Functions and loop nests as regions (plugin option regions=, on by
  * default): instrumented code calls RPROF_INST_ENTER_SYMBOL(name, kind, cfa)

@@ -13,8 +13,9 @@
 
 __attribute__((tls_model("initial-exec"), used, visibility("default")))
 __thread unsigned long long __rprof_inst_ctr[RPROF_INST_ARRAY] = {
-    /* M = 0, S = 1: no memory access is passed on until librprof says so. */
-    [RPROF_INST_SET_SEL] = 1};
+    /* M = 0, S = S2 = 1: no memory access is passed on until librprof says so. */
+    [RPROF_INST_SET_SEL] = 1,
+    [RPROF_INST_SET_SEL2] = 1};
 
 /* The calling thread's counters. */
 __attribute__((no_instrument_function)) static unsigned long long* rprof_inst_counters(void) {

@@ -39,12 +39,25 @@ namespace inst {
 namespace {
 
 constexpr double kSqUnit = 64.0;  // squares in 64-byte units
+// The rotation (inst_sample.h): an epoch is this many units of the fixed
+// class's accesses; one epoch in kAuxDuty simulates a rotating class too.
+constexpr uint64_t kAuxEpochUnits = 2;
+constexpr uint64_t kAuxDuty = 4;
+// An epoch ends after the program's L1 bytes of kAuxEpochUnits units (F x 8
+// bytes an access), or this many units of the fixed class's accesses, or
+// this many of the rotating class's.
+constexpr uint64_t kAuxTicksFixed = 4;
+constexpr uint64_t kAuxTicksOwn = 64;
 
 const char* const kSampledNames[] = {
     "sample.units",      "sample.l1",         "sample.l1.sq",      "sample.l2.read",
     "sample.l2.write",   "sample.l2.sq",      "sample.l2.xy",      "sample.llc.read",
     "sample.llc.write",  "sample.llc.sq",     "sample.llc.xy",     "sample.dram.read",
-    "sample.dram.write", "sample.dram.sq",    "sample.dram.xy",    "sample.l1.all"};
+    "sample.dram.write", "sample.dram.sq",    "sample.dram.xy",    "sample.l1.all",
+    // The rotating class (inst_sample.h): the L2 boundary.
+    "sample.aux.units",  "sample.aux.l1",     "sample.aux.l1.sq",  "sample.aux.l2.read",
+    "sample.aux.l2.write", "sample.aux.l2.sq", "sample.aux.l2.xy", "sample.aux.l2.unsure",
+    "sample.aux.classes"};
 constexpr int kSampledCount = sizeof(kSampledNames) / sizeof(kSampledNames[0]);
 const char* const kFullNames[] = {"bytes.l2.read",  "bytes.l2.write",  "bytes.llc.read",
                                   "bytes.llc.write", "bytes.dram.read", "bytes.dram.write"};
@@ -69,6 +82,7 @@ struct Settings {
   unsigned line_shift = 6;
   unsigned sets_shift = 0;  // log2(F)
   unsigned long long mask = 0, sel = 1;  // the program's filter (inst_counters.h)
+  uint64_t aux_step = 1;                 // the rotation's stride over the other classes
 };
 
 Settings& settings() {
@@ -93,6 +107,20 @@ Settings& settings() {
     } else if (g.s.mode == SampleSettings::kSampled) {
       g.mask = (f - 1) << g.line_shift;
       g.sel = g.s.sel << g.line_shift;
+      // A stride coprime with F - 1 visits every other class once in F - 1
+      // epochs, far apart from one epoch to the next (about 0.62 (F - 1)).
+      const uint64_t others = f - 1;
+      auto gcd = [](uint64_t a, uint64_t b) {
+        while (b != 0) {
+          const uint64_t r = a % b;
+          a = b;
+          b = r;
+        }
+        return a;
+      };
+      uint64_t step = std::max<uint64_t>(1, others * 62 / 100);
+      while (step > 1 && gcd(step, others) != 1) --step;
+      g.aux_step = step;
     }
   });
   return g;
@@ -111,9 +139,34 @@ RpcCache* shared_llc() {
   return llc.tags != nullptr ? &llc : nullptr;
 }
 
+// The rotating class's sums over its units (the L2 boundary's bytes of the
+// accesses counted, below).
+struct AuxSums {
+  double units = 0, sx = 0, sxx = 0;
+  double sy[2] = {};  // l2 read, l2 write
+  double syy = 0, sxy = 0;
+  double unsure = 0;   // bytes of fills that may be hits in the full model
+  double classes = 0;  // epochs with a rotating class begun
+};
+
 struct Thread {
   RpcCache l1{}, l2{};
+  RpcCache aux_l1{};  // the rotating class's L1
   rpc_word* storage = nullptr;
+  unsigned long long* ctr = nullptr;  // the program's counter array (its filter)
+  // The rotation: the class simulated beside the fixed one during active
+  // epochs (every kAuxDuty-th epoch of kAuxEpochUnits units of accesses),
+  // from a cold L1.
+  uint64_t tick = 0;        // the fixed class's accesses in this epoch
+  uint64_t aux_tick = 0;    // the rotating class's
+  uint64_t epoch_bytes = 0; // the program's L1 bytes when this epoch began
+  uint64_t epoch = 0;       // epochs so far
+  uint64_t aux_class = 0;   // the class, when aux_on
+  bool aux_on = false;
+  double aux_x = 0;
+  double aux_y[2] = {};   // certain fills (read) and write-backs, this unit
+  double aux_unsure = 0;  // uncertain fills, this unit
+  AuxSums aux;
   // The current unit.
   uint64_t n = 0;  // simulated accesses in it
   double x = 0;
@@ -144,17 +197,25 @@ void release(void* p) {
   t->storage = nullptr;
 }
 
+void next_epoch(Thread* t);
+
 Thread* make_thread(unsigned long long* ctr) {
   const Settings& g = settings();
   auto* t = new Thread;
   const rpc_word w1 = rpc_cache_words(&g.geom[0]), w2 = rpc_cache_words(&g.geom[1]);
-  t->storage = static_cast<rpc_word*>(std::malloc((w1 + w2) * sizeof(rpc_word)));
+  const bool sampled = g.s.mode == SampleSettings::kSampled;
+  const rpc_word words = w1 + w2 + (sampled ? w1 : 0);
+  t->storage = static_cast<rpc_word*>(std::malloc(words * sizeof(rpc_word)));
   if (t->storage == nullptr || shared_llc() == nullptr) {
     t->dead = true;
     return t;
   }
   rpc_cache_init(&t->l1, &g.geom[0], t->storage);
   rpc_cache_init(&t->l2, &g.geom[1], t->storage + w1);
+  if (sampled) {
+    rpc_cache_init(&t->aux_l1, &g.geom[0], t->storage + w1 + w2);
+  }
+  t->ctr = ctr;
   t->g = &g;
   t->path = RpcPath{&t->l1, &t->l2, shared_llc(), nullptr, g.line_shift};
   t->full_mode = g.s.mode == SampleSettings::kFull;
@@ -164,7 +225,84 @@ Thread* make_thread(unsigned long long* ctr) {
   // The filter last: the program calls from now on.
   ctr[RPROF_INST_SET_MASK] = g.mask;
   ctr[RPROF_INST_SET_SEL] = g.sel;
+  next_epoch(t);  // the first epoch simulates a rotating class (sets S2)
   return t;
+}
+
+// A unit of the rotating class is its epoch (or the part of it between two
+// reads of the counters): its accesses share one class, so the interval
+// counts classes, not runs of accesses within one.
+void end_aux_unit(Thread* t) {
+  if (t->aux_x <= 0) return;
+  AuxSums& a = t->aux;
+  const double xs = t->aux_x / kSqUnit;
+  a.units += 1;
+  a.sx += t->aux_x;
+  a.sxx += xs * xs;
+  a.sy[0] += t->aux_y[0];
+  a.sy[1] += t->aux_y[1];
+  a.unsure += t->aux_unsure;
+  // The unit's y: an uncertain fill as half a line (the middle of what it
+  // can be; the estimator adds the other half to the interval).
+  const double ys = (t->aux_y[0] + t->aux_y[1] + 0.5 * t->aux_unsure) / kSqUnit;
+  a.syy += ys * ys;
+  a.sxy += xs * ys;
+  t->aux_x = 0;
+  t->aux_y[0] = t->aux_y[1] = 0;
+  t->aux_unsure = 0;
+}
+
+// The next epoch: every kAuxDuty-th one simulates a class of its own, the
+// next in the rotation, from cold caches; the others none (S2 = S).
+void next_epoch(Thread* t) {
+  end_aux_unit(t);
+  t->tick = 0;
+  t->aux_tick = 0;
+  t->epoch_bytes = t->ctr[RPROF_INST_BYTES_READ] + t->ctr[RPROF_INST_BYTES_WRITE];
+  const Settings& g = *t->g;
+  const uint64_t f = uint64_t{1} << g.sets_shift;
+  t->aux_on = f > 1 && t->epoch % kAuxDuty == 0;
+  if (t->aux_on) {
+    t->aux.classes += 1;
+    const uint64_t k = (t->epoch / kAuxDuty) * g.aux_step % (f - 1);
+    t->aux_class = (g.s.sel + 1 + k) % f;
+    rpc_cache_clear(&t->aux_l1);
+    t->ctr[RPROF_INST_SET_SEL2] = t->aux_class << g.line_shift;
+  } else {
+    t->ctr[RPROF_INST_SET_SEL2] = g.sel;
+  }
+  ++t->epoch;
+}
+
+// A set of `c` holding `ways` lines: every way filled since it was last
+// cleared, so (LRU) it holds what the full model's set holds.
+inline bool set_full(const RpcCache* c, rpc_word ln) {
+  const rpc_word* set = c->tags + (c->pow2 ? (ln & c->set_mask) : (ln % c->sets)) * c->ways;
+  return set[c->ways - 1] != RPC_EMPTY;
+}
+
+// One access of the rotating class to small line `ln` (`bytes` of it), in
+// its L1, which starts cold at each epoch. An LRU set holds the last `ways`
+// distinct lines referenced in it, whatever came before: once full, its
+// content and every outcome in it are the full model's. Before, a hit is
+// the full model's too (the line was referenced in this epoch, so it is
+// among the set's most recent), but a miss may not be: the line may have
+// been there before the epoch. Every access counts; such a fill is
+// "unsure" (the estimator counts half of it and puts the rest in the
+// interval). A write-back needs a full set: always certain.
+void aux_access(Thread* t, rpc_word ln, rpc_word bytes, rpc_word dirty) {
+  const double line = static_cast<double>(rpc_word{1} << t->g->line_shift);
+  const bool warm = set_full(&t->aux_l1, ln);
+  rpc_word v = RPC_EMPTY;
+  t->aux_x += static_cast<double>(bytes);
+  if (!rpc_ref(&t->aux_l1, ln, dirty, &v)) {
+    if (warm) {
+      t->aux_y[0] += line;
+    } else {
+      t->aux_unsure += line;
+    }
+    if (rpc_is_dirty(v)) t->aux_y[1] += line;
+  }
 }
 
 void end_unit(Thread* t) {
@@ -222,6 +360,7 @@ void sample_read(uint64_t* out) {
     return;
   }
   end_unit(t);
+  end_aux_unit(t);
   auto u = [](double v) { return static_cast<uint64_t>(std::llround(v)); };
   int k = 0;
   out[k++] = u(t->units);
@@ -234,6 +373,16 @@ void sample_read(uint64_t* out) {
     out[k++] = u(t->sxy[b]);
   }
   out[k++] = u(t->sx * static_cast<double>(uint64_t{1} << t->g->sets_shift));
+  const AuxSums& a = t->aux;
+  out[k++] = u(a.units);
+  out[k++] = u(a.sx);
+  out[k++] = u(a.sxx);
+  out[k++] = u(a.sy[0]);
+  out[k++] = u(a.sy[1]);
+  out[k++] = u(a.syy);
+  out[k++] = u(a.sxy);
+  out[k++] = u(a.unsure);
+  out[k++] = u(a.classes);
 }
 
 void sample_access(const void* addr, unsigned long bytes, int is_store) {
@@ -259,6 +408,30 @@ void sample_access(const void* addr, unsigned long bytes, int is_store) {
     rpc_access(&t->path, small, hi - lo, is_store ? 1 : 0);
     t->x += static_cast<double>(hi - lo);
     if (++t->n >= g.s.unit) end_unit(t);
+    ++t->tick;
+  }
+  if (t->aux_on) {
+    // The rotating class (lines d modulo F), in its own L1.
+    const rpc_word d = t->aux_class;
+    for (rpc_word ln = first + ((d - first) & (f - 1)); ln <= last; ln += f) {
+      const rpc_word lo = std::max(a, ln << ls), hi = std::min(end, (ln + 1) << ls);
+      aux_access(t, ln >> g.sets_shift, hi - lo, is_store ? 1 : 0);
+      ++t->aux_tick;
+    }
+  }
+  // Epochs are timed by the program's progress: its exact L1 bytes (the
+  // counters the instrumented code keeps), F x 8 bytes per access of a unit,
+  // so each rotating class gets its accesses in proportion to its own rate
+  // at that time. A loop whose bytes are counted once at its entry moves
+  // that clock before it runs: there the fixed class's accesses time it
+  // (kAuxTicksFixed units), and the rotating class's own (kAuxTicksOwn
+  // times as many) where the fixed class is never touched.
+  const uint64_t epoch = kAuxEpochUnits * g.s.unit;
+  const uint64_t progress =
+      t->ctr[RPROF_INST_BYTES_READ] + t->ctr[RPROF_INST_BYTES_WRITE] - t->epoch_bytes;
+  if (progress >= 8 * f * epoch || t->tick >= kAuxTicksFixed * epoch ||
+      t->aux_tick >= kAuxTicksOwn * epoch) {
+    next_epoch(t);
   }
 }
 

@@ -1,7 +1,8 @@
 /* Kernels for the inst backend's cache simulation (test_inst_sample): a
  * streaming triad, a 2-D 5-point stencil, a dense i-k-j matrix product, a
- * CSR sparse matrix-vector product with random columns and repeated sweeps
- * over an array of half the LLC, each a marked region, sized against the
+ * CSR sparse matrix-vector product with random columns, repeated sweeps
+ * over an array of half the LLC, and a block whose L1 misses pile onto 4 of
+ * the L1's sets, each a marked region, sized against the
  * geometry the test pins (L1 32 KiB, L2 256 KiB, LLC 2 MiB, 64-byte lines):
  * triad's arrays and spmv's x are larger than the LLC, the stencil's grids
  * its size each, the matrices fit L2 and LLC, the swept array stays in the
@@ -39,6 +40,20 @@ static void gemm(double* c, const double* a, const double* b, int n) {
 
 static void sweep(double* a, long n) {
   for (long i = 0; i < n; ++i) a[i] = 0.5 * a[i] + 1.0;
+}
+
+/* A 32 x 32 block of a 512-column matrix (4 KiB rows: its 128 lines fall in
+ * 4 of a 64-set L1's sets, which it thrashes), then 4 sums over an 8 KiB
+ * vector (lines in every set, hits outside those 4). */
+static double conflict(const double* m, const double* u) {
+  double s = 0;
+  for (int r = 0; r < 32; ++r) {
+    for (int c = 0; c < 32; ++c) s += m[r * 512 + 64 + c];
+  }
+  for (int p = 0; p < 4; ++p) {
+    for (int i = 0; i < 1024; ++i) s += u[i];
+  }
+  return s;
 }
 
 static void spmv(double* y, const double* val, const int* col, const int* rowptr,
@@ -122,13 +137,24 @@ int main(int argc, char** argv) {
     sweep(w, wn);
     RPROF_END("sweep");
   }
+  /* conflict: its L2 traffic piles onto L1 sets 8..11 (the block at column
+   * 64 of 4 KiB-aligned rows); the matrix and the vector are touched just
+   * before, so they stay in the L2 (128 KiB, 8 KiB): little traffic below. */
+  double* m = aligned_alloc(4096, 32 * 512 * sizeof(double));
+  double* u = aligned_alloc(4096, 1024 * sizeof(double));
+  for (int i = 0; i < 32 * 512; ++i) m[i] = (double)(i % 9);
+  for (int i = 0; i < 1024; ++i) u[i] = (double)(i % 5);
+  double cs = 0;
+  RPROF_BEGIN("conflict");
+  for (int rep = 0; rep < 3000 * scale; ++rep) cs += conflict(m, u);
+  RPROF_END("conflict");
   /* A region too short for sampled windows. */
   RPROF_BEGIN("tiny");
   triad(ta, tb, tc, 2.0, 64);
   RPROF_END("tiny");
-  checksum = ta[tn / 2] + g0[sn * sn / 2] + gc[gn * gn / 2] + y[rows / 2] + w[wn / 2];
+  checksum = ta[tn / 2] + g0[sn * sn / 2] + gc[gn * gn / 2] + y[rows / 2] + w[wn / 2] + cs;
   printf("checksum %.6g\n", checksum);
   free(ta), free(tb), free(tc), free(g0), free(g1), free(ga), free(gb), free(gc);
-  free(val), free(col), free(rowptr), free(x), free(y), free(w);
+  free(val), free(col), free(rowptr), free(x), free(y), free(w), free(m), free(u);
   return 0;
 }

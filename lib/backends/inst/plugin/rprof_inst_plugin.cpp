@@ -595,8 +595,8 @@ void instrument_block(basic_block bb) {
 // count, with the size they count, becomes a call to
 // __rprof_inst_load/__rprof_inst_store(addr, bytes) made just before it,
 // under the thread's set filter: a statement makes its calls when one of its
-// accesses' first or last byte lies in a selected line ((a & M) == S, M and
-// S loaded from the counter array where its block starts) or, under a
+// accesses' first or last byte lies in a selected line ((a & M) is S or S2,
+// M, S and S2 loaded from the counter array where its block starts) or, under a
 // sampling filter (M != 0), is longer than 64 bytes (a branch, predicted not
 // taken, per statement that accesses memory). Placed after the counting, on
 // the statements collected before it, so the counters' own updates and the
@@ -816,9 +816,18 @@ void instrument_memory(const MemBlock& b) {
   };
   tree mask = fresh_value(word, "rprof_m");
   tree sel = fresh_value(word, "rprof_s");
+  tree sel2 = fresh_value(word, "rprof_s2");
   gimple_seq seq = NULL;
   gimple_seq_add_stmt(&seq, gimple_build_assign(mask, slot(RPROF_INST_SET_MASK)));
   gimple_seq_add_stmt(&seq, gimple_build_assign(sel, slot(RPROF_INST_SET_SEL)));
+  gimple_seq_add_stmt(&seq, gimple_build_assign(sel2, slot(RPROF_INST_SET_SEL2)));
+  // (a & M) is S or S2.
+  auto selected = [&](tree a, gimple_seq* pre) {
+    tree masked = value_into(fold_build2(BIT_AND_EXPR, word, a, mask), pre);
+    return fold_build2(BIT_IOR_EXPR, boolean_type_node,
+                       fold_build2(EQ_EXPR, boolean_type_node, masked, sel),
+                       fold_build2(EQ_EXPR, boolean_type_node, masked, sel2));
+  };
   gimple_stmt_iterator first = gsi_for_stmt(b.front().stmt);
   gsi_insert_seq_before(&first, seq, GSI_SAME_STMT);
   for (const MemStmt& m : b) {
@@ -832,8 +841,7 @@ void instrument_memory(const MemBlock& b) {
       tree n = value_into(fold_convert(long_unsigned_type_node, a.bytes), &pre);
       where.push_back({addr, n});
       tree ai = value_into(fold_convert(word, addr), &pre);
-      tree c1 = fold_build2(EQ_EXPR, boolean_type_node, fold_build2(BIT_AND_EXPR, word, ai, mask),
-                            sel);
+      tree c1 = selected(ai, &pre);
       // An access aligned to its power-of-two size (at most a line) lies in
       // one line: its first byte's test is the test.
       tree c2 = boolean_false_node;
@@ -842,8 +850,7 @@ void instrument_memory(const MemBlock& b) {
                                            fold_build2(MINUS_EXPR, word, fold_convert(word, n),
                                                        build_int_cst(word, 1))),
                                &pre);
-        c2 = fold_build2(EQ_EXPR, boolean_type_node, fold_build2(BIT_AND_EXPR, word, last, mask),
-                         sel);
+        c2 = selected(last, &pre);
       }
       // Over 64 bytes, under a sampling filter (M != 0): always.
       tree c3 = fold_build2(BIT_AND_EXPR, boolean_type_node,
