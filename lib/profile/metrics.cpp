@@ -80,9 +80,9 @@ void rotating_class_estimate(const Get& get, const std::string& prefix, Boundary
   const double ratio = (r + w) / sx;
   const double xs = sx / 64.0;
   const double s2 = std::max(0.0, (syy - 2 * ratio * sxy + ratio * ratio * sxx) / (n - 1));
-  const double ci = std::max(student_t975(n - 1) * std::sqrt(n * s2) / xs * l1,
-                             3 * 64.0 / sx * l1) +
-                    0.5 * (1 + rho) * unsure / sx * l1;
+  const double ci =
+      std::max(student_t975(n - 1) * std::sqrt(n * s2) / xs * l1, 3 * 64.0 / sx * l1) +
+      0.5 * (1 + rho) * unsure / sx * l1;
   const double others = (f - 1) / f;
   t.read_bytes = t.read_bytes / f + others * r / sx * l1;
   t.write_bytes = t.write_bytes / f + others * w / sx * l1;

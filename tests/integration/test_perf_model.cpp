@@ -14,7 +14,6 @@
 // (fake_pmu.c), so hardware figures are checked as count / region time =
 // scripted rate within 1% (all groups in one run: --perf-multiplex).
 #include <catch2/catch.hpp>
-
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -22,6 +21,7 @@
 #include <vector>
 
 #include "backends/inst/inst_sample.h"
+#include "hw_scripted_counts.h"
 #include "hwcounters/event_tables.h"
 #include "hwcounters/perf_plan.h"
 #include "hwcounters/perf_spec.h"
@@ -29,7 +29,6 @@
 #include "machine/topology.h"
 #include "runtime/backend.h"
 #include "skip.h"
-#include "hw_scripted_counts.h"
 
 using namespace rprof;
 using namespace rprof::test;
@@ -300,9 +299,9 @@ TEST_CASE("perf without DRAM events: a sampled model that does not fit beside ev
   CHECK(notes.find("no event of this CPU's plan counts the traffic at DRAM, and rprof's cache "
                    "model did not run: its " +
                    std::to_string(rprof::inst::kSampledCounters + 2) +  // + bytes.l1.read/write
-                   " counters and the first run's " +
-                   std::to_string(groups) + " exceed the runtime's " +
-                   std::to_string(rprof::kMaxCounters)) != std::string::npos);
+                   " counters and the first run's " + std::to_string(groups) +
+                   " exceed the runtime's " + std::to_string(rprof::kMaxCounters)) !=
+        std::string::npos);
   const json region = find_region(p, "sum");
   REQUIRE(region.is_object());
   INFO(region.dump(1));

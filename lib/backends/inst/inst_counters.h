@@ -26,26 +26,28 @@
 #define RPROF_INST_ARRAY 32
 
 /* Memory accesses for the cache model (plugin option memory=on, the
- * default): set sampling. counters[RPROF_INST_SET_MASK] (M) and
- * counters[RPROF_INST_SET_SEL] (S) select the accesses passed on: each
- * statement that accesses memory, before it runs, calls
- * RPROF_INST_LOAD_SYMBOL(addr, bytes) or RPROF_INST_STORE_SYMBOL(addr, bytes)
- * for each of its accesses (a read-modify-write of memory: a load, then a
- * store) when for one of them (addr & M) is S or S2 (counters[RPROF_INST_SET_SEL2])
- * or ((addr + bytes - 1) & M) is, or bytes > 64 and M != 0. With M = (F - 1)
- * << log2(line), S = c << log2(line) and S2 = d << log2(line), that is every
- * access that touches a line whose number is c or d modulo F (and the
- * accesses beside them in the statement, and every access of more than 64
- * bytes: the callee keeps the lines it samples); S2 = S: the lines c modulo
- * F alone; M = 0, S = S2 = 0: every access; M = 0, S = S2 = 1: none. (d is
- * the rotating class the runtime also simulates, inst_sample.h.) The accesses are exactly those the byte
+ * default): set sampling. counters[RPROF_INST_SET_MASK] (M),
+ * counters[RPROF_INST_SET_SEL] (S) and counters[RPROF_INST_SET_SEL2] (S2)
+ * select the accesses passed on: each statement that accesses memory,
+ * before it runs, calls RPROF_INST_LOAD_SYMBOL(addr, bytes) or
+ * RPROF_INST_STORE_SYMBOL(addr, bytes) for each of its accesses (a
+ * read-modify-write of memory: a load, then a store) when for one of them
+ * (addr & M) or ((addr + bytes - 1) & M) is S or S2, or bytes > 64 and
+ * M != 0. With M = (F - 1) << log2(line), S = c << log2(line) and
+ * S2 = d << log2(line), that is every access that touches a line whose
+ * number is c or d modulo F (and the accesses beside them in the statement,
+ * and every access of more than 64 bytes: the callee keeps the lines it
+ * samples); S2 = S: the lines c modulo F alone; M = 0, S = S2 = 0: every
+ * access; M = 0, S = S2 = 1: none (d is the rotating class the runtime also
+ * simulates, inst_sample.h). The accesses are exactly those the byte
  * counters count, with the same sizes (memcpy/memmove/mempcpy: a load of n
- * bytes at the source, then a store of n at the destination; memset: a store
- * of n), so with every access passed the bytes add up to what
+ * bytes at the source, then a store of n at the destination; memset: a
+ * store of n), so with every access passed the bytes add up to what
  * RPROF_INST_BYTES_READ/WRITE count. The run-time object starts every
  * thread's M = 0, S = S2 = 1 (nothing is called) and forwards the calls to
- * librprof's RPROF_INST_RT_MEM(addr, bytes, is_store), which sets M and S. A
- * unit built with memory=on says so in its calls note (an entry "M"). */
+ * librprof's RPROF_INST_RT_MEM(addr, bytes, is_store), which sets M, S and
+ * S2. A unit built with memory=on says so in its calls note (an entry
+ * "M"). */
 #define RPROF_INST_SET_MASK 24
 #define RPROF_INST_SET_SEL 25
 #define RPROF_INST_SET_SEL2 26

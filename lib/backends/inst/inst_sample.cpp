@@ -50,12 +50,12 @@ constexpr uint64_t kAuxTicksFixed = 4;
 constexpr uint64_t kAuxTicksOwn = 64;
 
 const char* const kSampledNames[] = {
-    "sample.units",      "sample.l1",         "sample.l1.sq",      "sample.l2.read",
-    "sample.l2.write",   "sample.l2.sq",      "sample.l2.xy",      "sample.llc.read",
-    "sample.llc.write",  "sample.llc.sq",     "sample.llc.xy",     "sample.dram.read",
-    "sample.dram.write", "sample.dram.sq",    "sample.dram.xy",    "sample.l1.all",
+    "sample.units", "sample.l1", "sample.l1.sq", "sample.l2.read", "sample.l2.write",
+    "sample.l2.sq", "sample.l2.xy", "sample.llc.read", "sample.llc.write", "sample.llc.sq",
+    "sample.llc.xy", "sample.dram.read", "sample.dram.write", "sample.dram.sq", "sample.dram.xy",
+    "sample.l1.all",
     // The rotating class (inst_sample.h): the L2 boundary.
-    "sample.aux.units",  "sample.aux.l1",     "sample.aux.l1.sq",  "sample.aux.l2.read",
+    "sample.aux.units", "sample.aux.l1", "sample.aux.l1.sq", "sample.aux.l2.read",
     "sample.aux.l2.write", "sample.aux.l2.sq", "sample.aux.l2.xy", "sample.aux.l2.unsure",
     "sample.aux.classes"};
 constexpr int kSampledCount = sizeof(kSampledNames) / sizeof(kSampledNames[0]);
@@ -157,11 +157,11 @@ struct Thread {
   // The rotation: the class simulated beside the fixed one during active
   // epochs (every kAuxDuty-th epoch of kAuxEpochUnits units of accesses),
   // from a cold L1.
-  uint64_t tick = 0;        // the fixed class's accesses in this epoch
-  uint64_t aux_tick = 0;    // the rotating class's
-  uint64_t epoch_bytes = 0; // the program's L1 bytes when this epoch began
-  uint64_t epoch = 0;       // epochs so far
-  uint64_t aux_class = 0;   // the class, when aux_on
+  uint64_t tick = 0;         // the fixed class's accesses in this epoch
+  uint64_t aux_tick = 0;     // the rotating class's
+  uint64_t epoch_bytes = 0;  // the program's L1 bytes when this epoch began
+  uint64_t epoch = 0;        // epochs so far
+  uint64_t aux_class = 0;    // the class, when aux_on
   bool aux_on = false;
   double aux_x = 0;
   double aux_y[2] = {};   // certain fills (read) and write-backs, this unit

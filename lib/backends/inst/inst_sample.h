@@ -12,9 +12,9 @@
 // the line number modulo the set count, as in the model, the small caches
 // hold exactly what the full model's sets C, C + F, ... hold (elsewhere, an
 // effective size from the machine file, they have sets / F sets, rounded
-// down: 1/F of the cache fed 1/F of the lines, an approximation): the sample's traffic is exact for those sets, with no warm-up
-// and no cold start, and the rest is scaled from it. The filter costs the
-// program an AND and a compare per access; the model sees 1/F of the lines.
+// down: 1/F of the cache fed 1/F of the lines, an approximation): the sample's traffic is exact for
+// those sets, with no warm-up and no cold start, and the rest is scaled from it. The filter costs
+// the program an AND and a compare per access; the model sees 1/F of the lines.
 //
 // What one class cannot show is how the traffic spreads over the others: a
 // kernel whose L1 misses pile onto a few L1 sets (a 4 KiB row stride) puts

@@ -589,7 +589,6 @@ void instrument_block(basic_block bb) {
   flush();
 }
 
-
 // --- Memory accesses for the cache model (option memory=, on by default;
 // inst_counters.h, RPROF_INST_SET_MASK). Each access the byte counters
 // count, with the size they count, becomes a call to
