@@ -1,5 +1,5 @@
 // The inst backend's memory accesses for the cache model (plugin option
-// memory=on, inst_counters.h RPROF_INST_SET_MASK): programs built with
+// memory=on, inst_counters.h RPROF_INST_SET_BITS): programs built with
 // `rprof cc` at -O0, -O2 and -O3 -mavx2 -mfma, run natively with a stand-in
 // for librprof preloaded (inst_mem/mem_hooks.c) that sets the set filter and
 // sums what reaches rprof_inst_mem. With every access passed, the bytes

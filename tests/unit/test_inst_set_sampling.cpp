@@ -60,11 +60,10 @@ TEST_CASE("set sampling: 1 line in 4 counts exactly the full model's traffic of 
   setenv(kSampleEnv, "sets=4,sel=3,unit=100", 1);
   REQUIRE(sample_num_counters() == kSampledCounters);
   unsigned long long program[RPROF_INST_ARRAY] = {};
-  program[RPROF_INST_SET_SEL] = 1;
   sample_thread_start(program);
-  // The filter the program tests: lines 3 modulo 4.
-  CHECK(program[RPROF_INST_SET_MASK] == (f - 1) * 64);
-  CHECK(program[RPROF_INST_SET_SEL] == c * 64);
+  // The filter the program tests: lines 3 modulo 4 (bit j for the lines j
+  // modulo 64), and those of the first rotating class, 0 (3 + 1 modulo 4).
+  CHECK(program[RPROF_INST_SET_BITS] == (0x8888888888888888ull | 0x1111111111111111ull));
 
   // The full model on every access, its counts split by the line's class.
   RpcGeometry g[3] = {{4096, 4, 64}, {32768, 8, 64}, {262144, 16, 64}};
@@ -84,7 +83,7 @@ TEST_CASE("set sampling: 1 line in 4 counts exactly the full model's traffic of 
     if (sampled) {
       l1_in_class += 8;
       // What the program passes: the accesses its filter selects.
-      REQUIRE((a.addr & program[RPROF_INST_SET_MASK]) == program[RPROF_INST_SET_SEL]);
+      REQUIRE(((program[RPROF_INST_SET_BITS] >> ((a.addr >> 6) & 63)) & 1) == 1);
       sample_access(reinterpret_cast<const void*>(a.addr), 8, a.store ? 1 : 0);
     }
   }

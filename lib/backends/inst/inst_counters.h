@@ -26,31 +26,29 @@
 #define RPROF_INST_ARRAY 32
 
 /* Memory accesses for the cache model (plugin option memory=on, the
- * default): set sampling. counters[RPROF_INST_SET_MASK] (M),
- * counters[RPROF_INST_SET_SEL] (S) and counters[RPROF_INST_SET_SEL2] (S2)
- * select the accesses passed on: each statement that accesses memory,
+ * default): set sampling. counters[RPROF_INST_SET_BITS] (B, 64 bits)
+ * selects the accesses passed on: each statement that accesses memory,
  * before it runs, calls RPROF_INST_LOAD_SYMBOL(addr, bytes) or
  * RPROF_INST_STORE_SYMBOL(addr, bytes) for each of its accesses (a
  * read-modify-write of memory: a load, then a store) when for one of them
- * (addr & M) or ((addr + bytes - 1) & M) is S or S2, or bytes > 64 and
- * M != 0. With M = (F - 1) << log2(line), S = c << log2(line) and
- * S2 = d << log2(line), that is every access that touches a line whose
- * number is c or d modulo F (and the accesses beside them in the statement,
- * and every access of more than 64 bytes: the callee keeps the lines it
- * samples); S2 = S: the lines c modulo F alone; M = 0, S = S2 = 0: every
- * access; M = 0, S = S2 = 1: none (d is the rotating class the runtime also
- * simulates, inst_sample.h). The accesses are exactly those the byte
- * counters count, with the same sizes (memcpy/memmove/mempcpy: a load of n
- * bytes at the source, then a store of n at the destination; memset: a
- * store of n), so with every access passed the bytes add up to what
- * RPROF_INST_BYTES_READ/WRITE count. The run-time object starts every
- * thread's M = 0, S = S2 = 1 (nothing is called) and forwards the calls to
- * librprof's RPROF_INST_RT_MEM(addr, bytes, is_store), which sets M, S and
- * S2. A unit built with memory=on says so in its calls note (an entry
- * "M"). */
-#define RPROF_INST_SET_MASK 24
-#define RPROF_INST_SET_SEL 25
-#define RPROF_INST_SET_SEL2 26
+ * bit ((addr >> 6) & 63) of B is set, or that of (addr + bytes - 1), or
+ * bytes > 64 and B != 0: a bit per 64-byte line modulo 64, one test (x86's
+ * bt) per end of an access. With 1 line in F sampled, F <= 64, B has the
+ * bits c, c + F, c + 2F, ... of the fixed class c, and those of the
+ * rotating class d while one runs (inst_sample.h): every access that
+ * touches a line whose number is c or d modulo F (and the accesses beside
+ * them in the statement, and every access of more than 64 bytes: the
+ * callee keeps the lines it samples); F > 64, or lines of another size: a
+ * superset, which the callee narrows. B = all ones: every access; B = 0:
+ * none. The accesses are exactly those the byte counters count, with the
+ * same sizes (memcpy/memmove/mempcpy: a load of n bytes at the source, then
+ * a store of n at the destination; memset: a store of n), so with every
+ * access passed the bytes add up to what RPROF_INST_BYTES_READ/WRITE count.
+ * The run-time object starts every thread's B = 0 (nothing is called) and
+ * forwards the calls to librprof's RPROF_INST_RT_MEM(addr, bytes,
+ * is_store), which sets B. A unit built with memory=on says so in its calls
+ * note (an entry "M"). */
+#define RPROF_INST_SET_BITS 24
 #define RPROF_INST_LOAD_SYMBOL "__rprof_inst_load"
 #define RPROF_INST_STORE_SYMBOL "__rprof_inst_store"
 #define RPROF_INST_RT_MEM "rprof_inst_mem"
@@ -89,7 +87,7 @@
  * RPROF_INST_CALLS_SECTION (not loaded), owner "rprof", type
  * RPROF_INST_CALLS_TYPE, descriptor: NUL-terminated assembler names, each
  * prefixed 'C' (called) or 'D' (defined in that unit), and "M" when the unit's
- * memory accesses are instrumented (RPROF_INST_SET_MASK). */
+ * memory accesses are instrumented (RPROF_INST_SET_BITS). */
 #define RPROF_INST_CALLS_SECTION ".note.rprof.calls"
 #define RPROF_INST_CALLS_TYPE 2
 

@@ -13,9 +13,8 @@
 
 __attribute__((tls_model("initial-exec"), used, visibility("default")))
 __thread unsigned long long __rprof_inst_ctr[RPROF_INST_ARRAY] = {
-    /* M = 0, S = S2 = 1: no memory access is passed on until librprof says so. */
-    [RPROF_INST_SET_SEL] = 1,
-    [RPROF_INST_SET_SEL2] = 1};
+    /* B = 0: no memory access is passed on until librprof says so. */
+    [RPROF_INST_SET_BITS] = 0};
 
 /* The calling thread's counters. */
 __attribute__((no_instrument_function)) static unsigned long long* rprof_inst_counters(void) {
@@ -80,7 +79,7 @@ __attribute__((no_instrument_function, visibility("default"))) void __rprof_inst
 }
 
 /* The memory accesses the thread's set filter selects (inst_counters.h,
- * RPROF_INST_SET_MASK), before each is made; librprof's cache model takes
+ * RPROF_INST_SET_BITS), before each is made; librprof's cache model takes
  * them and sets the filter. */
 static rprof_inst_mem_fn rprof_inst_mem_hook;
 

@@ -81,9 +81,23 @@ struct Settings {
   RpcGeometry geom[3] = {};  // the caches simulated (1/F of the sets when sampled)
   unsigned line_shift = 6;
   unsigned sets_shift = 0;  // log2(F)
-  unsigned long long mask = 0, sel = 1;  // the program's filter (inst_counters.h)
+  unsigned long long bits = 0;  // the program's filter, B (inst_counters.h)
   uint64_t aux_step = 1;                 // the rotation's stride over the other classes
 };
+
+// The filter's bits (inst_counters.h: bit j for the 64-byte lines j modulo
+// 64) of the lines c modulo F: exact for 64-byte lines and F <= 64; a
+// superset otherwise (every 64-byte line of another size's line, or the
+// lines c modulo 64 for F > 64), which sample_access narrows.
+unsigned long long class_bits(const Settings& g, uint64_t c) {
+  const uint64_t f = uint64_t{1} << g.sets_shift;
+  if (g.line_shift != 6) return ~0ull;
+  unsigned long long b = 0;
+  for (uint64_t j = 0; j < 64; ++j) {
+    if (j % std::min<uint64_t>(f, 64) == c % std::min<uint64_t>(f, 64)) b |= 1ull << j;
+  }
+  return b;
+}
 
 Settings& settings() {
   static Settings g;
@@ -103,10 +117,9 @@ Settings& settings() {
     g.line_shift = rpc_line_shift(g.s.line[0] > 0 ? g.s.line[0] : 64);
     while ((1ull << g.sets_shift) < f) ++g.sets_shift;
     if (g.s.mode == SampleSettings::kFull) {
-      g.mask = 0, g.sel = 0;  // every access
+      g.bits = ~0ull;  // every access
     } else if (g.s.mode == SampleSettings::kSampled) {
-      g.mask = (f - 1) << g.line_shift;
-      g.sel = g.s.sel << g.line_shift;
+      g.bits = class_bits(g, g.s.sel);
       // A stride coprime with F - 1 visits every other class once in F - 1
       // epochs, far apart from one epoch to the next (about 0.62 (F - 1)).
       const uint64_t others = f - 1;
@@ -223,9 +236,8 @@ Thread* make_thread(unsigned long long* ctr) {
   std::call_once(g_key_once, [] { pthread_key_create(&g_key, release); });
   pthread_setspecific(g_key, t);
   // The filter last: the program calls from now on.
-  ctr[RPROF_INST_SET_MASK] = g.mask;
-  ctr[RPROF_INST_SET_SEL] = g.sel;
-  next_epoch(t);  // the first epoch simulates a rotating class (sets S2)
+  ctr[RPROF_INST_SET_BITS] = g.bits;
+  next_epoch(t);  // the first epoch simulates a rotating class (its bits)
   return t;
 }
 
@@ -253,7 +265,8 @@ void end_aux_unit(Thread* t) {
 }
 
 // The next epoch: every kAuxDuty-th one simulates a class of its own, the
-// next in the rotation, from cold caches; the others none (S2 = S).
+// next in the rotation, from a cold L1; the others none (the fixed
+// class's bits alone).
 void next_epoch(Thread* t) {
   end_aux_unit(t);
   t->tick = 0;
@@ -267,9 +280,9 @@ void next_epoch(Thread* t) {
     const uint64_t k = (t->epoch / kAuxDuty) * g.aux_step % (f - 1);
     t->aux_class = (g.s.sel + 1 + k) % f;
     rpc_cache_clear(&t->aux_l1);
-    t->ctr[RPROF_INST_SET_SEL2] = t->aux_class << g.line_shift;
+    t->ctr[RPROF_INST_SET_BITS] = g.bits | class_bits(g, t->aux_class);
   } else {
-    t->ctr[RPROF_INST_SET_SEL2] = g.sel;
+    t->ctr[RPROF_INST_SET_BITS] = g.bits;
   }
   ++t->epoch;
 }

@@ -1,6 +1,6 @@
 // The inst backend's cache simulation, runtime side: the memory accesses an
 // instrumented program passes under its set filter (inst_counters.h,
-// RPROF_INST_SET_MASK) feed rprof's cache model (common/cache_model.h) in the
+// RPROF_INST_SET_BITS) feed rprof's cache model (common/cache_model.h) in the
 // program's own process: private L1 and L2 per thread, one shared LLC, the
 // sim backend's model and geometry.
 //
@@ -12,26 +12,27 @@
 // the line number modulo the set count, as in the model, the small caches
 // hold exactly what the full model's sets C, C + F, ... hold (elsewhere, an
 // effective size from the machine file, they have sets / F sets, rounded
-// down: 1/F of the cache fed 1/F of the lines, an approximation): the sample's traffic is exact for
-// those sets, with no warm-up and no cold start, and the rest is scaled from it. The filter costs
-// the program an AND and a compare per access; the model sees 1/F of the lines.
+// down: 1/F of the cache fed 1/F of the lines, an approximation): the
+// sample's traffic is exact for those sets, with no warm-up and no cold
+// start, and the rest is scaled from it. The filter costs the program a
+// bit test per access; the model sees 1/F of the lines.
 //
 // What one class cannot show is how the traffic spreads over the others: a
 // kernel whose L1 misses pile onto a few L1 sets (a 4 KiB row stride) puts
 // them in the sample or not, by the choice of C (the L1 in the sample is 1
-// set in F). So a second class rotates (counters[RPROF_INST_SET_SEL2]):
-// every 4th epoch of 2 units of accesses, the lines d modulo F of the next
-// class d in a stride over the F - 1 others are simulated too, in an L1 of
-// their own that starts cold. An LRU set holds the last `ways` distinct
-// lines referenced in it, whatever came before: once full, its outcomes are
-// the full model's, and before, its hits are (the line is among the most
-// recent); only a miss in a set not yet full is uncertain (the line may have
-// been there before the epoch), at most `ways` of them per set and epoch:
-// counted apart, as "unsure". The L2 boundary only (an L2 or an LLC would
-// need far longer to fill). The sums, prefixed sample.aux. (units, l1,
-// l1.sq, l2.read, l2.write, l2.sq, l2.xy, l2.unsure, and classes: the
-// rotating epochs begun), give the estimator the L2 boundary's ratio over
-// many classes (profile/metrics.cpp).
+// set in F). So a second class rotates (its bits in the filter): every 4th
+// epoch (2 units' worth of the program's L1 bytes, F x 8 bytes an access),
+// the lines d modulo F of the next class d in a stride over the F - 1
+// others are simulated too, in an L1 of their own that starts cold. An LRU
+// set holds the last `ways` distinct lines referenced in it, whatever came
+// before: once full, its outcomes are the full model's, and before, its
+// hits are (the line is among the most recent); only a miss in a set not
+// yet full is uncertain (the line may have been there before the epoch), at
+// most `ways` of them per set and epoch: counted apart, as "unsure". The L2
+// boundary only (an L2 or an LLC would need far longer to fill). The sums,
+// prefixed sample.aux. (units, l1, l1.sq, l2.read, l2.write, l2.sq, l2.xy,
+// l2.unsure, and classes: the rotating epochs begun), give the estimator
+// the L2 boundary's ratio over many classes (profile/metrics.cpp).
 //
 // A sampling unit is U simulated accesses between two reads of the counters
 // (a region's entry or exit cuts one): per thread the runtime keeps sums over

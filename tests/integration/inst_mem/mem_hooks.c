@@ -41,11 +41,13 @@ void rprof_inst_attach(unsigned long long* (*counters)(void), int version) {
   unsigned long long* ctr = counters();
   unsigned long long f = 0, k = 0;
   if (!c) {
-    ctr[RPROF_INST_SET_MASK] = 0;
-    ctr[RPROF_INST_SET_SEL] = 0;
-  } else if (sscanf(c, "%llu:%llu", &f, &k) == 2 && f > 0) {
-    ctr[RPROF_INST_SET_MASK] = (f - 1) << 6;
-    ctr[RPROF_INST_SET_SEL] = k << 6;
+    ctr[RPROF_INST_SET_BITS] = ~0ull;
+  } else if (sscanf(c, "%llu:%llu", &f, &k) == 2 && f > 0 && f <= 64) {
+    unsigned long long b = 0;
+    for (unsigned long long j = 0; j < 64; ++j) {
+      if (j % f == k % f) b |= 1ull << j;
+    }
+    ctr[RPROF_INST_SET_BITS] = b;
   }
   const char* s = getenv("RPROF_TEST_SELECT");
   if (s) sscanf(s, "%llu:%llu", &select_f, &select_c);

@@ -590,13 +590,13 @@ void instrument_block(basic_block bb) {
 }
 
 // --- Memory accesses for the cache model (option memory=, on by default;
-// inst_counters.h, RPROF_INST_SET_MASK). Each access the byte counters
+// inst_counters.h, RPROF_INST_SET_BITS). Each access the byte counters
 // count, with the size they count, becomes a call to
 // __rprof_inst_load/__rprof_inst_store(addr, bytes) made just before it,
 // under the thread's set filter: a statement makes its calls when one of its
-// accesses' first or last byte lies in a selected line ((a & M) is S or S2,
-// M, S and S2 loaded from the counter array where its block starts) or, under a
-// sampling filter (M != 0), is longer than 64 bytes (a branch, predicted not
+// accesses' first or last byte lies in a selected line (bit (a >> 6) & 63
+// of B, loaded from the counter array where its block starts) or, under a
+// filter that passes anything (B != 0), is longer than 64 bytes (a branch, predicted not
 // taken, per statement that accesses memory). Placed after the counting, on
 // the statements collected before it, so the counters' own updates and the
 // hooks' calls are neither instrumented nor stretch-ending calls.
@@ -805,7 +805,7 @@ tree access_value(const Access& a, gimple_seq* seq) {
                : access_address(a.where, seq);
 }
 
-// One block: the filter's M and S loaded where it starts, then before each
+// One block: the filter's B loaded where it starts, then before each
 // statement that accesses memory, if (selected) { its calls }.
 void instrument_memory(const MemBlock& b) {
   tree word = long_long_unsigned_type_node;
@@ -813,19 +813,19 @@ void instrument_memory(const MemBlock& b) {
     return build4(ARRAY_REF, word, counters_decl(), build_int_cst(integer_type_node, i), NULL_TREE,
                   NULL_TREE);
   };
-  tree mask = fresh_value(word, "rprof_m");
-  tree sel = fresh_value(word, "rprof_s");
-  tree sel2 = fresh_value(word, "rprof_s2");
+  tree bits = fresh_value(word, "rprof_b");
   gimple_seq seq = NULL;
-  gimple_seq_add_stmt(&seq, gimple_build_assign(mask, slot(RPROF_INST_SET_MASK)));
-  gimple_seq_add_stmt(&seq, gimple_build_assign(sel, slot(RPROF_INST_SET_SEL)));
-  gimple_seq_add_stmt(&seq, gimple_build_assign(sel2, slot(RPROF_INST_SET_SEL2)));
-  // (a & M) is S or S2.
+  gimple_seq_add_stmt(&seq, gimple_build_assign(bits, slot(RPROF_INST_SET_BITS)));
+  // Bit ((a >> 6) & 63) of B (x86: shr, bt).
   auto selected = [&](tree a, gimple_seq* pre) {
-    tree masked = value_into(fold_build2(BIT_AND_EXPR, word, a, mask), pre);
-    return fold_build2(BIT_IOR_EXPR, boolean_type_node,
-                       fold_build2(EQ_EXPR, boolean_type_node, masked, sel),
-                       fold_build2(EQ_EXPR, boolean_type_node, masked, sel2));
+    tree chunk = value_into(
+        fold_build2(BIT_AND_EXPR, word, fold_build2(RSHIFT_EXPR, word, a, build_int_cst(word, 6)),
+                    build_int_cst(word, 63)),
+        pre);
+    tree bit = fold_build2(BIT_AND_EXPR, word,
+                           fold_build2(RSHIFT_EXPR, word, bits, fold_convert(integer_type_node, chunk)),
+                           build_int_cst(word, 1));
+    return fold_build2(NE_EXPR, boolean_type_node, bit, build_int_cst(word, 0));
   };
   gimple_stmt_iterator first = gsi_for_stmt(b.front().stmt);
   gsi_insert_seq_before(&first, seq, GSI_SAME_STMT);
@@ -851,11 +851,11 @@ void instrument_memory(const MemBlock& b) {
                                &pre);
         c2 = selected(last, &pre);
       }
-      // Over 64 bytes, under a sampling filter (M != 0): always.
+      // Over 64 bytes, under a filter that passes anything (B != 0): always.
       tree c3 = fold_build2(BIT_AND_EXPR, boolean_type_node,
                             fold_build2(GT_EXPR, boolean_type_node, fold_convert(word, n),
                                         build_int_cst(word, 64)),
-                            fold_build2(NE_EXPR, boolean_type_node, mask, build_int_cst(word, 0)));
+                            fold_build2(NE_EXPR, boolean_type_node, bits, build_int_cst(word, 0)));
       tree c = fold_build2(BIT_IOR_EXPR, boolean_type_node,
                            fold_build2(BIT_IOR_EXPR, boolean_type_node, c1, c2), c3);
       any = any ? fold_build2(BIT_IOR_EXPR, boolean_type_node, any, c) : c;
