@@ -82,7 +82,7 @@ struct Settings {
   unsigned line_shift = 6;
   unsigned sets_shift = 0;  // log2(F)
   unsigned long long bits = 0;  // the program's filter, B (inst_counters.h)
-  uint64_t aux_step = 1;                 // the rotation's stride over the other classes
+  uint64_t aux_step = 1;        // the rotation's stride over the other classes
 };
 
 // The filter's bits (inst_counters.h: bit j for the 64-byte lines j modulo

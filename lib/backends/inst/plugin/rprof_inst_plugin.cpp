@@ -822,9 +822,10 @@ void instrument_memory(const MemBlock& b) {
         fold_build2(BIT_AND_EXPR, word, fold_build2(RSHIFT_EXPR, word, a, build_int_cst(word, 6)),
                     build_int_cst(word, 63)),
         pre);
-    tree bit = fold_build2(BIT_AND_EXPR, word,
-                           fold_build2(RSHIFT_EXPR, word, bits, fold_convert(integer_type_node, chunk)),
-                           build_int_cst(word, 1));
+    tree bit =
+        fold_build2(BIT_AND_EXPR, word,
+                    fold_build2(RSHIFT_EXPR, word, bits, fold_convert(integer_type_node, chunk)),
+                    build_int_cst(word, 1));
     return fold_build2(NE_EXPR, boolean_type_node, bit, build_int_cst(word, 0));
   };
   gimple_stmt_iterator first = gsi_for_stmt(b.front().stmt);
@@ -852,10 +853,10 @@ void instrument_memory(const MemBlock& b) {
         c2 = selected(last, &pre);
       }
       // Over 64 bytes, under a filter that passes anything (B != 0): always.
-      tree c3 = fold_build2(BIT_AND_EXPR, boolean_type_node,
-                            fold_build2(GT_EXPR, boolean_type_node, fold_convert(word, n),
-                                        build_int_cst(word, 64)),
-                            fold_build2(NE_EXPR, boolean_type_node, bits, build_int_cst(word, 0)));
+      tree c3 = fold_build2(
+          BIT_AND_EXPR, boolean_type_node,
+          fold_build2(GT_EXPR, boolean_type_node, fold_convert(word, n), build_int_cst(word, 64)),
+          fold_build2(NE_EXPR, boolean_type_node, bits, build_int_cst(word, 0)));
       tree c = fold_build2(BIT_IOR_EXPR, boolean_type_node,
                            fold_build2(BIT_IOR_EXPR, boolean_type_node, c1, c2), c3);
       any = any ? fold_build2(BIT_IOR_EXPR, boolean_type_node, any, c) : c;
