@@ -10,9 +10,9 @@ const char* const kSampledTrafficConventions =
     "sampled cache model: bytes estimated from sampled cache sets (F times the sampled "
     "lines' bytes), ± = half-width of the 95% confidence interval of read + write bytes, "
     "widened by the difference from the ratio estimate to the exact L1 bytes (all threads; "
-    "independent units add in quadrature); at L2, once 8 rotating classes ran, the other "
-    "classes' bytes from theirs, each simulated in turn from a cold L1 (their interval, plus "
-    "half of what their uncertain first fills can be); GB = 1e9 bytes; intensity in FLOP/byte at "
+    "independent units add in quadrature); at L2, widened to reach the estimate of other "
+    "classes of lines, simulated in turn from a cold L1, where it lies beyond both "
+    "intervals; GB = 1e9 bytes; intensity in FLOP/byte at "
     "the boundary (FMA = 2 FLOPs), "
     "its interval FLOPs / bytes_high .. FLOPs / bytes_low (no upper end when bytes_low is "
     "0); bandwidth GB/s = bytes / the region's time (slowest thread)";

@@ -174,9 +174,9 @@ TEST_CASE("inst --sample RATE: each region's estimate within 5% of full or insid
     CHECK(std::fabs(e.bytes - f) <= 0.1 * f);
   }
   // conflict: its L1 misses pile onto sets 8..11 (the block's 4 KiB rows),
-  // none of them in the fixed class (lines 1 modulo 64): alone, F times its
-  // L2 bytes would read a fraction of the full model's. The rotating
-  // classes, each simulated in turn, see them: the estimate is theirs.
+  // none of them in the fixed class (lines 1 modulo 64): F times its L2
+  // bytes reads a fraction of the full model's. The rotating classes, each
+  // simulated in turn, see them: the interval reaches their estimate.
   {
     const json& r = est.at("conflict");
     const double f = boundary_bytes(full.at("conflict"), "l2");
