@@ -816,16 +816,17 @@ void instrument_memory(const MemBlock& b) {
   tree bits = fresh_value(word, "rprof_b");
   gimple_seq seq = NULL;
   gimple_seq_add_stmt(&seq, gimple_build_assign(bits, slot(RPROF_INST_SET_BITS)));
-  // Bit ((a >> 6) & 63) of B (x86: shr, bt).
+  // Bit ((a >> 6) & 63) of B. The count is masked as an int, where x86's
+  // variable shifts mask it themselves: shr, shrx (no AND).
   auto selected = [&](tree a, gimple_seq* pre) {
-    tree chunk = value_into(
-        fold_build2(BIT_AND_EXPR, word, fold_build2(RSHIFT_EXPR, word, a, build_int_cst(word, 6)),
-                    build_int_cst(word, 63)),
+    tree count = value_into(
+        fold_build2(BIT_AND_EXPR, unsigned_type_node,
+                    fold_convert(unsigned_type_node,
+                                 fold_build2(RSHIFT_EXPR, word, a, build_int_cst(word, 6))),
+                    build_int_cst(unsigned_type_node, 63)),
         pre);
-    tree bit =
-        fold_build2(BIT_AND_EXPR, word,
-                    fold_build2(RSHIFT_EXPR, word, bits, fold_convert(integer_type_node, chunk)),
-                    build_int_cst(word, 1));
+    tree bit = fold_build2(BIT_AND_EXPR, word, fold_build2(RSHIFT_EXPR, word, bits, count),
+                           build_int_cst(word, 1));
     return fold_build2(NE_EXPR, boolean_type_node, bit, build_int_cst(word, 0));
   };
   gimple_stmt_iterator first = gsi_for_stmt(b.front().stmt);
