@@ -40,7 +40,7 @@ inline constexpr char kTablesMagic[8] = {'R', 'P', 'R', 'O', 'F', 'T', 'B', '1'}
 inline constexpr uint32_t kTablesVersion = 2;
 // Largest tables file: the runtime stops growing it here and the reader
 // (lib/profile/shared_tables_reader) refuses anything larger (256 MiB:
-// about 450,000 nodes).
+// about 345,000 nodes of 776 bytes, 44 counters).
 inline constexpr uint64_t kMaxTablesBytes = uint64_t{256} << 20;
 inline constexpr uint32_t kRecordMagic = 0x52454331u;  // "REC1"
 inline constexpr size_t kTablesNameBytes = 64;
