@@ -39,13 +39,12 @@ namespace inst {
 namespace {
 
 constexpr double kSqUnit = 64.0;  // squares in 64-byte units
-// The rotation (inst_sample.h): an epoch is this many units of the fixed
-// class's accesses; one epoch in kAuxDuty simulates a rotating class too.
+// The rotation (inst_sample.h): an epoch is the program's L1 bytes of
+// kAuxEpochUnits units (F x 8 bytes an access), or kAuxTicksFixed times
+// that many accesses of the fixed class, or kAuxTicksOwn times that many of
+// the rotating class; one epoch in kAuxDuty simulates a rotating class too.
 constexpr uint64_t kAuxEpochUnits = 2;
 constexpr uint64_t kAuxDuty = 4;
-// An epoch ends after the program's L1 bytes of kAuxEpochUnits units (F x 8
-// bytes an access), or this many units of the fixed class's accesses, or
-// this many of the rotating class's.
 constexpr uint64_t kAuxTicksFixed = 4;
 constexpr uint64_t kAuxTicksOwn = 64;
 
@@ -168,8 +167,7 @@ struct Thread {
   rpc_word* storage = nullptr;
   unsigned long long* ctr = nullptr;  // the program's counter array (its filter)
   // The rotation: the class simulated beside the fixed one during active
-  // epochs (every kAuxDuty-th epoch of kAuxEpochUnits units of accesses),
-  // from a cold L1.
+  // epochs (every kAuxDuty-th), from a cold L1.
   uint64_t tick = 0;         // the fixed class's accesses in this epoch
   uint64_t aux_tick = 0;     // the rotating class's
   uint64_t epoch_bytes = 0;  // the program's L1 bytes when this epoch began
