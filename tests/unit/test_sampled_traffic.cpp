@@ -173,3 +173,58 @@ TEST_CASE("sampled traffic: ratio estimate and 95% interval from the units' sums
   CHECK_FALSE(u.measured);
   CHECK(u.note.find("4 sampling units, fewer than 5") != std::string::npos);
 }
+
+// The rotating classes (sample.aux.*, profile/metrics.cpp): 40 epochs of
+// other classes at L2, whose ratio lies far beyond the fixed class's (its
+// lines never miss L1: 0 bytes at L2). The fixed class's estimate stands;
+// its interval is widened to the far end of theirs: the difference plus
+// their interval, t (1.96 from 31 degrees of freedom) standard errors of
+// their ratio plus half the span of their unsure fills.
+TEST_CASE("sampled traffic: rotating classes widen the L2 interval where the fixed class is blind",
+          "[sampled]") {
+  CounterMap c;
+  // The fixed class: 1 line in 64 (sample.l1.all = 64 x sample.l1), 50
+  // units, no byte across L2.
+  c["sample.units"] = 50;
+  c["sample.l1"] = 6400000;
+  c["sample.l1.sq"] = 50 * 2000 * 2000;  // 50 units of 128,000 bytes
+  c["sample.l1.all"] = 64 * 6400000;
+  c["bytes.l1.read"] = 64 * 6400000;
+  c["bytes.l1.write"] = 0;
+  // The rotating classes: 40 units of 64,000 bytes at L1; 4 of them (a
+  // class whose L1 set the kernel thrashes) move 32,000 bytes across L2,
+  // the others none; 4 lines of those fills unsure.
+  const double n = 40, x = 64000, hot = 32000, unsure = 4 * 64;
+  c["sample.aux.units"] = static_cast<uint64_t>(n);
+  c["sample.aux.classes"] = 40;
+  c["sample.aux.l1"] = static_cast<uint64_t>(n * x);
+  c["sample.aux.l1.sq"] = static_cast<uint64_t>(n * (x / 64) * (x / 64));
+  c["sample.aux.l2.read"] = static_cast<uint64_t>(4 * hot - unsure);
+  c["sample.aux.l2.write"] = 0;
+  c["sample.aux.l2.unsure"] = static_cast<uint64_t>(unsure);
+  c["sample.aux.l2.sq"] = static_cast<uint64_t>(4 * (hot / 64) * (hot / 64));
+  c["sample.aux.l2.xy"] = static_cast<uint64_t>(4 * (x / 64) * (hot / 64));
+  const double l1 = 64 * 6400000.0;
+  const Traffic t = metrics_from_counters(c).at(Boundary::kL2);
+  REQUIRE(t.measured);
+  CHECK(t.bytes() == 0);  // the fixed class's estimate stands
+  // Their ratio: the certain fills plus half the unsure ones, over their L1 bytes.
+  const double r = (4 * hot - unsure + 0.5 * unsure) / (n * x);
+  double ss = 0;  // the units' residuals against r, in 64-byte units
+  for (int i = 0; i < 40; ++i) {
+    const double y = i < 4 ? hot / 64 : 0;
+    ss += (y - r * x / 64) * (y - r * x / 64);
+  }
+  const double se = std::sqrt(n * ss / (n - 1)) / (n * x / 64);
+  const double ci = 1.96 * se * l1 + 0.5 * unsure / (n * x) * l1;
+  CHECK(t.ci95_bytes == Approx(r * l1 + ci).epsilon(1e-3));
+  CHECK(t.note.str().find("widened to the estimate of 40 other classes") != std::string::npos);
+  // Too few classes (under half the other 63), or over 10% of their fills
+  // unsure: the fixed class's interval alone (the rule of three's, here).
+  c["sample.aux.classes"] = 31;
+  const double alone = metrics_from_counters(c).at(Boundary::kL2).ci95_bytes;
+  CHECK(alone < 0.01 * t.ci95_bytes);
+  c["sample.aux.classes"] = 40;
+  c["sample.aux.l2.unsure"] = static_cast<uint64_t>(0.2 * 4 * hot);
+  CHECK(metrics_from_counters(c).at(Boundary::kL2).ci95_bytes == Approx(alone));
+}
