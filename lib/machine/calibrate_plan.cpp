@@ -17,6 +17,7 @@ Plan plan_for(CalibrationMode m) {
       p.peak = p.bw = p.sweep = p.lat = p.clock = {0.002, 2};
       p.per_octave = 1;
       p.dram_min = 32 * kMiB, p.dram_max = 64 * kMiB, p.chase_max = 32 * kMiB;
+      p.dram_warm_s = 0.005, p.chase_warm_max_s = 0.02;
       break;
     case CalibrationMode::kQuick:
       // Short repetitions: on a busy machine a short one is more likely to run
@@ -25,6 +26,7 @@ Plan plan_for(CalibrationMode m) {
       p.clock = {0.005, 5};
       p.per_octave = 2;
       p.dram_min = 128 * kMiB, p.dram_max = 1024 * kMiB, p.chase_max = 256 * kMiB;
+      p.dram_warm_s = 0.1, p.chase_warm_max_s = 0.3;
       break;
     case CalibrationMode::kFull:
       p.peak = {0.01, 15, 60}, p.bw = {0.03, 11, 44}, p.sweep = {0.01, 7}, p.lat = {0.05, 5};
@@ -32,6 +34,7 @@ Plan plan_for(CalibrationMode m) {
       p.per_octave = 4;
       p.dram_min = 512 * kMiB, p.dram_max = 4096 * kMiB, p.chase_max = 1024 * kMiB;
       p.latency_all_sets = true;
+      p.dram_warm_s = 0.25, p.chase_warm_max_s = 1;
       break;
   }
   return p;

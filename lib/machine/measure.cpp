@@ -18,6 +18,29 @@ Stat summarize(std::vector<double> rates, double seconds_per_rep) {
   return s;
 }
 
+WarmUp::Step WarmUp::add(double seconds) {
+  spent_ += seconds;
+  const bool agree = last_ > 0 && std::abs(seconds - last_) <= kSettled * last_;
+  last_ = seconds;
+  if (spent_ >= min_s_ && agree) return Step::kAgreed;
+  if (spent_ >= max_s_ || seconds <= 0) return Step::kGaveUp;
+  return Step::kMore;
+}
+
+bool settle(ThreadTeam& team, const std::function<void(int)>& task, double min_s, double max_s) {
+  WarmUp rule(min_s, max_s);
+  for (;;) {
+    switch (rule.add(team.run(task))) {
+      case WarmUp::Step::kAgreed:
+        return true;
+      case WarmUp::Step::kGaveUp:
+        return false;
+      case WarmUp::Step::kMore:
+        break;
+    }
+  }
+}
+
 void sample_rate(ThreadTeam& team, const std::function<void(int, uint64_t)>& body,
                  double work_per_unit, const RepeatPlan& plan, Samples& into) {
   uint64_t units = 1;
@@ -36,6 +59,7 @@ void sample_rate(ThreadTeam& team, const std::function<void(int, uint64_t)>& bod
     units *= t < plan.target_s / 64 ? 8 : 2;
   }
   current = units;
+  if (plan.warm_s > 0) settle(team, task, plan.warm_s, 4 * plan.warm_s);
   const double work = work_per_unit * static_cast<double>(units) * team.size();
   const int want = std::max(1, plan.reps);
   const int tries = plan.max_tries > 0 ? plan.max_tries : 3 * want;

@@ -36,7 +36,32 @@ struct RepeatPlan {
   double target_s = 0.02;  // length of one repetition
   int reps = 5;            // undisturbed repetitions wanted
   int max_tries = 0;       // repetitions at most (0 = 3 * reps)
+  // Before the timed repetitions, run the kernel untimed for at least this
+  // long and until two successive runs agree within kSettled (at most 4x
+  // as long): a stream to DRAM after in-cache work ran 15-25 % slow for its
+  // first 50-100 ms on a Zen 5 VM (fabric and memory clocks ramping up).
+  double warm_s = 0;
 };
+
+// Two successive warm-up runs within this share of each other: settled.
+inline constexpr double kSettled = 0.03;
+
+// A warm-up's stopping rule, fed the length of each untimed run: go on until
+// min_s has passed and two successive runs agree within kSettled (settled),
+// or max_s has passed (gave up).
+class WarmUp {
+ public:
+  enum class Step { kMore, kAgreed, kGaveUp };
+  WarmUp(double min_s, double max_s) : min_s_(min_s), max_s_(max_s) {}
+  Step add(double seconds);
+
+ private:
+  double min_s_, max_s_, spent_ = 0, last_ = 0;
+};
+
+// Runs task on the team, untimed for any ceiling, by WarmUp(min_s, max_s)'s
+// rule. Returns whether it settled.
+bool settle(ThreadTeam& team, const std::function<void(int)>& task, double min_s, double max_s);
 
 // A repetition in which some worker had its CPU for less than this share of
 // the time was disturbed by another process and is not used (unless every

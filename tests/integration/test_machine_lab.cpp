@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "integration/harness.h"
 
@@ -38,6 +39,18 @@ const std::string& tiny_machine() {
     return p;
   }();
   return path;
+}
+
+// A line "  <kind>: K of N within 5%, ..." for N figures (K: what this host gave).
+bool has_count(const std::string& out, const std::string& kind, size_t n) {
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("  " + kind + ": ", 0) == 0 &&
+        line.find(" of " + std::to_string(n) + " within 5%") != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
 }
 
 void write_text(const std::string& path, const std::string& text) {
@@ -198,6 +211,47 @@ TEST_CASE("bad machine files: corrupt gives the fix, another CPU is refused") {
   CHECK(r.status != 0);
   CHECK(r.err.find("refused") != std::string::npos);
   CHECK(r.err.find("Some Other CPU 9000") != std::string::npos);
+}
+
+TEST_CASE("machine: a recalibration says how far each figure moved from the file it replaced") {
+  const std::string dir = fresh_dir("recalibrate");
+  const std::string text = read_text(tiny_machine());
+  const json before = json::parse(text);
+  size_t bandwidths = 0, peaks = 0;
+  for (const json& set : before["ceilings"]) {
+    bandwidths += set["bandwidth"].size();
+    peaks += set["peaks"].size();
+  }
+  REQUIRE(bandwidths > 0);
+  const std::string file = dir + "/machine.json";
+  write_text(file, text);
+  RunResult r = run_real({"machine", "--tiny", "--output", file});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("Against the previous calibration (") != std::string::npos);
+  CHECK(r.out.find("new / previous - 1") != std::string::npos);
+  // Every figure of both files, counted by kind (the same CPU, the same sets).
+  CHECK(has_count(r.out, "bandwidths", bandwidths));
+  CHECK(has_count(r.out, "peaks", peaks));
+  CHECK(r.out.find("the largest move") != std::string::npos);
+  // The file it replaced was unreadable or of another CPU: not compared, and why.
+  write_text(file, text.substr(0, text.size() / 2));
+  r = run_real({"machine", "--tiny", "--output", file});
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("Against the previous calibration: not compared, the file it replaced could "
+                   "not be read (") != std::string::npos);
+  json other = before;
+  other["cpu"]["model_name"] = "Some Other CPU 9000";
+  write_text(file, other.dump());
+  r = run_real({"machine", "--tiny", "--output", file});
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("not compared, the previous file is of another CPU (Some Other CPU 9000)") !=
+        std::string::npos);
+  // No file before: nothing to compare.
+  fs::remove(file);
+  r = run_real({"machine", "--tiny", "--output", file});
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("Against the previous calibration") == std::string::npos);
 }
 
 TEST_CASE("report: roofline per region from counters and the machine file") {

@@ -12,6 +12,8 @@
 #include "machine/chase.h"
 #include "machine/flop_kernels.h"
 #include "machine/latency_ladder.h"
+#include "machine/measure.h"
+#include "machine/recalibration.h"
 #include "machine/stream_kernels.h"
 #include "machine/sweep.h"
 
@@ -253,4 +255,77 @@ TEST_CASE("ceilings never fall with more threads: a disturbed one takes the fewe
   CHECK_THAT(note, Catch::Contains("DRAM copy (2 threads) 2 GB/s below 8.3 with 1 thread"));
   // Nothing to raise: no note.
   CHECK(keep_ceilings_monotonic(m).empty());
+}
+
+TEST_CASE("warm-up: runs until two successive runs agree after the minimum, or gives up") {
+  using Step = WarmUp::Step;
+  // A DRAM stream ramping up (fabric clocks): 14, 12, 10.5, 10.2 ms.
+  WarmUp ramp(0.02, 0.2);
+  CHECK(ramp.add(0.014) == Step::kMore);
+  CHECK(ramp.add(0.012) == Step::kMore);
+  CHECK(ramp.add(0.0105) == Step::kMore);    // 12.5 % faster than the run before
+  CHECK(ramp.add(0.0102) == Step::kAgreed);  // within kSettled (3 %)
+  // Two agreeing runs before the minimum: more (a chase settles only after
+  // its working set went round, measure_latency).
+  WarmUp early(0.05, 0.2);
+  CHECK(early.add(0.01) == Step::kMore);
+  CHECK(early.add(0.01) == Step::kMore);  // 20 ms < 50 ms
+  CHECK(early.add(0.01) == Step::kMore);
+  CHECK(early.add(0.01) == Step::kMore);
+  CHECK(early.add(0.01) == Step::kAgreed);  // 50 ms, and agrees
+  // Never settling: gives up at the cap.
+  WarmUp drift(0, 0.05);
+  CHECK(drift.add(0.02) == Step::kMore);
+  CHECK(drift.add(0.016) == Step::kMore);
+  CHECK(drift.add(0.013) == Step::kMore);     // 49 ms < 50
+  CHECK(drift.add(0.0105) == Step::kGaveUp);  // 59.5 ms, still 19 % apart
+  // A run of no length (a broken clock) gives up rather than spin.
+  WarmUp broken(0.05, 1);
+  CHECK(broken.add(0) == Step::kGaveUp);
+}
+
+TEST_CASE("recalibration: every figure both files hold, how far it moved, the largest") {
+  Machine before;
+  before.cpu = {"AuthenticAMD", 26, 2, 1, "AMD EPYC", true, true, true, true, true};
+  before.logical_cpus = 2;
+  CeilingSet one;
+  one.threads = 1;
+  one.peaks.push_back({Precision::kDP, Width::k256, FlopMix::kFma, "avx2,fma", 68.0, {}});
+  one.bandwidth.push_back({Boundary::kDRAM, StreamMix::kCopy, 40.0, 60.0, {}});
+  one.bandwidth.push_back({Boundary::kLLC, StreamMix::kLoad, 120.0, 120.0, {}});
+  one.latency.push_back({"L3", 139.0, 583, {}});
+  before.ceilings = {one};
+  Machine after = before;
+  CeilingSet& a = after.ceilings[0];
+  a.peaks[0].gflops = 69.0;    // +1.5 %
+  a.bandwidth[0].gbs = 46.0;   // +15 %
+  a.bandwidth[1].gbs = 117.0;  // -2.5 %
+  a.latency[0].ns = 12.5;      // -91 %
+  CeilingSet two = a;          // only in the new file: not compared
+  two.threads = 2;
+  after.ceilings.push_back(two);
+  const Recalibration r = compare_calibrations(before, after);
+  REQUIRE(r.comparable);
+  using Kind = FigureChange::Kind;
+  CHECK(r.figures.size() == 4);
+  CHECK(r.count(Kind::kBandwidth) == 2);
+  CHECK(r.count(Kind::kPeak) == 1);
+  CHECK(r.count(Kind::kLatency) == 1);
+  const FigureChange* bw = r.largest(Kind::kBandwidth);
+  REQUIRE(bw != nullptr);
+  CHECK(bw->figure == "DRAM copy (1 thread)");
+  CHECK(bw->unit == "GB/s");
+  CHECK(bw->change() == Approx(0.15));
+  CHECK(r.largest(Kind::kLatency)->change() == Approx(12.5 / 139.0 - 1));
+  CHECK(r.largest(Kind::kPeak)->figure == "peak DP 256 fma (1 thread)");
+  // Another CPU or CPU count: not compared, and why.
+  Machine other = before;
+  other.cpu.model_name = "Intel Xeon";
+  const Recalibration o = compare_calibrations(other, after);
+  CHECK_FALSE(o.comparable);
+  CHECK(o.figures.empty());
+  CHECK_THAT(o.why_not, Catch::Contains("another CPU (Intel Xeon)"));
+  other = before;
+  other.logical_cpus = 4;
+  CHECK_THAT(compare_calibrations(other, after).why_not, Catch::Contains("4 logical CPUs, not 2"));
 }

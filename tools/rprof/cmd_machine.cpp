@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "common/error.h"
@@ -181,12 +182,29 @@ int cmd_machine(const Args& args) {
   ProgressBar bar;
   opt.progress = [&](double f, const std::string& what) { bar.update(f, what); };
   const std::string file = output.empty() ? machine_file_path("") : output;
+  // The file this calibration replaces, to show how far its figures moved.
+  std::optional<Machine> previous;
+  std::string unreadable;
+  if (access(file.c_str(), F_OK) == 0) {
+    try {
+      previous = load_machine_file(file);
+    } catch (const std::exception& e) {
+      unreadable = e.what();
+    }
+  }
   const auto t0 = std::chrono::steady_clock::now();
   const Machine m = calibrate(opt);
   const double secs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   save_machine_file(m, file);
   print_machine(m, file, std::cout);
+  if (previous) {
+    print_recalibration(compare_calibrations(*previous, m), *previous, std::cout);
+  } else if (!unreadable.empty()) {
+    std::cout << "\nAgainst the previous calibration: not compared, the file it replaced could "
+                 "not be read ("
+              << unreadable << ")\n";
+  }
   std::cerr << "rprof: machine file written to " << file << " (" << std::fixed;
   std::cerr.precision(1);
   std::cerr << secs << " s)\n";

@@ -46,12 +46,17 @@ namespace {
 
 std::string spread(double s) { return fmt::format("±{:.0f}%", 100 * s); }
 
-void print_identity(const Machine& m, const std::string& file, std::ostream& out) {
+std::string utc_time(int64_t unix_s) {
   char when[64] = "?";
-  const std::time_t t = static_cast<std::time_t>(m.created_unix_s);
+  const std::time_t t = static_cast<std::time_t>(unix_s);
   if (std::tm tm{}; gmtime_r(&t, &tm) != nullptr) {
     std::strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", &tm);
   }
+  return when;
+}
+
+void print_identity(const Machine& m, const std::string& file, std::ostream& out) {
+  const std::string when = utc_time(m.created_unix_s);
   out << fmt::format("Machine file {} (rprof-machine v{}, {} calibration, {}{}{})\n", file,
                      m.schema_version, m.mode, when, m.host.empty() ? "" : " on ", m.host);
   const CpuId& c = m.cpu;
@@ -191,6 +196,49 @@ void print_machine(const Machine& m, const std::string& file, std::ostream& out)
   if (!m.notes.empty()) {
     out << "\nNotes:\n";
     for (const std::string& n : m.notes) out << "  " << n << "\n";
+  }
+}
+
+void print_recalibration(const Recalibration& r, const Machine& before, std::ostream& out) {
+  out << "\nAgainst the previous calibration";
+  if (!r.comparable) {
+    out << ": not compared, " << r.why_not << "\n";
+    return;
+  }
+  out << fmt::format(
+      " ({}, {}) [how far each figure moved: new / previous - 1; the aim for two quick "
+      "calibrations of one machine: bandwidths within {:.0f}%]:\n",
+      utc_time(before.created_unix_s), before.mode, 100 * kRecalibrationSpread);
+  using Kind = FigureChange::Kind;
+  const auto moved = [](const FigureChange& f) {
+    return fmt::format("{} {:.4g} -> {:.4g} {} ({:+.0f}%)", f.figure, f.before, f.after, f.unit,
+                       100 * f.change());
+  };
+  for (auto [kind, name] : {std::pair{Kind::kBandwidth, "bandwidths"},
+                            {Kind::kPeak, "peaks"},
+                            {Kind::kLatency, "latencies"}}) {
+    const int n = r.count(kind);
+    if (n == 0) continue;
+    int within = 0;
+    std::vector<std::string> beyond;
+    for (const FigureChange& f : r.figures) {
+      if (f.kind != kind) continue;
+      if (std::abs(f.change()) <= kRecalibrationSpread) {
+        ++within;
+      } else {
+        beyond.push_back(moved(f));
+      }
+    }
+    out << fmt::format("  {}: {} of {} within {:.0f}%, the largest move {}\n", name, within, n,
+                       100 * kRecalibrationSpread, moved(*r.largest(kind)));
+    if (!beyond.empty()) {
+      out << "    beyond it: " << fmt::format("{}", fmt::join(beyond, "; ")) << "\n";
+    }
+  }
+  if (r.count(Kind::kBandwidth) > 0 &&
+      std::abs(r.largest(Kind::kBandwidth)->change()) > kRecalibrationSpread) {
+    out << "  Every roof fraction moves with its roof: to compare runs, profile them against one "
+           "machine file (rprof --machine FILE), or recalibrate when the machine is quiet\n";
   }
 }
 
