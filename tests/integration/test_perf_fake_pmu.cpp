@@ -127,9 +127,17 @@ void check_region(const json& region, const Expect& e, const std::string& notes,
   CHECK(v["bound"] == (e.memory ? "memory" : "compute"));
   if (e.memory) CHECK(v["boundary"] == "dram");
   if (!precise) return;
-  CHECK(rl["flops"].get<double>() / t == Approx(e.flops_per_s).epsilon(0.01));
-  CHECK(boundary_bytes(rl, "dram") / t == Approx(e.dram_bytes_per_s).epsilon(0.01));
-  CHECK(v["fraction_of_roof"].get<double>() == Approx(0.9).epsilon(0.02));
+  // The fake PMU's counts follow the clock between the runtime's reads of the
+  // counters; the region's time is read beside them, so a preemption between
+  // the two (seen at 8% under ctest -j2) moves the time, not the counts: the
+  // counts are checked against each other within 1%, the rates and the roof
+  // fraction within 25% (a unit, scaling or wrong-roof error is 2x or more).
+  const double flops = rl["flops"].get<double>();
+  CHECK(boundary_bytes(rl, "dram") / flops ==
+        Approx(e.dram_bytes_per_s / e.flops_per_s).epsilon(0.01));
+  CHECK(flops / t == Approx(e.flops_per_s).epsilon(0.25));
+  CHECK(boundary_bytes(rl, "dram") / t == Approx(e.dram_bytes_per_s).epsilon(0.25));
+  CHECK(v["fraction_of_roof"].get<double>() == Approx(0.9).epsilon(0.25));
 }
 
 void check_machine(const std::string& machine, bool amd, double running = 1.0) {

@@ -134,17 +134,22 @@ std::string notes_of(const json& p) {
   return notes;
 }
 
-// FLOPs and L2/LLC bytes are the scripted hardware's: rates within 1%.
+// The fake PMU's counts follow the clock between the runtime's two reads of
+// the counters; the region's time is read beside them, so a thread preempted
+// between the two (ctest -j2 on 2 CPUs) moves the time, not the counts: the
+// counts are checked against each other (bytes per FLOP within 1%), the time
+// only loosely (a rate within 25% of the script's: a unit or scaling error).
 void check_hardware_figures(const json& rl) {
   const double t = rl["time_s"].get<double>();
   REQUIRE(t > 0);
-  CHECK(rl["flops"].get<double>() / t == Approx(kKernel.flops / kSeconds).epsilon(0.01));
+  const double flops = rl["flops"].get<double>();
+  CHECK(flops / t == Approx(kKernel.flops / kSeconds).epsilon(0.25));
   const double lines = kKernel.read_lines + kKernel.write_lines;
   for (const char* key : {"l2", "llc"}) {
     INFO(key);
     const json* b = boundary(rl, key);
     REQUIRE(b != nullptr);
-    CHECK((*b)["bytes"].get<double>() / t == Approx(64 * lines / kSeconds).epsilon(0.01));
+    CHECK((*b)["bytes"].get<double>() / flops == Approx(64 * lines / kKernel.flops).epsilon(0.01));
     CHECK((*b)["source"].get<std::string>().rfind("hardware events ", 0) == 0);
   }
 }
@@ -341,9 +346,9 @@ TEST_CASE("perf without DRAM events: a program without memory instrumentation ge
   const json* dram = boundary(rl, "dram");
   REQUIRE(dram != nullptr);
   CHECK((*dram)["approximate"] == true);
-  const double t = rl["time_s"].get<double>();
-  CHECK((*dram)["bytes"].get<double>() / t ==
-        Approx(64 * (kKernel.read_lines + kKernel.write_lines) / kSeconds).epsilon(0.01));
+  // Against the FLOPs of the same reads (check_hardware_figures says why).
+  CHECK((*dram)["bytes"].get<double>() / rl["flops"].get<double>() ==
+        Approx(64 * (kKernel.read_lines + kKernel.write_lines) / kKernel.flops).epsilon(0.01));
   const std::string text = read_text(r.dir + "/report.txt");
   CHECK(text.find("bytes: rprof's cache model") == std::string::npos);
   CHECK(text.find("sum: DRAM bytes:") == std::string::npos);

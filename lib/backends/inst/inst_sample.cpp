@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <numeric>
 
 #include "backends/inst/inst_counters.h"
 
@@ -122,16 +123,8 @@ Settings& settings() {
       // A stride coprime with F - 1 visits every other class once in F - 1
       // epochs, far apart from one epoch to the next (about 0.62 (F - 1)).
       const uint64_t others = f - 1;
-      auto gcd = [](uint64_t a, uint64_t b) {
-        while (b != 0) {
-          const uint64_t r = a % b;
-          a = b;
-          b = r;
-        }
-        return a;
-      };
       uint64_t step = std::max<uint64_t>(1, others * 62 / 100);
-      while (step > 1 && gcd(step, others) != 1) --step;
+      while (step > 1 && std::gcd(step, others) != 1) --step;
       g.aux_step = step;
     }
   });
