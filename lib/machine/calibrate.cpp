@@ -257,7 +257,9 @@ void Calibrator::measure_latency(ThreadTeam& team, CeilingSet& set) {
   }
   if (llc_ws == 0) return;
   const double dram_ns = dram != nullptr ? dram->ns : 0;
-  const uint64_t floor = 2 * sizes_.l2;
+  // Twice the largest private cache (a machine without L2 reports 0 there),
+  // and never under 64 KiB.
+  const uint64_t floor = std::max<uint64_t>(2 * std::max(sizes_.l2, sizes_.l1), 64 * 1024);
   const LatencyCeiling first = set.latency[llc_at];
   LatencyCeiling& cur = set.latency[llc_at];
   uint64_t ws = llc_ws;
