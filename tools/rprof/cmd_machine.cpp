@@ -199,7 +199,7 @@ int cmd_machine(const Args& args) {
   save_machine_file(m, file);
   print_machine(m, file, std::cout);
   if (previous) {
-    print_recalibration(compare_calibrations(*previous, m), *previous, std::cout);
+    print_recalibration(compare_calibrations(*previous, m), *previous, m, std::cout);
   } else if (!unreadable.empty()) {
     std::cout << "\nAgainst the previous calibration: not compared, the file it replaced could "
                  "not be read ("

@@ -1,6 +1,7 @@
 #include "tools/rprof/machine_text.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cctype>
 #include <cmath>
@@ -199,7 +200,8 @@ void print_machine(const Machine& m, const std::string& file, std::ostream& out)
   }
 }
 
-void print_recalibration(const Recalibration& r, const Machine& before, std::ostream& out) {
+void print_recalibration(const Recalibration& r, const Machine& before, const Machine& after,
+                         std::ostream& out) {
   out << "\nAgainst the previous calibration";
   if (!r.comparable) {
     out << ": not compared, " << r.why_not << "\n";
@@ -208,7 +210,9 @@ void print_recalibration(const Recalibration& r, const Machine& before, std::ost
   out << fmt::format(
       " ({}, {}) [how far each figure moved: new / previous - 1; the aim for two quick "
       "calibrations of one machine: bandwidths within {:.0f}%]:\n",
-      utc_time(before.created_unix_s), before.mode, 100 * kRecalibrationSpread);
+      utc_time(before.created_unix_s),
+      before.mode == after.mode ? before.mode : before.mode + "; this one " + after.mode,
+      100 * kRecalibrationSpread);
   using Kind = FigureChange::Kind;
   const auto moved = [](const FigureChange& f) {
     return fmt::format("{} {:.4g} -> {:.4g} {} ({:+.0f}%)", f.figure, f.before, f.after, f.unit,

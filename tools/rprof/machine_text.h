@@ -17,7 +17,8 @@ void print_machine(const Machine& m, const std::string& file, std::ostream& out)
 // After `rprof machine` replaced a file: how far its figures moved from the
 // previous calibration's (`before`), by kind, and each figure beyond
 // kRecalibrationSpread.
-void print_recalibration(const Recalibration& r, const Machine& before, std::ostream& out);
+void print_recalibration(const Recalibration& r, const Machine& before, const Machine& after,
+                         std::ostream& out);
 
 // "32 KiB", "1 MiB", "1.5 GiB"
 std::string binary_size(uint64_t bytes);
