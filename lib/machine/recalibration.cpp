@@ -24,6 +24,12 @@ int Recalibration::count(FigureChange::Kind k) const {
   return n;
 }
 
+int Recalibration::within_aim(FigureChange::Kind k) const {
+  int n = 0;
+  for (const FigureChange& f : figures) n += f.kind == k && f.within_aim();
+  return n;
+}
+
 const FigureChange* Recalibration::largest(FigureChange::Kind k) const {
   const FigureChange* out = nullptr;
   for (const FigureChange& f : figures) {

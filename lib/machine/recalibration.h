@@ -6,6 +6,7 @@
 #ifndef RPROF_MACHINE_RECALIBRATION_H_
 #define RPROF_MACHINE_RECALIBRATION_H_
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ struct FigureChange {
   std::string unit;    // "GB/s", "GFLOP/s", "ns"
   double before = 0, after = 0;
   double change() const { return before > 0 ? after / before - 1 : 0; }
+  bool within_aim() const { return std::abs(change()) <= kRecalibrationSpread; }
 };
 
 struct Recalibration {
@@ -30,6 +32,8 @@ struct Recalibration {
   std::vector<FigureChange> figures;  // every figure both files hold, in `after`'s order
   // Of one kind: how many figures, the one that moved most (nullptr if none).
   int count(FigureChange::Kind k) const;
+  int within_aim(
+      FigureChange::Kind k) const;  // of them, how many moved at most kRecalibrationSpread
   const FigureChange* largest(FigureChange::Kind k) const;
 };
 

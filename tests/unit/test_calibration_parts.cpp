@@ -311,6 +311,9 @@ TEST_CASE("recalibration: every figure both files hold, how far it moved, the la
   CHECK(r.count(Kind::kBandwidth) == 2);
   CHECK(r.count(Kind::kPeak) == 1);
   CHECK(r.count(Kind::kLatency) == 1);
+  CHECK(r.within_aim(Kind::kBandwidth) == 1);  // LLC -2.5 %; DRAM +15 % beyond 5 %
+  CHECK(r.within_aim(Kind::kPeak) == 1);
+  CHECK(r.within_aim(Kind::kLatency) == 0);
   const FigureChange* bw = r.largest(Kind::kBandwidth);
   REQUIRE(bw != nullptr);
   CHECK(bw->figure == "DRAM copy (1 thread)");

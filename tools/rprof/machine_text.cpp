@@ -223,24 +223,17 @@ void print_recalibration(const Recalibration& r, const Machine& before, const Ma
                             {Kind::kLatency, "latencies"}}) {
     const int n = r.count(kind);
     if (n == 0) continue;
-    int within = 0;
     std::vector<std::string> beyond;
     for (const FigureChange& f : r.figures) {
-      if (f.kind != kind) continue;
-      if (std::abs(f.change()) <= kRecalibrationSpread) {
-        ++within;
-      } else {
-        beyond.push_back(moved(f));
-      }
+      if (f.kind == kind && !f.within_aim()) beyond.push_back(moved(f));
     }
-    out << fmt::format("  {}: {} of {} within {:.0f}%, the largest move {}\n", name, within, n,
-                       100 * kRecalibrationSpread, moved(*r.largest(kind)));
+    out << fmt::format("  {}: {} of {} within {:.0f}%, the largest move {}\n", name,
+                       r.within_aim(kind), n, 100 * kRecalibrationSpread, moved(*r.largest(kind)));
     if (!beyond.empty()) {
       out << "    beyond it: " << fmt::format("{}", fmt::join(beyond, "; ")) << "\n";
     }
   }
-  if (r.count(Kind::kBandwidth) > 0 &&
-      std::abs(r.largest(Kind::kBandwidth)->change()) > kRecalibrationSpread) {
+  if (r.within_aim(Kind::kBandwidth) < r.count(Kind::kBandwidth)) {
     out << "  Every roof fraction moves with its roof: to compare runs, profile them against one "
            "machine file (rprof --machine FILE), or recalibrate when the machine is quiet\n";
   }
