@@ -40,6 +40,7 @@ const char* bound_key(Bound b) {
     case Bound::kMemory: return "memory";
     case Bound::kWaiting: return "waiting";
     case Bound::kBelowRoofs: return "below-roofs";
+    case Bound::kDependencyChain: return "dependency-chain";
     case Bound::kUnknown: break;
   }
   return "unknown";

@@ -30,10 +30,11 @@ const char* precision_name(Precision p);  // "SP", "DP"
 std::optional<Boundary> parse_boundary(const std::string& s);  // l1|l2|llc|dram (or L1...)
 int lanes(Precision p, Width w);  // elements per instruction: 1, 2/4, 4/8, 8/16
 
-// What limits a region (roofline/classify.h): a roof, or none (its threads
-// waited off the CPU; it ran far below every roof).
-enum class Bound { kUnknown, kCompute, kMemory, kWaiting, kBelowRoofs };
-// "unknown", "compute", "memory", "waiting", "below-roofs"
+// What limits a region (roofline/classify.h): a roof, a chain of dependent
+// FP operations, or none (its threads waited off the CPU; it ran far below
+// every roof).
+enum class Bound { kUnknown, kCompute, kMemory, kWaiting, kBelowRoofs, kDependencyChain };
+// "unknown", "compute", "memory", "waiting", "below-roofs", "dependency-chain"
 const char* bound_key(Bound b);
 
 // The verdict's flags, where the simple roofline misleads (docs/verdicts.md).

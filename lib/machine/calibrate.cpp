@@ -61,12 +61,19 @@ class Calibrator {
     }
     ++done_;
   }
-  void init_buffers(ThreadTeam& team, uint64_t bytes_per_thread);
+  void init_buffers(ThreadTeam& team, uint64_t bytes_per_thread, Pages pages);
+  // The pages the buffers got, for the machine file: "4 KiB", "2 MiB", or
+  // what the kernel gave where huge pages were asked for and few came.
+  std::string pages_label() const;
+  // Every kernel's bandwidth at boundary b on the current buffers.
+  void measure_bandwidths(ThreadTeam& team, CeilingSet& set, Boundary b);
   // Bandwidth of one mix at a working set per thread; `placements`: in
   // several buffers when the working set is near a private cache's size.
   Stat stream(ThreadTeam& team, StreamMix mix, uint64_t ws_per_thread, const RepeatPlan& rp,
               uint64_t* ws_used, bool placements);
   void measure_set(int threads);
+  // The dependency-chain ceilings: one chain of each FP operation.
+  void measure_fp_latency(ThreadTeam& one);
   void measure_latency(ThreadTeam& team, CeilingSet& set);
   // One level's chase at `ws` bytes per thread, warmed up (`settled`: its
   // warm-up settled), timed.
@@ -87,13 +94,15 @@ class Calibrator {
   uint64_t placement_limit_ = 0;  // bytes per thread: 2 x the largest private cache
   int llc_level_ = 0;
   std::vector<Buffer> bufs_;
+  Pages pages_ = Pages::kSmall;
   size_t done_ = 0, total_ = 0;
 };
 
-void Calibrator::init_buffers(ThreadTeam& team, uint64_t bytes_per_thread) {
+void Calibrator::init_buffers(ThreadTeam& team, uint64_t bytes_per_thread, Pages pages) {
   bufs_.clear();
+  pages_ = pages;
   bufs_.resize(static_cast<size_t>(team.size()));
-  for (Buffer& b : bufs_) b = Buffer(bytes_per_thread, opt_.huge_pages);
+  for (Buffer& b : bufs_) b = Buffer(bytes_per_thread, pages);
   // First touch by the owning worker: pages land on its memory node.
   team.run([&](int w) {
     Buffer& b = bufs_[static_cast<size_t>(w)];
@@ -123,7 +132,7 @@ Stat Calibrator::stream(ThreadTeam& team, StreamMix mix, uint64_t ws_per_thread,
   const int count = placements && bytes_per_thread <= placement_limit_ ? kPlacements : 1;
   for (int c = 1; c < count; ++c) {
     std::vector<Buffer> set(bufs_.size());
-    for (Buffer& b : set) b = Buffer(bytes_per_thread + 4096, opt_.huge_pages);
+    for (Buffer& b : set) b = Buffer(bytes_per_thread + 4096, pages_);
     team.run([&](int w) {
       Buffer& b = set[static_cast<size_t>(w)];
       std::fill(b.doubles(), b.doubles() + b.bytes() / 8, 1.0);
@@ -142,7 +151,7 @@ Stat Calibrator::stream(ThreadTeam& team, StreamMix mix, uint64_t ws_per_thread,
   }
   Samples samples;
   for (int c = 0; c < count; ++c) {
-    std::vector<std::array<double*, 4>> ptr(bufs_.size());
+    std::vector<std::array<double*, 8>> ptr(bufs_.size());
     for (size_t w = 0; w < bufs_.size(); ++w) {
       double* base = c == 0 ? bufs_[w].doubles() : extra[static_cast<size_t>(c - 1)][w].doubles();
       for (uint64_t a = 0; a < arrays; ++a) ptr[w][a] = base + a * (n + kPadBytes / 8);
@@ -217,7 +226,9 @@ LatencyCeiling Calibrator::chase_latency(ThreadTeam& team, Boundary b, uint64_t 
   l.ns = s.best > 0 ? 1e9 * t / s.best : 0;
   l.cycles = l.ns * m_.clock_ghz;
   Stat inv = s;  // provenance in ns: best latency is the best rate
-  l.how = provenance("pointer chase, random cyclic permutation of 64-byte lines",
+  l.pages = pages_label();
+  l.how = provenance("pointer chase, random cyclic permutation of 64-byte lines, " + l.pages +
+                         " pages",
                      ws * static_cast<uint64_t>(t), t, inv, 1);
   l.how.best = l.ns;
   l.how.median = s.median > 0 ? 1e9 * t / s.median : 0;
@@ -329,7 +340,6 @@ void Calibrator::measure_set(int threads) {
   const uint64_t t = static_cast<uint64_t>(threads);
   uint64_t per_thread = dram_total_ / t;
   for (uint64_t s : opt_.sizes) per_thread = std::max(per_thread, s / t);
-  init_buffers(team, per_thread + 4 * kPadBytes + 4096);
 
   std::vector<double> sink(static_cast<size_t>(threads));
   for (const FlopKernel& k : flop_kernels()) {
@@ -349,32 +359,20 @@ void Calibrator::measure_set(int threads) {
                        0, threads, s, 1e-9);
     set.peaks.push_back(p);
   }
-  for (Boundary b : boundaries()) {
-    const uint64_t ws = working_set_per_thread(sizes_, b, threads, dram_total_);
-    if (ws == 0) {
-      m_.notes.push_back(fmt::format(
-          "{} bandwidth with {} threads not measured: their L2 caches together hold "
-          "as much as the LLC, so no working set lies between them",
-          boundary_name(b), threads));
-      continue;
-    }
-    for (StreamMix mix : kStreamMixes) {
-      progress(fmt::format("bandwidth {} {} ({} thread{})", boundary_name(b), stream_key(mix),
-                           threads, threads == 1 ? "" : "s"));
-      uint64_t used = 0;
-      const Stat s = stream(team, mix, ws, plan_.bw, &used, true);
-      const StreamKernel k = stream_kernel(mix);
-      BandwidthCeiling c;
-      c.boundary = b;
-      c.mix = mix;
-      // The DRAM roof is the median repetition: DRAM bandwidth is what other
-      // tenants disturb most, and a best-of-N follows the luckiest run, so two
-      // calibrations would move every fraction of it. Cache levels keep the best.
-      c.gbs = (b == Boundary::kDRAM ? s.median : s.best) / 1e9;
-      c.traffic_gbs = c.gbs * k.traffic_bytes_per_elem() / k.explicit_bytes_per_elem();
-      c.how = provenance(fmt::format("{} ({}): {}", stream_key(mix), k.isa, k.description),
-                         used, threads, s, 1e-9);
-      set.bandwidth.push_back(c);
+  // Every kernel on 4 KiB pages, then, where the kernel allows transparent
+  // huge pages, again on them (at the LLC and DRAM only in quick mode: a
+  // working set in L1 or L2 spans too few pages for the TLB to matter), so
+  // a roof is what plain code reaches on either. The latency chases run on
+  // the last pages: huge where allowed, so a DRAM latency holds no page walk.
+  std::vector<Pages> modes = {Pages::kSmall};
+  if (opt_.huge_pages) modes = {Pages::kHuge};
+  else if (thp_policy() != "never") modes.push_back(Pages::kHuge);
+  for (size_t i = 0; i < modes.size(); ++i) {
+    init_buffers(team, per_thread + 4 * kPadBytes + 4096, modes[i]);
+    for (Boundary b : boundaries()) {
+      const bool cache_level = b == Boundary::kL1 || b == Boundary::kL2;
+      if (i > 0 && cache_level && opt_.mode != CalibrationMode::kFull) continue;
+      measure_bandwidths(team, set, b);
     }
   }
   for (StreamMix mix : kStreamMixes) {
@@ -393,11 +391,86 @@ void Calibrator::measure_set(int threads) {
   m_.ceilings.push_back(std::move(set));
 }
 
+void Calibrator::measure_fp_latency(ThreadTeam& one) {
+  for (const FpChainKernel& k : fp_chain_kernels()) {
+    progress(fmt::format("latency of a dependent {} {}", precision_name(k.precision),
+                         fp_op_key(k.op)));
+    constexpr uint64_t kIters = 256;
+    const Stat s = measure_rate(
+        one, [&](int, uint64_t units) { k.run(units * kIters); },
+        static_cast<double>(kIters * FpChainKernel::kOpsPerIter), plan_.clock);
+    FpLatency l;
+    l.precision = k.precision;
+    l.op = k.op;
+    l.ns = s.best > 0 ? 1e9 / s.best : 0;
+    l.cycles = l.ns * m_.clock_ghz;
+    l.how = provenance(fmt::format("a chain of dependent scalar {} {}s ({})",
+                                   precision_name(k.precision), fp_op_key(k.op), k.isa),
+                       0, 1, s, 1);
+    l.how.best = l.ns;
+    l.how.median = s.median > 0 ? 1e9 / s.median : 0;
+    l.how.worst = s.worst > 0 ? 1e9 / s.worst : 0;
+    m_.fp_latency.push_back(l);
+  }
+}
+
+std::string Calibrator::pages_label() const {
+  if (pages_ != Pages::kHuge) return "4 KiB";
+  double share = 1;
+  for (const Buffer& b : bufs_) {
+    const double h = b.huge_share();
+    if (h >= 0) share = std::min(share, h);
+  }
+  if (share >= 0.9) return "2 MiB";
+  return fmt::format("4 KiB and 2 MiB (huge pages asked for; {:.0f}% given)", 100 * share);
+}
+
+void Calibrator::measure_bandwidths(ThreadTeam& team, CeilingSet& set, Boundary b) {
+  const int threads = team.size();
+  const uint64_t ws = working_set_per_thread(sizes_, b, threads, dram_total_);
+  if (ws == 0) {
+    if (pages_ == Pages::kHuge && opt_.huge_pages == false) return;  // said once
+    m_.notes.push_back(fmt::format(
+        "{} bandwidth with {} threads not measured: their L2 caches together hold "
+        "as much as the LLC, so no working set lies between them",
+        boundary_name(b), threads));
+    return;
+  }
+  const std::string pages = pages_label();
+  for (StreamMix mix : kStreamMixes) {
+    if (bypasses_caches(mix) && b != Boundary::kDRAM) continue;
+    progress(fmt::format("bandwidth {} {} ({} thread{}, {} pages)", boundary_name(b),
+                         stream_key(mix), threads, threads == 1 ? "" : "s", pages));
+    uint64_t used = 0;
+    const Stat s = stream(team, mix, ws, plan_.bw, &used, true);
+    const StreamKernel k = stream_kernel(mix);
+    BandwidthCeiling c;
+    c.boundary = b;
+    c.mix = mix;
+    c.pages = pages;
+    // Every ceiling, DRAM's too, is the best repetition: a roof is an upper
+    // bound of what plain code reaches, and a median sits below what the
+    // kernel reached in half its repetitions. The DRAM figure's stability
+    // comes from its warm-up (streamed until two runs agree) and from the
+    // roof being the best of every kernel on both page sizes.
+    c.gbs = s.best / 1e9;
+    c.traffic_gbs = c.gbs * k.traffic_bytes_per_elem() / k.explicit_bytes_per_elem();
+    c.how = provenance(fmt::format("{} ({}, {} pages): {}", stream_key(mix), k.isa, pages,
+                                   k.description),
+                       used, threads, s, 1e-9);
+    set.bandwidth.push_back(c);
+  }
+}
+
 Machine Calibrator::run() {
   const Topology topo = detect_topology("/");  // the hardware measured, never RPROF_SYSROOT
   m_.mode = mode_name(opt_.mode);
-  m_.pages = opt_.huge_pages ? "huge pages requested (MADV_HUGEPAGE)"
-                             : "system default (transparent huge pages: " + thp_policy() + ")";
+  m_.pages = opt_.huge_pages
+                 ? "huge pages requested (MADV_HUGEPAGE)"
+                 : thp_policy() == "never"
+                       ? "4 KiB (transparent huge pages: never)"
+                       : "each kernel on 4 KiB pages and on transparent huge pages (policy: " +
+                             thp_policy() + "); latencies on huge pages";
   m_.rprof_version = opt_.rprof_version;
   m_.created_unix_s = static_cast<int64_t>(std::time(nullptr));
   char host[256] = {};
@@ -446,9 +519,11 @@ Machine Calibrator::run() {
       sweep_sizes(4096, dram_total_, plan_.per_octave, 256);
   const size_t kernels = flop_kernels().size();
   const size_t levels = boundaries().size();
-  total_ = 1 + sweep.size();
+  total_ = 1 + sweep.size() + fp_chain_kernels().size();
+  const size_t page_modes = !opt_.huge_pages && thp_policy() != "never" ? 2 : 1;
   for (int c : counts) {
-    total_ += kernels + 3 * levels + 3 * opt_.sizes.size();
+    total_ += kernels + page_modes * std::size(kStreamMixes) * levels +
+              std::size(kStreamMixes) * opt_.sizes.size();
     if (c == 1 || plan_.latency_all_sets) total_ += levels;
   }
 
@@ -459,7 +534,11 @@ Machine Calibrator::run() {
     const Stat s = measure_rate(one, [](int, uint64_t u) { run_add_chain(u * kChunk); },
                                 8.0 * kChunk, plan_.clock);
     m_.clock_ghz = s.best / 1e9;
-    init_buffers(one, dram_total_ + 4096);
+    measure_fp_latency(one);
+    // Huge pages where allowed: a sweep on 4 KiB pages sees the TLB's reach
+    // as a drop of its own and takes it for a cache's capacity.
+    init_buffers(one, dram_total_ + 4096,
+                 opt_.huge_pages || thp_policy() != "never" ? Pages::kHuge : Pages::kSmall);
     Sweep sw{StreamMix::kLoad, 1, "capacity", {}};
     for (uint64_t size : sweep) {
       progress(fmt::format("sweep: load at {} KiB", size >> 10));
@@ -508,9 +587,10 @@ Machine Calibrator::run() {
       worst = std::max(worst, b.how.spread);
       disturbed += b.how.disturbed;
       if (b.how.spread > kStableSpread) {
-        unstable += fmt::format("{}{} {} ({} thread{}) {:.0f} %", unstable.empty() ? "" : ", ",
-                                boundary_name(b.boundary), stream_key(b.mix), s.threads,
-                                s.threads == 1 ? "" : "s", 100 * b.how.spread);
+        unstable += fmt::format("{}{} {} ({} thread{}, {} pages) {:.0f} %",
+                                unstable.empty() ? "" : ", ", boundary_name(b.boundary),
+                                stream_key(b.mix), s.threads, s.threads == 1 ? "" : "s",
+                                b.pages, 100 * b.how.spread);
       }
     }
     if (!s.pinned) {
@@ -532,8 +612,7 @@ Machine Calibrator::run() {
   if (worst > 0.1) {
     m_.notes.push_back(fmt::format(
         "noisy machine: some figures varied by up to {:.0f} % between repetitions "
-        "(other processes running?); each ceiling is the best repetition (the DRAM "
-        "bandwidth: the median)",
+        "(other processes running?); each ceiling is the best repetition",
         100 * worst));
   }
   if (opt_.progress) opt_.progress(1.0, "done");
@@ -566,7 +645,10 @@ std::string keep_ceilings_monotonic(Machine& m) {
     }
     for (BandwidthCeiling& b : set.bandwidth) {
       for (const BandwidthCeiling& f : fewer.bandwidth) {
-        if (f.boundary != b.boundary || f.mix != b.mix || !(b.gbs < f.gbs)) continue;
+        if (f.boundary != b.boundary || f.mix != b.mix || f.pages != b.pages ||
+            !(b.gbs < f.gbs)) {
+          continue;
+        }
         note(fmt::format("{} {}", boundary_name(b.boundary), stream_key(b.mix)), set.threads,
              b.gbs, fewer.threads, f.gbs, "GB/s");
         b.gbs = f.gbs;

@@ -77,11 +77,31 @@ const BandwidthCeiling* CeilingSet::roof_bandwidth(Boundary b) const {
   return best;
 }
 
-const BandwidthCeiling* CeilingSet::bandwidth_of(Boundary b, StreamMix m) const {
+MixRoof CeilingSet::roof_bandwidth(Boundary b, double write_share) const {
+  MixRoof r;
+  r.write_share = std::clamp(write_share, 0.0, 1.0);
+  r.best = roof_bandwidth(b);
+  if (r.best == nullptr) return r;
   for (const BandwidthCeiling& c : bandwidth) {
-    if (c.boundary == b && c.mix == m) return &c;
+    if (c.boundary == b && (!r.reads || c.read_gbs() > r.reads->read_gbs())) r.reads = &c;
   }
-  return nullptr;
+  r.gbs = r.best->boundary_gbs();
+  if (r.write_share < 1) {
+    const double read_limit = r.reads->read_gbs() / (1 - r.write_share);
+    if (read_limit < r.gbs) {
+      r.gbs = read_limit;
+      r.read_limited = true;
+    }
+  }
+  return r;
+}
+
+const BandwidthCeiling* CeilingSet::bandwidth_of(Boundary b, StreamMix m) const {
+  const BandwidthCeiling* best = nullptr;
+  for (const BandwidthCeiling& c : bandwidth) {
+    if (c.boundary == b && c.mix == m && (!best || c.gbs > best->gbs)) best = &c;
+  }
+  return best;
 }
 
 const CeilingSet* Machine::nearest(int threads) const {
@@ -94,6 +114,13 @@ const CeilingSet* Machine::nearest(int threads) const {
     }
   }
   return best;
+}
+
+const FpLatency* Machine::fp_latency_of(Precision p, FpOp op) const {
+  for (const FpLatency& l : fp_latency) {
+    if (l.precision == p && l.op == op && l.ns > 0) return &l;
+  }
+  return nullptr;
 }
 
 int Machine::max_threads() const {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "machine/flop_kernels.h"
+#include "machine/fp_latency.h"
 #include "machine/stream_kernels.h"
 #include "machine/topology.h"
 #include "common/kinds.h"
@@ -50,12 +51,48 @@ struct BandwidthCeiling {
   double gbs = 0;          // explicit bytes (loads + stores), no write-allocate
   double traffic_gbs = 0;  // with the write-allocate read of each store
   Provenance how;
+  std::string pages{};  // "4 KiB", "2 MiB", ...; empty: not recorded (older files)
   // The bytes that cross this boundary: explicit at L1, with write-allocate below.
   double boundary_gbs() const { return boundary == Boundary::kL1 ? gbs : traffic_gbs; }
+  // Of those, the bytes per second that moved toward the core.
+  double read_gbs() const {
+    return boundary_gbs() * read_share(mix, boundary == Boundary::kL1);
+  }
+};
+
+// The bandwidth roof of a boundary for a region's mix of reads and writes.
+// One core's bandwidth below L1 depends on the mix: its reads are limited by
+// the misses it keeps in flight, while write-backs leave without holding one
+// (a Zen 4 core: read-only 25 GB/s from DRAM, read-modify-write 49). So the
+// roof for a mix whose share of writes is w is
+//   min(best of any kernel, best read rate of any kernel / (1 - w)),
+// both over every kernel and page size measured: a read-only region is held
+// against the best read-only rate, a read-modify-write one against twice it,
+// and nothing against more than the best any kernel reached.
+struct MixRoof {
+  double gbs = 0;                           // the roof for this mix (0 = none)
+  double write_share = 0;                   // w: written / all bytes at the boundary
+  const BandwidthCeiling* best = nullptr;   // the best of any kernel (the any-mix roof)
+  const BandwidthCeiling* reads = nullptr;  // the kernel with the best read rate
+  bool read_limited = false;                // gbs = reads->read_gbs() / (1 - w) < best
+  // The kernel that sets gbs.
+  const BandwidthCeiling* kernel() const { return read_limited ? reads : best; }
 };
 
 struct LatencyCeiling {
   std::string level;  // "L1", "L2", "L3", "DRAM"
+  double ns = 0;
+  double cycles = 0;  // ns * estimated clock; 0 when the clock is unknown
+  Provenance how;
+  std::string pages{};  // the chase's pages ("2 MiB": no page walk in it); empty: not recorded
+};
+
+// One dependent floating-point operation's latency (fp_latency.h), measured
+// with one thread: a chain of N accumulators per thread runs at most N
+// operations per latency.
+struct FpLatency {
+  Precision precision = Precision::kDP;
+  FpOp op = FpOp::kAdd;
   double ns = 0;
   double cycles = 0;  // ns * estimated clock; 0 when the clock is unknown
   Provenance how;
@@ -118,9 +155,12 @@ struct CeilingSet {
   const PeakCeiling* peak(Precision p, Width w, FlopMix m) const;
   // The widest width with a measured peak.
   const PeakCeiling* top_peak(Precision p) const;
-  // The roofline's bandwidth for a boundary: the best mix, counting the bytes
-  // that cross that boundary (BandwidthCeiling::boundary_gbs).
+  // The best bandwidth of any kernel at a boundary, counting the bytes that
+  // cross that boundary (BandwidthCeiling::boundary_gbs).
   const BandwidthCeiling* roof_bandwidth(Boundary b) const;
+  // The roof for a mix with this share of written bytes (MixRoof).
+  MixRoof roof_bandwidth(Boundary b, double write_share) const;
+  // One kernel's figure at a boundary (the best of its page sizes).
   const BandwidthCeiling* bandwidth_of(Boundary b, StreamMix m) const;
 };
 
@@ -136,12 +176,14 @@ struct Machine {
   double clock_ghz = 0;  // estimated core clock while calibrating (0 = unknown)
   std::vector<CacheInfo> caches;
   std::vector<CeilingSet> ceilings;  // ascending thread counts
+  std::vector<FpLatency> fp_latency;  // empty in files written before it was measured
   std::vector<Sweep> sweeps;
   std::vector<std::string> notes;
 
   // The set measured with the thread count nearest to `threads` (ties go to
   // the smaller count); nullptr when there is none.
   const CeilingSet* nearest(int threads) const;
+  const FpLatency* fp_latency_of(Precision p, FpOp op) const;
   int max_threads() const;
 };
 

@@ -147,6 +147,7 @@ void write_machine_json(json_out::Writer& w, const Machine& m) {
       w.member("boundary", boundary_key(b.boundary));
       w.member("gbs", b.gbs);
       w.member("kernel", stream_key(b.mix));
+      if (!b.pages.empty()) w.member("pages", b.pages);
       w.key("provenance");
       write_provenance(w, b.how);
       w.member("traffic_gbs", b.traffic_gbs);
@@ -160,6 +161,7 @@ void write_machine_json(json_out::Writer& w, const Machine& m) {
       w.member("cycles", l.cycles);
       w.member("level", l.level);
       w.member("ns", l.ns);
+      if (!l.pages.empty()) w.member("pages", l.pages);
       w.key("provenance");
       write_provenance(w, l.how);
       w.end_object();
@@ -188,12 +190,19 @@ void write_machine_json(json_out::Writer& w, const Machine& m) {
   w.member("bandwidth",
            "GB/s, GB = 1e9 bytes. gbs counts the kernel's loads and stores only "
            "(no write-allocate read, as likwid-bench and STREAM); traffic_gbs adds "
-           "the write-allocate read of every stored line");
+           "the write-allocate read of every line stored without being read first "
+           "(copy, triad; not update, daxpy or non-temporal stores); pages: the page size "
+           "the kernel's buffers had");
   w.member("boundaries",
            "l1 = core<->L1 (working set in L1), l2 = L1<->L2, llc = L2<->LLC, "
-           "dram = LLC<->DRAM; the roofline uses gbs at l1 and traffic_gbs below");
+           "dram = LLC<->DRAM; the roofline uses gbs at l1 and traffic_gbs below: for a "
+           "region whose bytes at a boundary are a share w written, min(the best kernel, "
+           "the best read rate / (1 - w))");
   w.member("ceiling", "best of the repetitions; spread = (best - worst) / best");
   w.member("flops", "GFLOP/s = 1e9 FLOP/s; an FMA counts 2 FLOPs per lane");
+  w.member("fp_latency",
+           "ns (and cycles at clock_ghz) per dependent scalar FP operation: a chain of adds, "
+           "multiplies or FMAs, each waiting for the one before; 1 thread");
   w.member("latency", "ns per dependent load through a random cyclic permutation of lines");
   w.member("threads", "each ceiling set was measured with this many threads pinned one per CPU");
   w.end_object();
@@ -215,6 +224,18 @@ void write_machine_json(json_out::Writer& w, const Machine& m) {
   w.end_object();
   w.member("created_unix_s", m.created_unix_s);
   w.member("format", kFormat);
+  w.key("fp_latency").begin_array();
+  for (const FpLatency& l : m.fp_latency) {
+    w.begin_object();
+    w.member("cycles", l.cycles);
+    w.member("ns", l.ns);
+    w.member("op", fp_op_key(l.op));
+    w.member("precision", l.precision == Precision::kDP ? "dp" : "sp");
+    w.key("provenance");
+    write_provenance(w, l.how);
+    w.end_object();
+  }
+  w.end_array();
   w.member("host", m.host);
   w.member("logical_cpus", m.logical_cpus);
   w.member("mode", m.mode);
@@ -340,6 +361,7 @@ Machine machine_from_json(const json& doc, const std::string& file) {
       bc.gbs = positive(e, b, "gbs", kMaxGbs, "GB/s");
       bc.traffic_gbs = positive(e, b, "traffic_gbs", kMaxGbs, "GB/s");
       bc.how = provenance_from(e.object(b, "provenance"), e.at("provenance"));
+      if (b.contains("pages")) bc.pages = e.get<std::string>(b, "pages");
       set.bandwidth.push_back(bc);
     }
     const json& latency = s.contains("latency") ? array_of(rs, s, "latency", limits::kCeilings)
@@ -353,6 +375,7 @@ Machine machine_from_json(const json& doc, const std::string& file) {
       lc.ns = positive(e, l, "ns", kMaxLatencyNs, "ns");
       lc.cycles = l.contains("cycles") ? e.nonneg(l, "cycles") : 0;
       lc.how = provenance_from(e.object(l, "provenance"), e.at("provenance"));
+      if (l.contains("pages")) lc.pages = e.get<std::string>(l, "pages");
       set.latency.push_back(lc);
     }
     m.ceilings.push_back(std::move(set));
@@ -379,6 +402,21 @@ Machine machine_from_json(const json& doc, const std::string& file) {
                           points[pi].contains("spread") ? rp.nonneg(points[pi], "spread") : 0});
     }
     m.sweeps.push_back(std::move(s));
+  }
+  const json& fp = doc.contains("fp_latency")
+                       ? array_of(r, doc, "fp_latency", limits::kCeilings)
+                       : kNoEntries;
+  const JsonReader fp_reader = this_reader.at("fp_latency");
+  for (size_t i = 0; i < fp.size(); ++i) {
+    const JsonReader e = fp_reader.at(i);
+    FpLatency l;
+    l.precision = parse_enum<Precision>(e.get<std::string>(fp[i], "precision"), "precision", e,
+                                        parse_precision);
+    l.op = parse_enum<FpOp>(e.get<std::string>(fp[i], "op"), "op", e, parse_fp_op);
+    l.ns = positive(e, fp[i], "ns", kMaxLatencyNs, "ns");
+    l.cycles = fp[i].contains("cycles") ? e.nonneg(fp[i], "cycles") : 0;
+    l.how = provenance_from(e.object(fp[i], "provenance"), e.at("provenance"));
+    m.fp_latency.push_back(l);
   }
   m.notes = r.get_or<std::vector<std::string>>(doc, "notes", {});
   return m;

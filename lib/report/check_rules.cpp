@@ -23,8 +23,9 @@ constexpr const char* kRuleKeys =
     "region, name, optional, min_fraction_of_roof, bound, boundary, min_gflops, max_time_s, "
     "flags_absent, flops, bytes_l1, bytes_l2, bytes_llc, bytes_dram, count_tolerance";
 
-constexpr std::array<Bound, 5> kAllBounds = {Bound::kUnknown, Bound::kCompute, Bound::kMemory,
-                                             Bound::kWaiting, Bound::kBelowRoofs};
+constexpr std::array<Bound, 6> kAllBounds = {Bound::kUnknown,   Bound::kCompute,
+                                             Bound::kMemory,    Bound::kWaiting,
+                                             Bound::kBelowRoofs, Bound::kDependencyChain};
 constexpr std::array<Flag, 8> kAllFlags = {
     Flag::kLatencyBound, Flag::kLowVectorization, Flag::kUnderutilized, Flag::kTrafficAboveIdeal,
     Flag::kAboveRoof,    Flag::kLoadImbalance,    Flag::kTooShort,      Flag::kImplausibleLatency};

@@ -45,6 +45,7 @@ void write_memory_region_json(json_out::Writer& w, const MemoryView& mv) {
     }
     // The roof counts the bytes as the region's do; STREAM's convention
     // (explicit bytes) beside it.
+    w.member("roof_any_mix_gbs", b.best_gbs);
     w.member("roof_convention", b.boundary == Boundary::kL1
                                     ? "explicit loads and stores"
                                     : "bytes crossing the boundary, write-allocate included");
@@ -52,6 +53,10 @@ void write_memory_region_json(json_out::Writer& w, const MemoryView& mv) {
     w.member("roof_gbs_stream_convention", b.stream_roof_gbs);
     w.member("roof_kernel", stream_key(b.kernel));
     w.member("roof_kernel_stream_convention", stream_key(b.stream_kernel));
+    w.member("roof_pages", b.pages);
+    w.member("roof_read_gbs", b.read_gbs);
+    w.member("roof_read_limited", b.read_limited);
+    w.member("write_share", b.write_share);
     w.end_object();
   }
   w.end_array();
@@ -88,10 +93,14 @@ void write_roof_conventions(const Analysis& a, const ShownRegions& shown, std::o
       if (b.boundary == Boundary::kL1 || !(b.roof_gbs > 0)) continue;
       if (!done.insert({mv->ceiling_threads, b.boundary}).second) continue;
       out << fmt::format(
-          "  {} roof ({} thread{}): {:.4g} GB/s counting write-allocate ({} kernel; the % "
-          "above); {:.4g} GB/s in STREAM's convention, explicit bytes ({} kernel)\n",
+          "  {} roof ({} thread{}): {:.4g} GB/s counting write-allocate, the best of any kernel "
+          "({}{}); for a region whose bytes there are a share w written, min(that, the best "
+          "read rate {:.4g} GB/s ({} kernel) / (1 - w)) (the % above); {:.4g} GB/s in STREAM's "
+          "convention, explicit bytes ({} kernel)\n",
           boundary_name(b.boundary), mv->ceiling_threads, mv->ceiling_threads == 1 ? "" : "s",
-          b.roof_gbs, stream_key(b.kernel), b.stream_roof_gbs, stream_key(b.stream_kernel));
+          b.best_gbs, stream_key(b.best_kernel),
+          b.best_pages.empty() ? "" : ", " + b.best_pages + " pages", b.read_gbs,
+          stream_key(b.read_kernel), b.stream_roof_gbs, stream_key(b.stream_kernel));
     }
   }
 }

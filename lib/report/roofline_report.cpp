@@ -110,8 +110,11 @@ void write_roofline_region_json(jo::Writer& w, const RegionRoofline& rr) {
   for (const BoundaryRoof& b : rr.boundaries) {
     w.begin_object();
     w.member("approximate", b.approximate);
+    w.member("bandwidth_any_mix_gbs", b.best_gbs);
     w.member("bandwidth_gbs", b.bandwidth_gbs);
     w.member("bandwidth_kernel", stream_key(b.kernel));
+    w.member("bandwidth_pages", b.pages);
+    w.member("bandwidth_read_limited", b.read_limited);
     w.member("bandwidth_roof_gflops", b.bandwidth_roof);
     w.member("bound_gflops", b.bound);
     w.member("boundary", boundary_key(b.boundary));
@@ -121,6 +124,7 @@ void write_roofline_region_json(jo::Writer& w, const RegionRoofline& rr) {
     w.member("limited_by", b.memory_limited ? "memory" : "compute");
     w.member("ridge", b.ridge);
     if (!b.source.empty()) w.member("source", b.source);
+    w.member("write_share", b.write_share);
     w.end_object();
   }
   w.end_array();

@@ -19,6 +19,16 @@ void write_verdict_json(json_out::Writer& w, const Verdict& v) {
   } else {
     w.null();
   }
+  if (v.chain) {
+    w.key("dependency_chain").begin_object();
+    w.member("chains", v.chain->chains);
+    w.member("fp_instructions_per_latency_per_thread", v.chain->per_latency);
+    w.member("latency_cycles", v.chain->latency_cycles);
+    w.member("latency_ns", v.chain->latency_ns);
+    w.member("op", fp_op_key(v.chain->op));
+    w.member("precision", v.chain->precision == Precision::kDP ? "dp" : "sp");
+    w.end_object();
+  }
   w.member("direction", v.direction);
   w.key("flags").begin_array();
   for (const VerdictFlag& f : v.flags) {
@@ -51,6 +61,9 @@ void write_thresholds_json(json_out::Writer& w, const VerdictThresholds& t) {
   w.member("at_roof_fraction", t.at_roof);
   w.member("below_bandwidth_roofs_fraction", t.below_bandwidth_roofs);
   w.member("below_roofs_fraction", t.below_roofs);
+  w.member("chain_max", t.chain_max);
+  w.member("chain_max_roof_fraction", t.chain_max_roof_fraction);
+  w.member("chain_tolerance", t.chain_tolerance);
   w.member("function_min_samples", t.function_min_samples);
   w.member("irregular_l1_bytes_per_flop", t.irregular_l1_bytes_per_flop);
   w.member("irregular_miss_share", t.irregular_miss_share);

@@ -53,6 +53,14 @@ struct VerdictThresholds {
   // at L1 per FLOP, with at least irregular_miss_share of them crossing L2.
   double irregular_l1_bytes_per_flop = 4.0;
   double irregular_miss_share = 0.10;
+  // Dependency chain: a region under chain_max_roof_fraction of every roof
+  // whose FP instructions retire, per thread, at k per latency of its chain
+  // operation (an add, or an FMA where most are FMAs: machine fp_latency),
+  // k a whole number from 1 to chain_max, within chain_tolerance x k, runs
+  // at the pace of k dependent chains (a loop-carried sum or dot product).
+  double chain_max_roof_fraction = 0.60;
+  double chain_tolerance = 0.08;
+  double chain_max = 8;
   // Low vectorization: packed share of FP instructions below this.
   double low_vector_share = 0.50;
   // Traffic above ideal: measured / declared bytes above this.
@@ -80,8 +88,18 @@ struct VerdictFlag {
   const char* name() const { return flag_key(flag); }  // "latency-bound", ...
 };
 
+// The numbers of a dependency-chain verdict (Bound::kDependencyChain).
+struct ChainEvidence {
+  Precision precision = Precision::kDP;
+  FpOp op = FpOp::kAdd;
+  double per_latency = 0;  // FP instructions per op latency per thread
+  int chains = 1;          // the whole number of chains that rate matches
+  double latency_ns = 0, latency_cycles = 0;
+};
+
 struct Verdict {
   Bound bound = Bound::kUnknown;
+  std::optional<ChainEvidence> chain;  // with Bound::kDependencyChain
   std::optional<Boundary> boundary;  // the limiting one, when memory-bound
   double fraction = 0;               // of the applicable roof
   bool at_roof = false;

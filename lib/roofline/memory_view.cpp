@@ -78,9 +78,18 @@ MemoryView memory_view(const Metrics& m, double time_s, int threads, const Machi
     x.bytes = t.bytes();
     x.approximate = t.approximate;
     x.gbs = x.bytes / time_s / 1e9;
-    if (const BandwidthCeiling* bw = set->roof_bandwidth(b)) {
-      x.roof_gbs = bw->boundary_gbs();
+    const MixRoof mix = set->roof_bandwidth(b, t.write_bytes / t.bytes());
+    if (const BandwidthCeiling* bw = mix.kernel()) {
+      x.roof_gbs = mix.gbs;
       x.kernel = bw->mix;
+      x.pages = bw->pages;
+      x.write_share = mix.write_share;
+      x.read_limited = mix.read_limited;
+      x.best_gbs = mix.best->boundary_gbs();
+      x.best_kernel = mix.best->mix;
+      x.best_pages = mix.best->pages;
+      x.read_gbs = mix.reads->read_gbs();
+      x.read_kernel = mix.reads->mix;
       if (x.roof_gbs > 0) x.fraction = x.gbs / x.roof_gbs;
     }
     for (const BandwidthCeiling& c : set->bandwidth) {

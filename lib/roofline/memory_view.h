@@ -33,8 +33,16 @@ struct BoundaryBandwidth {
   double bytes = 0;  // crossing the boundary, all threads
   bool approximate = false;
   double gbs = 0;       // achieved, GB/s
-  double roof_gbs = 0;  // the measured ceiling, GB/s (0 = none)
-  StreamMix kernel = StreamMix::kLoad;
+  double roof_gbs = 0;  // the measured ceiling for this mix, GB/s (0 = none; MixRoof)
+  StreamMix kernel = StreamMix::kLoad;  // the kernel that set it
+  std::string pages;                    // its page size ("" unrecorded)
+  double write_share = 0;               // written / all bytes at this boundary
+  bool read_limited = false;            // roof = the best read rate / (1 - write_share)
+  double best_gbs = 0;                  // the best of any kernel (any mix)
+  StreamMix best_kernel = StreamMix::kLoad;
+  std::string best_pages;
+  double read_gbs = 0;                  // the best read rate of any kernel
+  StreamMix read_kernel = StreamMix::kLoad;
   double fraction = 0;  // gbs / roof_gbs (0 without a roof)
   // The same boundary's roof in STREAM's convention (explicit loads and
   // stores, no write-allocate read; the best kernel by that count), beside

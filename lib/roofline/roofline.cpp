@@ -178,7 +178,8 @@ RegionRoofline region_roofline(const Metrics& m, double time_s, int threads,
                                     boundary_name(b)));
       continue;
     }
-    const BandwidthCeiling* bw = set->roof_bandwidth(b);
+    const MixRoof mix = set->roof_bandwidth(b, t.write_bytes / t.bytes());
+    const BandwidthCeiling* bw = mix.kernel();
     if (bw == nullptr) {
       r.notes.push_back(fmt::format("the machine file has no {} bandwidth", boundary_name(b)));
       continue;
@@ -189,8 +190,13 @@ RegionRoofline region_roofline(const Metrics& m, double time_s, int threads,
     br.approximate = t.approximate;
     br.source = t.source;
     br.intensity = r.flops / br.bytes;
-    br.bandwidth_gbs = bw->boundary_gbs();
+    br.bandwidth_gbs = mix.gbs;
     br.kernel = bw->mix;
+    br.pages = bw->pages;
+    br.write_share = mix.write_share;
+    br.read_limited = mix.read_limited;
+    br.best_gbs = mix.best->boundary_gbs();
+    br.best_kernel = mix.best->mix;
     br.bandwidth_roof = br.bandwidth_gbs * br.intensity;
     br.bound = attainable_gflops(r.roof.gflops, br.bandwidth_gbs, br.intensity);
     br.ridge = ridge_intensity(r.roof.gflops, br.bandwidth_gbs);

@@ -51,8 +51,13 @@ struct BoundaryRoof {
   bool approximate = false;
   SharedText source;         // where the bytes came from, when known (Traffic::source)
   double intensity = 0;      // FLOP/byte
-  double bandwidth_gbs = 0;  // the machine's ceiling at this boundary (0 = none)
-  StreamMix kernel = StreamMix::kLoad;
+  double bandwidth_gbs = 0;  // the machine's ceiling for this region's mix (MixRoof)
+  StreamMix kernel = StreamMix::kLoad;  // the kernel that set it
+  std::string pages;                    // the page size it ran on ("" unrecorded)
+  double write_share = 0;               // written / all bytes at this boundary
+  bool read_limited = false;            // the best read rate / (1 - write_share)
+  double best_gbs = 0;                  // the best of any kernel (any mix)
+  StreamMix best_kernel = StreamMix::kLoad;
   double bandwidth_roof = 0;  // B * I, GFLOP/s
   double bound = 0;           // min(roof, B * I), GFLOP/s
   double ridge = 0;           // roof / B, FLOP/byte

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
 
 #include "integration/harness.h"
 
@@ -100,4 +101,59 @@ TEST_CASE("a tiny region: too-short") {
   // A long region is not flagged.
   auto longer = verdict({"--backend=time", sample("chase"), "65536", "2000000"}, "chase");
   CHECK_FALSE(has_flag(longer, "too-short"));
+}
+
+// The dependency-chain verdict compares the host's rate with the host's own
+// FP latency, so the recorded machine's roofs are kept and this host's
+// latencies (a tiny calibration's chains: registers only, seconds) put into
+// a copy of its file. dot1 keeps one accumulator: a multiply and an add per
+// element, one add per add latency, 2 FP instructions per latency. A run the
+// host disturbed (a busy CI machine) is made again, up to 3 runs.
+TEST_CASE("dot product with one accumulator: dependency chain; four: faster, not a chain of one") {
+  const std::string dir = fresh_dir("chain");
+  const RunResult cal =
+      run_tool({"machine", "--tiny", "--output", dir + "/host.json"}, real_machine_env());
+  INFO(cal.err);
+  REQUIRE(cal.status == 0);
+  nlohmann::json host = load_json(dir + "/host.json");
+  REQUIRE(host["fp_latency"].is_array());
+  REQUIRE(host["fp_latency"].size() >= 4);
+  nlohmann::json recorded = load_json(machine_file(default_machine()));
+  recorded["fp_latency"] = host["fp_latency"];
+  {
+    std::ofstream f(dir + "/machine.json");
+    f << recorded.dump(1);
+  }
+  const std::vector<std::string> env = {"RPROF_MACHINE_FILE=" + dir + "/machine.json"};
+  nlohmann::json dot1, dot4;
+  for (int run = 1; run <= 3; ++run) {
+    auto r = run_rprof_on_cpu({"--backend=sim", sample("dot_chain"), "50000"}, "dot1", env);
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const auto p = load_json(r.dir + "/profile.json");
+    dot1 = find_region(p, "dot1");
+    dot4 = find_region(p, "dot4");
+    REQUIRE(dot1.is_object());
+    REQUIRE(dot4.is_object());
+    if (dot1["verdict"]["bound"] == "dependency-chain") break;
+    std::cerr << "WARNING: run " << run << ": dot1 " << dot1["verdict"]["summary"] << std::endl;
+  }
+  INFO(dot1["verdict"].dump(2));
+  // Exact counts: 1,024 multiplies and adds per pass and the add of its
+  // result into the total, 50,000 passes.
+  CHECK(dot1["counters"].value("flops.dp.scalar", 0.0) == (2.0 * 1024 + 1) * 50000);
+  CHECK(dot1["verdict"]["bound"] == "dependency-chain");
+  const auto& chain = dot1["verdict"]["dependency_chain"];
+  CHECK(chain["op"] == "add");
+  CHECK(chain["chains"].get<int>() == 2);  // the add and the multiply beside it
+  CHECK(chain["fp_instructions_per_latency_per_thread"].get<double>() == Approx(2).epsilon(0.08));
+  CHECK_FALSE(has_flag(dot1["verdict"], "latency-bound"));
+  // Four partial sums overlap: at least twice dot1's rate, and not at one
+  // chain's pace.
+  const double t1 = dot1["time_s"].get<double>(), t4 = dot4["time_s"].get<double>();
+  INFO(dot4["verdict"].dump(2));
+  CHECK(t1 / t4 >= 2.0);
+  if (dot4["verdict"]["bound"] == "dependency-chain") {
+    CHECK(dot4["verdict"]["dependency_chain"]["chains"].get<int>() >= 4);
+  }
 }

@@ -2,6 +2,7 @@
 // effective sizes from a synthetic sweep, sweep sizes, working sets per
 // level, kernels that compute what they claim, the pointer chase's cycle.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstring>
 #include <set>
 #include <string>
@@ -11,6 +12,7 @@
 #include "machine/calibrate.h"
 #include "machine/chase.h"
 #include "machine/flop_kernels.h"
+#include "machine/fp_latency.h"
 #include "machine/latency_ladder.h"
 #include "machine/measure.h"
 #include "machine/recalibration.h"
@@ -155,8 +157,10 @@ TEST_CASE("stream kernels compute what they claim") {
 
 TEST_CASE("stream kernels: every ISA variant this CPU runs computes the same") {
   const size_t n = 64;  // a multiple of every variant's granule (32 at 512 bits)
-  Buffer buf(6 * n * sizeof(double));
+  Buffer buf(14 * n * sizeof(double));
   double *a = buf.doubles(), *b = a + n, *c = b + n, *d = c + n, *dst = d + n, *z = dst + n;
+  double* eight[8];
+  for (int j = 0; j < 8; ++j) eight[j] = z + (static_cast<size_t>(j) + 1) * n;
   for (StreamMix mix : kStreamMixes) {
     const std::vector<StreamKernel> ks = stream_kernel_variants(mix);
     REQUIRE_FALSE(ks.empty());
@@ -172,23 +176,92 @@ TEST_CASE("stream kernels: every ISA variant this CPU runs computes the same") {
         d[i] = 0.5;
         dst[i] = -1;
         z[i] = 0;
+        for (double* e : eight) e[i] = 0;
       }
-      if (mix == StreamMix::kTriad) {
-        double* arr[4] = {a, b, c, d};
-        k.run(arr, n, 2);
-        for (size_t i = 0; i < n; ++i) CHECK(a[i] == 3.0 * static_cast<double>(i) + 0.5);
-      } else if (mix == StreamMix::kCopy) {
-        double* arr[2] = {b, dst};
-        k.run(arr, n, 1);
-        CHECK(std::memcmp(dst, b, n * sizeof(double)) == 0);
-      } else {
-        double* zeros[1] = {z};
-        CHECK(k.run(zeros, n, 3) == 0);  // OR of zero bits
-        z[n - 1] = 1.0;                  // 0x3ff0000000000000: two non-zero bytes
-        CHECK(k.run(zeros, n, 1) > 0);   // the last vector is read too
+      switch (mix) {
+        case StreamMix::kTriad: {
+          double* arr[4] = {a, b, c, d};
+          k.run(arr, n, 2);
+          for (size_t i = 0; i < n; ++i) CHECK(a[i] == 3.0 * static_cast<double>(i) + 0.5);
+          break;
+        }
+        case StreamMix::kCopy:
+        case StreamMix::kNtCopy: {
+          double* arr[2] = {b, dst};
+          k.run(arr, n, 1);
+          CHECK(std::memcmp(dst, b, n * sizeof(double)) == 0);
+          break;
+        }
+        case StreamMix::kUpdate: {  // a[i] = 1.0 * a[i], read and written back
+          double* arr[1] = {b};
+          k.run(arr, n, 3);
+          for (size_t i = 0; i < n; ++i) CHECK(b[i] == static_cast<double>(i));
+          break;
+        }
+        case StreamMix::kDaxpy: {  // y[i] = 1.0 * x[i] + y[i]
+          double* arr[2] = {c, b};
+          k.run(arr, n, 2);
+          for (size_t i = 0; i < n; ++i) CHECK(b[i] == static_cast<double>(i) + 6);
+          break;
+        }
+        case StreamMix::kStreams: {
+          CHECK(k.run(eight, n, 2) == 0);  // OR of zero bits
+          eight[7][n - 1] = 1.0;           // the last vector of the last array is read too
+          CHECK(k.run(eight, n, 1) > 0);
+          break;
+        }
+        case StreamMix::kLoad: {
+          double* zeros[1] = {z};
+          CHECK(k.run(zeros, n, 3) == 0);  // OR of zero bits
+          z[n - 1] = 1.0;                  // 0x3ff0000000000000: two non-zero bytes
+          CHECK(k.run(zeros, n, 1) > 0);   // the last vector is read too
+          break;
+        }
       }
     }
   }
+}
+
+TEST_CASE("stream kernels: bytes per element and read shares by convention") {
+  struct Row {
+    StreamMix mix;
+    double explicit_bytes, traffic_bytes, read_share_l1, read_share_below;
+  };
+  // Write-allocate only where a store goes to a line not read first.
+  const Row rows[] = {{StreamMix::kLoad, 8, 8, 1, 1},
+                      {StreamMix::kCopy, 16, 24, 0.5, 2.0 / 3},
+                      {StreamMix::kTriad, 32, 40, 0.75, 0.8},
+                      {StreamMix::kUpdate, 16, 16, 0.5, 0.5},
+                      {StreamMix::kDaxpy, 24, 24, 2.0 / 3, 2.0 / 3},
+                      {StreamMix::kStreams, 64, 64, 1, 1},
+                      {StreamMix::kNtCopy, 16, 16, 0.5, 0.5}};
+  for (const Row& r : rows) {
+    INFO(stream_key(r.mix));
+    const StreamKernel k = stream_kernel(r.mix);
+    CHECK(k.explicit_bytes_per_elem() == r.explicit_bytes);
+    CHECK(k.traffic_bytes_per_elem() == r.traffic_bytes);
+    CHECK(read_share(r.mix, true) == Approx(r.read_share_l1));
+    CHECK(read_share(r.mix, false) == Approx(r.read_share_below));
+    StreamMix back = StreamMix::kLoad;
+    REQUIRE(parse_stream_mix(stream_key(r.mix), back));
+    CHECK(back == r.mix);
+  }
+  CHECK(bypasses_caches(StreamMix::kNtCopy));
+  CHECK_FALSE(bypasses_caches(StreamMix::kCopy));
+}
+
+TEST_CASE("fp chains: one per operation and precision, FMA where the CPU has it") {
+  const auto ks = fp_chain_kernels();
+  REQUIRE(ks.size() >= 4);
+  for (const FpChainKernel& k : ks) {
+    INFO(precision_name(k.precision) << " " << fp_op_key(k.op));
+    CHECK(std::isfinite(k.run(100)));
+    FpOp back = FpOp::kAdd;
+    REQUIRE(parse_fp_op(fp_op_key(k.op), back));
+    CHECK(back == k.op);
+  }
+  const bool fma = __builtin_cpu_supports("fma");
+  CHECK(ks.size() == (fma ? 6u : 4u));
 }
 
 TEST_CASE("flop kernels: the CPU's ISAs, FMA = 2 FLOPs, finite results") {

@@ -462,3 +462,60 @@ TEST_CASE("lines in flight above the per-core maximum: implausible, no latency v
   CHECK_FALSE(ok.boundaries[0].in_flight_implausible);
   CHECK_FALSE(run_full(r, m, nullptr, &ok).has(Flag::kImplausibleLatency));
 }
+
+TEST_CASE("dependency chain: FP instructions at a whole number per latency, below every roof") {
+  Machine mach = machine();
+  // A DP add 1 ns (3 cycles at 3 GHz), an FMA 4/3 ns.
+  mach.fp_latency.push_back({Precision::kDP, FpOp::kAdd, 1.0, 3, {}});
+  mach.fp_latency.push_back({Precision::kDP, FpOp::kFma, 4.0 / 3, 4, {}});
+  const Region r = region();  // 1 s, 1 thread
+  // Scalar DP instructions per second: per_latency of them per add latency.
+  auto scalar = [](double per_ns, double flops_per_instruction, double dram_read) {
+    Metrics m = fp_metrics(0.0, dram_read);
+    m.fp_instructions[1][0] = per_ns * 1e9;
+    m.flops[1][0] = per_ns * 1e9 * flops_per_instruction;
+    return m;
+  };
+  auto verdict = [&](const Metrics& m, const RegionRoofline& rr) {
+    VerdictInput in;
+    in.region = &r;
+    in.metrics = &m;
+    in.roofline = &rr;
+    in.machine = &mach;
+    return classify(in);
+  };
+  // HPCCG's ddot at DRAM: 14% of the bandwidth roof, one add per latency
+  // with a multiply beside it (2 per latency); 1.2 line misses in flight
+  // would have made it latency-bound.
+  const auto rr = memory_bound(0.14);
+  const double lines_1_2 = 1.2 / 100e-9 * 64;
+  Verdict v = verdict(scalar(2.0, 1, lines_1_2), rr);
+  CHECK(v.bound == Bound::kDependencyChain);
+  REQUIRE(v.chain);
+  CHECK(v.chain->chains == 2);
+  CHECK(v.chain->op == FpOp::kAdd);
+  CHECK(v.chain->per_latency == Approx(2.0));
+  CHECK(v.fraction == Approx(1.0));
+  CHECK_FALSE(v.has(Flag::kLatencyBound));
+  CHECK_FALSE(v.has(Flag::kUnderutilized));
+  CHECK_FALSE(v.boundary);
+  // One chain, within the tolerance either side; outside it, not a chain.
+  v = verdict(scalar(1.0 * (1 + 0.95 * kT.chain_tolerance), 1, 0), rr);
+  CHECK(v.bound == Bound::kDependencyChain);
+  CHECK(v.chain->chains == 1);
+  v = verdict(scalar(1.0 * (1 - 0.95 * kT.chain_tolerance), 1, 0), rr);
+  CHECK(v.bound == Bound::kDependencyChain);
+  CHECK(verdict(scalar(1.0 * (1 + 1.2 * kT.chain_tolerance), 1, 0), rr).bound != Bound::kDependencyChain);
+  CHECK(verdict(scalar(2.5, 1, 0), rr).bound != Bound::kDependencyChain);
+  CHECK(verdict(scalar(kT.chain_max + 1, 1, 0), rr).bound != Bound::kDependencyChain);
+  // Mostly FMAs: the FMA's latency sets the chain (0.75 per ns = 1 per 4/3 ns).
+  v = verdict(scalar(0.75, 2, 0), rr);
+  CHECK(v.bound == Bound::kDependencyChain);
+  CHECK(v.chain->op == FpOp::kFma);
+  CHECK(v.chain->chains == 1);
+  // Near a roof the roof explains the rate; without a measured latency no chain.
+  const auto near_roof = memory_bound(kT.chain_max_roof_fraction);
+  CHECK(verdict(scalar(1.0, 1, 0), near_roof).bound == Bound::kMemory);
+  const Metrics m1 = scalar(1.0, 1, 0);
+  CHECK(run(r, m1, &rr).bound != Bound::kDependencyChain);
+}

@@ -76,23 +76,29 @@ TEST_CASE("memory view: a chase's bandwidth, fraction and lines in flight per bo
   CHECK(l1->fraction == Approx(0.0002));
   CHECK_FALSE(l1->in_flight);  // Little's law applies below L1 only
   CHECK(l2->gbs == Approx(0.64));
-  CHECK(l2->roof_gbs == Approx(225));
+  // Read-only: each boundary's roof is the best read rate (load's, above
+  // triad's reads: 0.9 x 1.25 x 4/5 of it).
+  CHECK(l2->roof_gbs == Approx(200));
+  CHECK(l2->read_limited);
   CHECK(l2->in_flight.value() == Approx(1e6 * 4e-9 / 0.1));
   CHECK(dram->gbs == Approx(0.64));
-  CHECK(dram->roof_gbs == Approx(22.5));
-  CHECK(dram->kernel == StreamMix::kTriad);
-  CHECK(dram->fraction == Approx(0.64 / 22.5));
+  CHECK(dram->roof_gbs == Approx(20));
+  CHECK(dram->kernel == StreamMix::kLoad);
+  CHECK(dram->best_gbs == Approx(22.5));  // triad with write-allocate, any mix
+  CHECK(dram->best_kernel == StreamMix::kTriad);
+  CHECK(dram->write_share == 0);
+  CHECK(dram->fraction == Approx(0.64 / 20));
   CHECK(dram->line_misses == Approx(1e6));
   CHECK(dram->latency_ns.value() == Approx(100));
   CHECK(dram->in_flight.value() == Approx(1.0));
   CHECK(mv.limiting == Boundary::kDRAM);
   CHECK(mv.latency_boundary == Boundary::kDRAM);
-  CHECK(mv.fraction == Approx(0.64 / 22.5));
+  CHECK(mv.fraction == Approx(0.64 / 20));
 
   const Verdict v = verdict(region(0.1), m, mv, mach);
   CHECK(v.bound == Bound::kMemory);
   CHECK(v.boundary == Boundary::kDRAM);
-  CHECK(v.fraction == Approx(0.64 / 22.5));
+  CHECK(v.fraction == Approx(0.64 / 20));
   CHECK(v.has(Flag::kLatencyBound));
   CHECK_FALSE(v.has(Flag::kUnderutilized));
   CHECK(v.summary().find("latency-bound at DRAM") == 0);
@@ -127,13 +133,13 @@ TEST_CASE("memory view: latency-bound at and around the in-flight and fraction t
 
 TEST_CASE("memory view: a stream near the DRAM roof is memory-bound, at the roof, not latency-bound") {
   const Machine mach = machine();
-  // 20.25 GB read from DRAM in 1 s: 90% of 22.5 GB/s.
-  const Metrics m = traffic(20.25e9, 20.25e9, 20.25e9);
+  // 18 GB read from DRAM in 1 s: 90% of the 20 GB/s read-only roof.
+  const Metrics m = traffic(18e9, 18e9, 18e9);
   const MemoryView mv = memory_view(m, 1.0, 1, mach);
   REQUIRE(mv.valid);
   CHECK(mv.limiting == Boundary::kDRAM);
   CHECK(mv.fraction == Approx(0.9));
-  CHECK(mv.at(Boundary::kDRAM)->in_flight.value() == Approx(20.25e9 / 64 * 100e-9));
+  CHECK(mv.at(Boundary::kDRAM)->in_flight.value() == Approx(18e9 / 64 * 100e-9));
   const Verdict v = verdict(region(1.0), m, mv, mach);
   CHECK(v.bound == Bound::kMemory);
   CHECK(v.boundary == Boundary::kDRAM);
@@ -154,8 +160,8 @@ TEST_CASE("memory view: a stream near the DRAM roof is memory-bound, at the roof
 
 TEST_CASE("memory view: underutilized around its fraction threshold") {
   const Machine mach = machine();
-  // 4.5 GB from DRAM in 1 s: 20% of the roof with 7 lines in flight.
-  const Metrics m = traffic(4.5e9, 4.5e9, 4.5e9);
+  // 4 GB from DRAM in 1 s: 20% of the roof with 6 lines in flight.
+  const Metrics m = traffic(4e9, 4e9, 4e9);
   const MemoryView mv = memory_view(m, 1.0, 1, mach);
   CHECK(mv.fraction == Approx(0.2));
   CHECK(verdict(region(1.0), m, mv, mach).has(Flag::kUnderutilized));
@@ -167,13 +173,13 @@ TEST_CASE("memory view: underutilized around its fraction threshold") {
 
 TEST_CASE("memory view: the limiting boundary is the one nearest its roof") {
   const Machine mach = machine();
-  // L2: 180 of 225 GB/s (80%); DRAM 4.5 of 22.5 (20%).
-  const Metrics m = traffic(180e9, 180e9, 4.5e9);
+  // L2: 160 of 200 GB/s (80%); DRAM 4 of 20 (20%).
+  const Metrics m = traffic(160e9, 160e9, 4e9);
   const MemoryView mv = memory_view(m, 1.0, 1, mach);
   CHECK(mv.limiting == Boundary::kL2);
   CHECK(mv.latency_boundary == Boundary::kL2);
   CHECK(mv.fraction == Approx(0.8));
-  CHECK(mv.at(Boundary::kL1)->fraction == Approx(0.45));
+  CHECK(mv.at(Boundary::kL1)->fraction == Approx(0.4));
   const Verdict v = verdict(region(1.0), m, mv, mach);
   CHECK(v.boundary == Boundary::kL2);
   CHECK(v.at_roof);
@@ -184,8 +190,8 @@ TEST_CASE("memory view: thread counts pick the nearest ceilings, in flight is pe
   const Metrics m = traffic(0, 0, 64e6);
   const MemoryView two = memory_view(m, 0.1, 2, mach);
   CHECK(two.ceiling_threads == 2);
-  CHECK(two.at(Boundary::kDRAM)->roof_gbs == Approx(45));
-  CHECK(two.fraction == Approx(0.64 / 45));
+  CHECK(two.at(Boundary::kDRAM)->roof_gbs == Approx(40));
+  CHECK(two.fraction == Approx(0.64 / 40));
   CHECK(two.at(Boundary::kDRAM)->in_flight.value() == Approx(0.5));
   const MemoryView three = memory_view(m, 0.1, 3, mach);
   CHECK(three.threads == 3);

@@ -1,5 +1,6 @@
 // Roofline math on synthetic inputs: the lab's numbers, bounds per boundary,
 // ridge, limiting boundary, the compute roof that applies, thread matching.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
@@ -100,16 +101,60 @@ TEST_CASE("region roofline: intensity, bound, ridge and limit per boundary") {
   CHECK(r.fraction == Approx(1.0 / 40));
 }
 
+TEST_CASE("mix roof: the best read rate over (1 - written share), at most the best kernel") {
+  Machine m = test::synthetic_machine();
+  CeilingSet& s = m.ceilings.front();  // 1 thread
+  s.bandwidth.erase(std::remove_if(s.bandwidth.begin(), s.bandwidth.end(),
+                                   [](const BandwidthCeiling& b) {
+                                     return b.boundary == Boundary::kDRAM;
+                                   }),
+                    s.bandwidth.end());
+  // One core at DRAM: read-only 25 GB/s, read-modify-write 48 (24 of reads),
+  // daxpy 36 (24 of reads), all counted as the bytes crossing the boundary.
+  s.bandwidth.push_back({Boundary::kDRAM, StreamMix::kLoad, 25, 25, {}, "4 KiB"});
+  s.bandwidth.push_back({Boundary::kDRAM, StreamMix::kUpdate, 48, 48, {}, "2 MiB"});
+  s.bandwidth.push_back({Boundary::kDRAM, StreamMix::kDaxpy, 36, 36, {}, "2 MiB"});
+  const MixRoof ro = s.roof_bandwidth(Boundary::kDRAM, 0.0);
+  CHECK(ro.gbs == Approx(25));
+  CHECK(ro.read_limited);
+  CHECK(ro.kernel()->mix == StreamMix::kLoad);
+  const MixRoof rmw = s.roof_bandwidth(Boundary::kDRAM, 0.5);
+  CHECK(rmw.gbs == Approx(48));  // min(48, 25 / 0.5 = 50)
+  CHECK_FALSE(rmw.read_limited);
+  CHECK(rmw.kernel()->mix == StreamMix::kUpdate);
+  CHECK(rmw.kernel()->pages == "2 MiB");
+  const MixRoof third = s.roof_bandwidth(Boundary::kDRAM, 1.0 / 3);
+  CHECK(third.gbs == Approx(37.5));  // 25 / (2/3)
+  CHECK(third.read_limited);
+  CHECK(s.roof_bandwidth(Boundary::kDRAM, 1.0).gbs == Approx(48));  // writes only
+  // A region's DRAM roof follows its own mix.
+  CounterMap c;
+  c["flops.dp.scalar"] = 1e8;  // I = 1/30 FLOP/byte: memory-limited
+  c["bytes.dram.read"] = 2e9;
+  c["bytes.dram.write"] = 1e9;  // a daxpy's mix: a third written
+  const RegionRoofline r = region_roofline(metrics_from_counters(c), 0.1, 1, m);
+  REQUIRE(r.valid);
+  const BoundaryRoof* dram = r.at(Boundary::kDRAM);
+  REQUIRE(dram);
+  CHECK(dram->bandwidth_gbs == Approx(37.5));
+  CHECK(dram->write_share == Approx(1.0 / 3));
+  CHECK(dram->read_limited);
+  CHECK(dram->kernel == StreamMix::kLoad);
+  CHECK(dram->best_gbs == Approx(48));
+  CHECK(dram->best_kernel == StreamMix::kUpdate);
+  CHECK(dram->fraction == Approx(30.0 / 37.5));  // 3e9 B in 0.1 s = 30 GB/s
+}
+
 TEST_CASE("region roofline: compute-limited when every bandwidth roof is above the peak") {
   const Machine m = test::synthetic_machine();
   CounterMap c;
   c["flops.dp.512"] = 100000000000;  // 1e11 FLOPs
-  c["bytes.dram.read"] = 1000000000;  // I = 100 at DRAM: 2250 GFLOP/s roof
+  c["bytes.dram.read"] = 1000000000;  // I = 100 at DRAM: read-only roof 20 GB/s, 2000 GFLOP/s
   const RegionRoofline r = region_roofline(metrics_from_counters(c), 10.0, 1, m);
   REQUIRE(r.valid);
   CHECK(r.compute_limited);
   CHECK(r.bound == Approx(80));
-  CHECK(r.at(Boundary::kDRAM)->bandwidth_roof == Approx(2250));
+  CHECK(r.at(Boundary::kDRAM)->bandwidth_roof == Approx(2000));
   CHECK_FALSE(r.at(Boundary::kDRAM)->memory_limited);
   CHECK(r.fraction == Approx(10.0 / 80));
 }

@@ -54,7 +54,9 @@ bool file_offset_of(const void* addr, std::string* path, uint64_t* offset) {
   while (std::getline(maps, line)) {
     std::istringstream ls(line);
     std::string range, perms, off, dev, inode, file;
-    ls >> range >> perms >> off >> dev >> inode >> file;
+    ls >> range >> perms >> off >> dev >> inode;
+    // The path is the rest of the line: a checkout's path may hold spaces.
+    std::getline(ls >> std::ws, file);
     const uint64_t lo = std::stoull(range.substr(0, range.find('-')), nullptr, 16);
     const uint64_t hi = std::stoull(range.substr(range.find('-') + 1), nullptr, 16);
     if (a >= lo && a < hi) {

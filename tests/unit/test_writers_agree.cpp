@@ -364,14 +364,21 @@ TEST_CASE("reports: a region without FLOPs, a run without markers, the DRAM roof
   }
   CHECK(said);
   // The DRAM roof both ways: with write-allocate (the fraction's) and STREAM's.
-  CHECK_THAT(text, Catch::Contains("DRAM roof (1 thread): 22.5 GB/s counting write-allocate "
-                                   "(triad kernel; the % above); 20 GB/s in STREAM's "
-                                   "convention, explicit bytes (load kernel)"));
+  // The copy's bytes are a third written: its roof is the best kernel's
+  // (triad, 22.5), under the best read rate (load's 20) / (1 - 1/3) = 30.
+  CHECK_THAT(text, Catch::Contains("DRAM roof (1 thread): 22.5 GB/s counting write-allocate, "
+                                   "the best of any kernel (triad); for a region whose bytes "
+                                   "there are a share w written, min(that, the best read rate "
+                                   "20 GB/s (load kernel) / (1 - w)) (the % above); 20 GB/s in "
+                                   "STREAM's convention, explicit bytes (load kernel)"));
   const json doc = json::parse(render(a, "json"));
   const json& dram = region_of(doc["regions"], "copy")["memory"]["boundaries"].back();
   CHECK(dram["boundary"] == "dram");
   CHECK(dram["roof_gbs"].get<double>() == Approx(22.5));
   CHECK(dram["roof_gbs_stream_convention"].get<double>() == Approx(20));
+  CHECK(dram["write_share"].get<double>() == Approx(1.0 / 3).epsilon(1e-6));
+  CHECK_FALSE(dram["roof_read_limited"].get<bool>());
+  CHECK(dram["roof_kernel"] == "triad");
   // A run without marker data: no "0 processes, 0 threads with markers".
   p.run.processes = 0;
   p.run.threads = 0;

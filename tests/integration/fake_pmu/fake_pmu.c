@@ -114,12 +114,23 @@ static void load_script(void) {
   while (fgets(line, sizeof(line), f) != NULL) {
     line[strcspn(line, "#\n")] = '\0';
     char word[32], a[64], b[64], c[64], d[64], e[64], extra[2];
+    int at = 0;
+    if (sscanf(line, " %31s%n", word, &at) != 1) continue;
+    if (strcmp(word, "root") == 0) {
+      /* The root is the rest of the line: a checkout's path may be long and
+         hold spaces. */
+      const char* r = line + at + strspn(line + at, " \t");
+      size_t len = strlen(r);
+      while (len > 0 && (r[len - 1] == ' ' || r[len - 1] == '\t' || r[len - 1] == '\r')) --len;
+      if (len == 0) die("bad script line: ", line);
+      if (len >= sizeof(g_root) - 64) die("root too long: ", r);
+      memcpy(g_root, r, len);
+      g_root[len] = '\0';
+      continue;
+    }
     const int n = sscanf(line, "%31s %63s %63s %63s %63s %63s %1s", word, a, b, c, d, e, extra);
     if (n <= 0) continue;
-    if (strcmp(word, "root") == 0 && n == 2) {
-      if (strlen(a) >= sizeof(g_root) - 64) die("root too long: ", a);
-      sscanf(line, "%*s %4000s", g_root);
-    } else if (strcmp(word, "running") == 0 && n == 2) {
+    if (strcmp(word, "running") == 0 && n == 2) {
       char* end = NULL;
       g_running = strtod(a, &end);
       if (*end != '\0' || !(g_running > 0 && g_running <= 1))
