@@ -1,10 +1,9 @@
 // Fuzz target: the region path patterns of `rprof check --rules`
 // (report/region_pattern.h). The input's first line is a pattern, the rest a
 // region path ('/' between names). Every input must finish within the
-// driver's time bound per input (-timeout), where a matcher that tries every
-// split of the stars ran for minutes on 60 characters; where the plain
-// definition below is cheap enough to run (few stars), the matcher must
-// agree with it.
+// driver's time bound per input (-timeout; a matcher that tries every split
+// of the stars needs minutes for 60 characters); where the plain definition
+// below is cheap enough to run (few stars), the matcher must agree with it.
 #include <string>
 #include <vector>
 
