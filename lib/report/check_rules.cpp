@@ -140,27 +140,6 @@ Rule read_rule(const json& j, const std::string& where, int line) {
   return rule;
 }
 
-// Glob of one name: '*' any run of characters, '?' one character.
-bool name_matches(const char* p, const char* s) {
-  if (*p == '\0') return *s == '\0';
-  if (*p == '*') return name_matches(p + 1, s) || (*s != '\0' && name_matches(p, s + 1));
-  if (*s == '\0') return false;
-  return (*p == '?' || *p == *s) && name_matches(p + 1, s + 1);
-}
-
-bool segments_match(const std::vector<std::string>& pat, size_t i,
-                    const std::vector<std::string>& path, size_t j) {
-  if (i == pat.size()) return j == path.size();
-  if (pat[i] == "**") {
-    for (size_t k = j; k <= path.size(); ++k) {
-      if (segments_match(pat, i + 1, path, k)) return true;
-    }
-    return false;
-  }
-  return j < path.size() && name_matches(pat[i].c_str(), path[j].c_str()) &&
-         segments_match(pat, i + 1, path, j + 1);
-}
-
 std::string count_text(double v) { return fmt::format("{:.0f}", v); }
 
 bool counts_equal(double measured, double expected, double tolerance) {
@@ -365,19 +344,6 @@ RuleSet load_rules(const std::string& path) {
   }
   const bool is_json = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
   return parse_rules(text, path, is_json);
-}
-
-bool path_matches(const std::string& pattern, const std::vector<std::string>& path) {
-  std::vector<std::string> pat;
-  size_t begin = 0;
-  while (true) {
-    const size_t slash = pattern.find('/', begin);
-    pat.push_back(
-        pattern.substr(begin, slash == std::string::npos ? std::string::npos : slash - begin));
-    if (slash == std::string::npos) break;
-    begin = slash + 1;
-  }
-  return segments_match(pat, 0, path, 0);
 }
 
 std::vector<CheckItem> evaluate_rules(const RuleSet& rules, const Analysis& run) {

@@ -14,6 +14,7 @@
 
 #include "analysis/analysis.h"
 #include "common/kinds.h"
+#include "report/region_pattern.h"
 
 namespace rprof {
 
@@ -43,9 +44,6 @@ struct RuleSet {
 RuleSet load_rules(const std::string& path);
 // The same from text (`name` for messages; `json`: the text is JSON).
 RuleSet parse_rules(const std::string& text, const std::string& name, bool json);
-
-// Whether a region path matches a rule's pattern.
-bool path_matches(const std::string& pattern, const std::vector<std::string>& path);
 
 // One check of a `rprof check`: a rule on a region, or a baseline comparison.
 struct CheckItem {

@@ -29,25 +29,77 @@ namespace fs = std::filesystem;
 
 volatile sig_atomic_t g_child = 0;
 volatile sig_atomic_t g_stopped_by = 0;  // LaunchResult::stopped_by
+volatile sig_atomic_t g_forwarded = 0;   // the last signal sent on to the app
 bool g_sigchld_ignored = false;          // rprof inherited SIGCHLD = SIG_IGN
+// The actions the handlers replace while the app runs, by signal number.
+struct sigaction g_saved[NSIG];
 
-void forward_signal(int sig) {
-  g_stopped_by = sig;
-  if (g_child > 0) kill(g_child, sig);
+// Every catchable signal is forwarded or handled while the app runs, except
+// SIGCHLD (the app's end, rprof's own) and the job-control signals SIGCONT,
+// SIGTSTP, SIGTTIN and SIGTTOU: those stop and continue rprof as they would a
+// shell wrapper (Ctrl-Z reaches the whole foreground group, the app included).
+// glibc keeps two real-time signals for itself; sigaction refuses them.
+bool is_forwarded(int sig) {
+  switch (sig) {
+    case SIGKILL:
+    case SIGSTOP:
+    case SIGCHLD:
+    case SIGCONT:
+    case SIGTSTP:
+    case SIGTTIN:
+    case SIGTTOU:
+      return false;
+    default:
+      return sig > 0 && sig < NSIG && (sig < 32 || sig >= SIGRTMIN);
+  }
 }
 
-// SIGINT and SIGQUIT: the terminal sends them to the whole foreground group,
-// the app included (si_code SI_KERNEL), so those are not forwarded (the app
-// would get them twice). One sent by a process to rprof alone (kill -INT
-// <rprof pid>: SI_USER, SI_QUEUE) is forwarded, so the app stops as it would
-// without rprof. A process that signals the whole group delivers it twice;
-// the runtime's flush then ends in the shared tables, which keep the regions.
-void forward_signal_from_process(int sig, siginfo_t* info, void* /*context*/) {
-  g_stopped_by = sig;
-  if (info != nullptr && (info->si_code == SI_USER || info->si_code == SI_QUEUE ||
-                          info->si_code == SI_TKILL)) {
-    forward_signal(sig);
+sigset_t forwarded_set() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig = 1; sig < NSIG; ++sig) {
+    if (is_forwarded(sig)) sigaddset(&set, sig);
   }
+  return set;
+}
+
+// Sent by a process other than rprof (kill, sigqueue, tgkill). The kernel's
+// own have si_code > 0: a terminal's Ctrl-C (SI_KERNEL), a fault of rprof's
+// (SEGV_MAPERR, ...). rprof's SIGPIPE from a write to a closed pipe and its
+// own abort() carry rprof's pid.
+bool from_other_process(const siginfo_t* info) {
+  return info != nullptr &&
+         (info->si_code == SI_USER || info->si_code == SI_QUEUE || info->si_code == SI_TKILL) &&
+         info->si_pid != getpid();
+}
+
+// A signal that says rprof itself failed when no other process sent it.
+bool is_own_failure(int sig) {
+  return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGTRAP ||
+         sig == SIGSYS || sig == SIGABRT;
+}
+
+// While the app runs. A signal another process sends to rprof goes on to the
+// app, so it ends (or carries on) as it would without rprof, and rprof lives
+// to write the profile and remove its private directories. SIGTERM and
+// SIGHUP go on whoever sent them, and SIGALRM too (an alarm set before rprof
+// was exec'd is the app's). The kernel's others are not forwarded: SIGINT,
+// SIGQUIT and SIGWINCH from the terminal reach the whole foreground group,
+// the app included (a process that signals the whole group delivers them
+// twice; the runtime's flush then ends in the shared tables, which keep the
+// regions); a fault or abort() of rprof's own gets the action the handler
+// replaced back, so the fault recurs (or abort() goes on) and ends rprof as
+// it would have; the rest (rprof's own SIGPIPE, timers, limits) are ignored.
+void on_signal(int sig, siginfo_t* info, void* /*context*/) {
+  const int saved_errno = errno;
+  if (sig == SIGINT || sig == SIGQUIT || sig == SIGTERM || sig == SIGHUP) g_stopped_by = sig;
+  if (from_other_process(info) || sig == SIGTERM || sig == SIGHUP || sig == SIGALRM) {
+    g_forwarded = sig;
+    if (g_child > 0) kill(g_child, sig);
+  } else if (is_own_failure(sig)) {
+    sigaction(sig, &g_saved[sig], nullptr);
+  }
+  errno = saved_errno;
 }
 
 double tv_seconds(const timeval& tv) {
@@ -257,44 +309,39 @@ bool open_on(const std::string& path, int flags, int fd) {
   _exit(127);
 }
 
-// While the app runs: SIGINT and SIGQUIT from the terminal ignored (the app
-// gets them too), from a process forwarded; SIGTERM and SIGHUP forwarded to
-// it; restored when the app has ended.
+// on_signal for every forwarded signal while the app runs; the previous
+// actions back when it has ended.
 class SignalsWhileWaiting {
  public:
   explicit SignalsWhileWaiting(pid_t child) {
     g_child = child;
-    struct sigaction from_process{}, fwd{};
-    from_process.sa_sigaction = forward_signal_from_process;
-    from_process.sa_flags = SA_SIGINFO;
-    fwd.sa_handler = forward_signal;
-    sigaction(SIGINT, &from_process, &old_int_);
-    sigaction(SIGQUIT, &from_process, &old_quit_);
-    sigaction(SIGTERM, &fwd, &old_term_);
-    sigaction(SIGHUP, &fwd, &old_hup_);
+    struct sigaction act{};
+    act.sa_sigaction = on_signal;
+    act.sa_flags = SA_SIGINFO;
+    sigemptyset(&act.sa_mask);
+    for (int sig = 1; sig < NSIG; ++sig) {
+      installed_[sig] = is_forwarded(sig) && sigaction(sig, &act, &g_saved[sig]) == 0;
+    }
   }
   ~SignalsWhileWaiting() {
     g_child = 0;
-    sigaction(SIGINT, &old_int_, nullptr);
-    sigaction(SIGQUIT, &old_quit_, nullptr);
-    sigaction(SIGTERM, &old_term_, nullptr);
-    sigaction(SIGHUP, &old_hup_, nullptr);
+    for (int sig = 1; sig < NSIG; ++sig) {
+      if (installed_[sig]) sigaction(sig, &g_saved[sig], nullptr);
+    }
   }
   SignalsWhileWaiting(const SignalsWhileWaiting&) = delete;
   SignalsWhileWaiting& operator=(const SignalsWhileWaiting&) = delete;
 
  private:
-  struct sigaction old_int_{}, old_quit_{}, old_term_{}, old_hup_{};
+  bool installed_[NSIG] = {};
 };
 
-// Blocks SIGINT, SIGQUIT, SIGTERM and SIGHUP; restore() (idempotent, also
-// at destruction) puts the previous mask back.
+// Blocks the forwarded signals; restore() (idempotent, also at destruction)
+// puts the previous mask back.
 class BlockForwarded {
  public:
   BlockForwarded() {
-    sigset_t set;
-    sigemptyset(&set);
-    for (int sig : {SIGINT, SIGQUIT, SIGTERM, SIGHUP}) sigaddset(&set, sig);
+    const sigset_t set = forwarded_set();
     sigprocmask(SIG_BLOCK, &set, &old_);
   }
   ~BlockForwarded() { restore(); }
@@ -332,6 +379,7 @@ LaunchResult launch(const LaunchSpec& spec) {
   // may be ready, and signalled, before the parent runs again).
   const BlockForwarded blocked;
   g_stopped_by = 0;
+  g_forwarded = 0;
   const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) {
@@ -378,6 +426,7 @@ LaunchResult launch(const LaunchSpec& spec) {
   if (spec.sample_functions) r.functions = finish_sampling(sampler, gate);
   r.pid = static_cast<int>(pid);
   r.stopped_by = g_stopped_by;
+  if (r.stopped_by == 0 && r.signal != 0 && r.signal == g_forwarded) r.stopped_by = r.signal;
   return r;
 }
 

@@ -37,8 +37,9 @@ struct LaunchResult {
   double user_time_s = 0;
   double system_time_s = 0;
   FunctionTimes functions;  // when spec.sample_functions
-  // SIGINT, SIGTERM, SIGHUP or SIGQUIT that reached rprof while the app ran
-  // (Ctrl-C, a batch system's SIGTERM): the run was stopped from outside.
+  // The run was stopped from outside: SIGINT, SIGTERM, SIGHUP or SIGQUIT
+  // reached rprof while the app ran (Ctrl-C, a batch system's SIGTERM), or
+  // another signal rprof forwarded (SIGUSR1, ...) killed the app.
   int stopped_by = 0;
   // rprof's own exit code for this outcome: the app's code, or 128 + signal.
   int shell_status() const { return signal != 0 ? 128 + signal : exit_code; }
@@ -59,13 +60,15 @@ std::string make_output_dir(const std::string& requested, const std::string& app
 void take_over_sigchld();
 
 // Runs the program and waits for it. The app is killed (SIGKILL) when rprof
-// dies (PR_SET_PDEATHSIG, kept through Valgrind's exec of its tool). While waiting, SIGINT and SIGQUIT from
-// the terminal are ignored by rprof (the terminal delivers them to the app
-// too), the same sent by a process to rprof (kill -INT <rprof pid>) are
-// forwarded, and SIGTERM and SIGHUP are forwarded to it, so rprof always
-// lives to write the report. A launcher-only variable the user's
-// environment still holds from an earlier run (RPROF_PRELOAD_PROGRAM) is
-// cleared unless the spec sets it.
+// dies (PR_SET_PDEATHSIG, kept through Valgrind's exec of its tool). While
+// waiting, every catchable signal a process sends to rprof (kill -USR1
+// <rprof pid>) is forwarded to the app, and SIGTERM, SIGHUP and SIGALRM
+// whoever sent them; those the terminal sends (Ctrl-C, a window resize)
+// reach the app directly and are not sent twice. SIGCHLD and the job-control
+// signals (SIGTSTP, SIGTTIN, SIGTTOU, SIGCONT) keep their actions. So rprof
+// always lives to write the report and remove its private directories. A
+// launcher-only variable the user's environment still holds from an earlier
+// run (RPROF_PRELOAD_PROGRAM) is cleared unless the spec sets it.
 LaunchResult launch(const LaunchSpec& spec);
 
 }  // namespace rprof

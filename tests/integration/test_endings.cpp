@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -67,6 +68,57 @@ void check_kept(const nlohmann::json& p, int open_calls = 1) {
   // the runtime measured over 5 ms, which a loaded machine can skew: 25%.
   CHECK(compute["open_time_s"].get<double>() >= 0.015);
   CHECK(compute["open_time_s"].get<double>() < 30);
+}
+
+// rprof -q --backend=time on crash.c's `how`, with its own TMPDIR; for
+// "wait", the app's "ready <pid>" line read.
+struct Started {
+  pid_t rprof = -1;
+  pid_t app = -1;
+  int out = -1;  // the app's stdout, open until rprof has ended
+  // rprof's wait status, raw: WIFSIGNALED is what a shell sees.
+  int wait() {
+    int status = 0;
+    REQUIRE(waitpid(rprof, &status, 0) == rprof);
+    close(out);
+    return status;
+  }
+};
+
+Started start_rprof(const std::string& dir, const std::string& tmpdir, const std::string& how) {
+  int out[2];
+  REQUIRE(pipe(out) == 0);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(out[1], 1);
+    close(out[0]);
+    close(out[1]);
+    setenv("TMPDIR", tmpdir.c_str(), 1);
+    execl(RPROF_BIN, RPROF_BIN, "--backend=time", "-q", "-o", dir.c_str(), app("crash").c_str(),
+          how.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(out[1]);
+  Started s{pid, -1, out[0]};
+  if (how == "wait") {
+    std::string line;
+    char c;
+    while (read(out[0], &c, 1) == 1 && c != '\n') line += c;
+    REQUIRE_THAT(line, Catch::StartsWith("ready "));
+    s.app = std::stoi(line.substr(6));
+  }
+  return s;
+}
+
+// The entries of a TMPDIR that rprof names its own (rprof-tables.*,
+// rprof-stdin.*).
+std::vector<std::string> rprof_dirs(const std::string& tmpdir) {
+  std::vector<std::string> found;
+  for (const auto& e : fs::directory_iterator(tmpdir)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("rprof-", 0) == 0) found.push_back(name);
+  }
+  return found;
 }
 
 nlohmann::json run_ending(const std::string& how, int want_status) {
@@ -398,33 +450,79 @@ TEST_CASE("rank variables under an MPI launcher count, an absurd world size is r
   CHECK(p["run"]["missing_ranks"].empty());
 }
 
-TEST_CASE("SIGINT sent to the launcher alone is forwarded to the app") {
+TEST_CASE("SIGINT sent to the launcher alone is forwarded to the app, rprof dies by it too") {
   const std::string dir = fresh_path("sigint-launcher");
-  int out[2];
-  REQUIRE(pipe(out) == 0);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    dup2(out[1], 1);
-    close(out[0]);
-    execl(RPROF_BIN, RPROF_BIN, "--backend=time", "-q", "-o", dir.c_str(),
-          app("crash").c_str(), "wait", static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  close(out[1]);
-  std::string line;
-  char c;
-  while (read(out[0], &c, 1) == 1 && c != '\n') line += c;
-  close(out[0]);
-  REQUIRE_THAT(line, Catch::StartsWith("ready "));
-  REQUIRE(kill(pid, SIGINT) == 0);  // rprof's pid, not the app's
-  int status = 0;
-  REQUIRE(waitpid(pid, &status, 0) == pid);
-  REQUIRE(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 128 + SIGINT);
+  const std::string tmp = fresh_dir("sigint-launcher-tmp");
+  Started s = start_rprof(dir, tmp, "wait");
+  REQUIRE(kill(s.rprof, SIGINT) == 0);  // rprof's pid, not the app's
+  const int status = s.wait();
+  REQUIRE(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGINT);
   const auto p = load_json(dir + "/profile.json");
   CHECK(p["run"]["signal"] == SIGINT);
   CHECK(find_region(p, "done")["calls"] == 2);
   CHECK(find_region(p, "open_outer")["complete"] == false);
+  CHECK(rprof_dirs(tmp).empty());
+}
+
+TEST_CASE("the app killed by a signal: rprof writes the profile, then dies by the same signal") {
+  // SIGINT to the app alone, as the terminal's Ctrl-C reaches it: a shell
+  // loop around rprof stops only when rprof died by SIGINT.
+  const std::string dir = fresh_path("app-sigint");
+  const std::string tmp = fresh_dir("app-sigint-tmp");
+  Started s = start_rprof(dir, tmp, "wait");
+  REQUIRE(kill(s.app, SIGINT) == 0);
+  int status = s.wait();
+  REQUIRE(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGINT);
+  CHECK(fs::exists(dir + "/report.html"));
+  auto p = load_json(dir + "/profile.json");
+  CHECK(p["run"]["signal"] == SIGINT);
+  CHECK(find_region(p, "done")["calls"] == 2);
+  CHECK(rprof_dirs(tmp).empty());
+
+  // A fault of the app's: the same signal, and no core file of rprof's.
+  const std::string segv_dir = fresh_path("app-segv");
+  s = start_rprof(segv_dir, tmp, "segv");
+  status = s.wait();
+  REQUIRE(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGSEGV);
+  CHECK_FALSE(WCOREDUMP(status));
+  p = load_json(segv_dir + "/profile.json");
+  CHECK(p["run"]["signal"] == SIGSEGV);
+  CHECK(find_region(p, "done")["calls"] == 2);
+
+  // An exit status that looks like a signal's is still an exit.
+  const std::string exit_dir = fresh_path("app-exit3");
+  s = start_rprof(exit_dir, tmp, "exit3");
+  status = s.wait();
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 3);
+  CHECK(rprof_dirs(tmp).empty());
+}
+
+TEST_CASE("any catchable signal sent to rprof ends the app, then rprof, with a complete profile") {
+  for (const int sig : {SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE, SIGTERM, SIGHUP, SIGQUIT}) {
+    INFO(strsignal(sig));
+    const std::string dir = fresh_path("sig-to-rprof");
+    const std::string tmp = fresh_dir("sig-to-rprof-tmp");
+    Started s = start_rprof(dir, tmp, "wait");
+    REQUIRE(kill(s.rprof, sig) == 0);
+    const int status = s.wait();
+    REQUIRE(WIFSIGNALED(status));
+    CHECK(WTERMSIG(status) == sig);
+    CHECK_FALSE(WCOREDUMP(status));
+    // The app was ended by the signal (not by rprof's death, SIGKILL), and
+    // every report file was written.
+    const auto p = load_json(dir + "/profile.json");
+    CHECK(p["run"]["signal"] == sig);
+    CHECK(find_region(p, "done")["calls"] == 2);
+    CHECK(find_region(p, "open_outer")["complete"] == false);
+    CHECK(fs::exists(dir + "/report.txt"));
+    CHECK(fs::exists(dir + "/report.html"));
+    // rprof removed its private directories (the shared region tables).
+    CHECK(rprof_dirs(tmp).empty());
+  }
 }
 
 TEST_CASE("hostile files among the shared tables are skipped with a note, never followed") {

@@ -114,11 +114,14 @@ void add_run_options(CLI::App& app, RunOptions& o) {
   }, "print the version and exit");
   app.footer(
       "Subcommands: rprof report|help (rprof help for the list).\n"
-      "Exit status: the app's, or 128+N when signal N killed it; 126/127 when it\n"
-      "cannot be run; 1 or 2 for rprof's own errors (1 also when the counted run\n"
-      "of --backend=sim failed, e.g. on AVX-512 code: the note says why, the\n"
-      "app's own status is in profile.json); 128+N when SIGINT, SIGTERM, ... (N)\n"
-      "stopped a run of --backend=sim (the profile holds what ran before).");
+      "Exit status: rprof ends as the app did, after writing the profile: with\n"
+      "its exit status, or killed by the same signal N (a shell shows 128+N; no\n"
+      "core file of rprof's); 126/127 when it cannot be run; 1 or 2 for rprof's\n"
+      "own errors (1 also when the counted run of --backend=sim failed, e.g. on\n"
+      "AVX-512 code: the note says why, the app's own status is in profile.json);\n"
+      "killed by signal N when SIGINT, SIGTERM, ... (N) stopped a run of\n"
+      "--backend=sim (the profile holds what ran before). Signals sent to rprof\n"
+      "while the app runs are forwarded to it.");
   app.prefix_command();
 }
 
@@ -221,8 +224,12 @@ RunRequest run_request(const RunOptions& o, const std::string& program) {
   return r;
 }
 
+// rprof's status for how the app ended: its exit code, or -N when signal N
+// killed it (rprof then ends by N, commands.h).
+int app_ending(const LaunchResult& r) { return r.signal != 0 ? -r.signal : r.exit_code; }
+
 // The report files in out_dir and the report on stdout; returns rprof's
-// exit status.
+// status (commands.h).
 int write_reports(RunOptions& o, const std::string& out_dir, const Profile& p,
                   const std::function<void()>& load_machine,
                   std::optional<MachineChoice>& machine_choice, const RunOutcome& run) {
@@ -244,13 +251,13 @@ int write_reports(RunOptions& o, const std::string& out_dir, const Profile& p,
   if (run.stopped != 0) {
     std::cerr << "rprof: stopped by signal " << run.stopped
               << ": the profile holds what ran before the stop\n";
-    return 128 + run.stopped;
+    return -run.stopped;
   }
   if (!sim_problem.empty()) {
     std::cerr << "rprof: " << sim_problem << "\n";
-    return run.native && result.shell_status() != 0 ? result.shell_status() : 1;
+    return run.native && result.shell_status() != 0 ? app_ending(result) : 1;
   }
-  return result.shell_status();
+  return app_ending(result);
 }
 
 // --repeat N: 1 to 1000 timed runs; throws Error (exit 2) for anything else.

@@ -1,5 +1,6 @@
 // The subcommands of `rprof`. Each takes its own argv (argv[0] is
-// "rprof <name>") and returns the process exit code; errors are thrown as
+// "rprof <name>") and returns the process exit code, or -N: rprof ends by
+// signal N, as the program it ran did (main); errors are thrown as
 // rprof::Error and printed by main.
 #ifndef RPROF_TOOLS_RPROF_COMMANDS_H_
 #define RPROF_TOOLS_RPROF_COMMANDS_H_

@@ -1,6 +1,9 @@
 // rprof: a roofline profiler. `rprof ./app` runs and reports; subcommands
 // handle saved profiles and the machine.
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -90,6 +93,46 @@ int finish_stdout(int status) {
   return status != 0 ? status : 1;
 }
 
+// rprof ends as the program it ran ended: killed by the same signal, so a
+// shell sees it as it would natively (bash ends a loop at Ctrl-C only when
+// its child died by SIGINT). The signal's default action is put back and it
+// is unblocked before it is raised; rprof writes no core file of its own (the
+// program's was written where its limits allow). Returns only where the
+// signal cannot end rprof: its default action does not kill (SIGCHLD,
+// SIGWINCH, a stop, ...) or glibc keeps it for itself.
+void end_by_signal(int sig) {
+  switch (sig) {
+    case SIGCHLD:
+    case SIGCONT:
+    case SIGURG:
+    case SIGWINCH:
+    case SIGSTOP:
+    case SIGTSTP:
+    case SIGTTIN:
+    case SIGTTOU:
+      return;
+    default:
+      if (sig <= 0 || sig >= NSIG) return;
+  }
+  struct sigaction dfl{};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  if (sig != SIGKILL && sigaction(sig, &dfl, nullptr) != 0) return;
+  // A core file needs a dumpable process and a core size limit (a piped
+  // core_pattern ignores the limit, not the dumpable flag).
+  rlimit core{};
+  if (getrlimit(RLIMIT_CORE, &core) == 0) {
+    core.rlim_cur = 0;
+    setrlimit(RLIMIT_CORE, &core);
+  }
+  prctl(PR_SET_DUMPABLE, 0);
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, sig);
+  pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+  raise(sig);
+}
+
 }  // namespace rprof
 
 namespace {
@@ -135,5 +178,8 @@ int main(int argc, char** argv) {
   // rprof waits for the program: an inherited SIGCHLD = SIG_IGN would make
   // the kernel reap it unseen (the program gets the inherited one back).
   rprof::take_over_sigchld();
-  return rprof::finish_stdout(run_command(argc, argv));
+  const int status = rprof::finish_stdout(run_command(argc, argv));
+  if (status >= 0) return status;
+  rprof::end_by_signal(-status);
+  return 128 - status;
 }

@@ -4,6 +4,7 @@
 // native run. The launcher's pieces are sim_config.h (cache geometry) and
 // sim_run.h (finding the tool, the command line, reading its files).
 #include <csignal>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <optional>
@@ -45,13 +46,8 @@ int stop_signal(const LaunchResult& r) {
 }
 
 std::string signal_name(int sig) {
-  const char* name = sig == SIGINT    ? "SIGINT"
-                     : sig == SIGTERM ? "SIGTERM"
-                     : sig == SIGHUP  ? "SIGHUP"
-                     : sig == SIGQUIT ? "SIGQUIT"
-                     : sig == SIGKILL ? "SIGKILL"
-                                      : nullptr;
-  return std::to_string(sig) + (name != nullptr ? std::string(" (") + name + ")" : "");
+  const char* name = sigabbrev_np(sig);
+  return std::to_string(sig) + (name != nullptr ? std::string(" (SIG") + name + ")" : "");
 }
 
 // The join's note on runs that differ is about a program that behaves
