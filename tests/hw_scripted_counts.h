@@ -81,6 +81,12 @@ inline double dense_roof(const Machine& m, bool amd) {
   return roof;
 }
 
+// The roof at DRAM for a mix with this share of bytes written (MixRoof:
+// the one a region is held against), GB/s; 0 if none.
+inline double dram_roof_for_mix(const Machine& m, double write_share) {
+  return m.ceilings.front().roof_bandwidth(Boundary::kDRAM, write_share).gbs;
+}
+
 // The machine's best bandwidth at one boundary ("dram", ...), GB/s; 0 if none.
 inline double best_bandwidth(const Machine& m, const std::string& boundary) {
   double g = 0;

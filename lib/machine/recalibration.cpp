@@ -69,11 +69,22 @@ Recalibration compare_calibrations(const Machine& before, const Machine& after) 
                            "GFLOP/s", o->gflops, p.gflops});
     }
     for (const BandwidthCeiling& c : s.bandwidth) {
-      const BandwidthCeiling* o = old->bandwidth_of(c.boundary, c.mix);
+      // The same kernel on the same pages (a file without pages: any).
+      const BandwidthCeiling* o = nullptr;
+      for (const BandwidthCeiling& x : old->bandwidth) {
+        if (x.boundary == c.boundary && x.mix == c.mix &&
+            (x.pages == c.pages || x.pages.empty() || c.pages.empty())) {
+          o = &x;
+          break;
+        }
+      }
       if (o == nullptr || !(o->gbs > 0)) continue;
-      r.figures.push_back({Kind::kBandwidth,
-                           fmt::format("{} {} {}", boundary_name(c.boundary), stream_key(c.mix), t),
-                           "GB/s", o->gbs, c.gbs});
+      const std::string pages = c.pages.empty() ? "" : ", " + c.pages + " pages";
+      r.figures.push_back(
+          {Kind::kBandwidth,
+           fmt::format("{} {} ({}{})", boundary_name(c.boundary), stream_key(c.mix),
+                       t.substr(1, t.size() - 2), pages),
+           "GB/s", o->gbs, c.gbs});
     }
     for (const LatencyCeiling& l : s.latency) {
       for (const LatencyCeiling& o : old->latency) {

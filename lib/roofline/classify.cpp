@@ -134,7 +134,9 @@ void vector_flag(const VerdictInput& in, const VerdictThresholds& t, Verdict& v)
   const std::optional<Width> widest = m.widest_width();
   const Width offered = cpu_width(in.machine);
   std::string reason;
-  if (share && *share < t.low_vector_share) {
+  // The share as printed (whole percent) is what is compared: "50% ... below
+  // 50%" never prints.
+  if (share && std::round(100 * *share) < std::round(100 * t.low_vector_share)) {
     reason = fmt::format("{} of FP instructions are packed (vector), below {}",
                          pct(*share), pct(t.low_vector_share));
   } else if (v.bound == Bound::kCompute && widest && *widest < offered) {
@@ -367,6 +369,14 @@ Verdict classify(const VerdictInput& in, const VerdictThresholds& t) {
   }
   if (!waiting) chain_verdict(in, t, v);
   if (!waiting) below_roofs_verdict(in, t, v);
+  // Only measured boundaries are judged: one without counts is named as such.
+  const std::string unmeasured = unmeasured_boundaries(in);
+  if (!waiting && !unmeasured.empty() && (v.bound == Bound::kCompute || v.bound == Bound::kMemory)) {
+    v.set_summary(v.summary() +
+                  fmt::format("; {} not measured (no traffic counted there) and may be what "
+                              "limits it: count them (the sim backend, or inst with --sample)",
+                              unmeasured));
+  }
   implausible_latency_flag(in, v);
   if (!waiting && in.metrics != nullptr && in.metrics->has_flops) vector_flag(in, t, v);
   if (in.metrics != nullptr) traffic_flag(in, t, v);
@@ -435,7 +445,8 @@ Verdict classify(const VerdictInput& in, const VerdictThresholds& t) {
   }
   const bool specific = v.has(Flag::kLatencyBound) || v.has(Flag::kLowVectorization) ||
                         v.has(Flag::kLoadImbalance) || v.has(Flag::kAboveRoof) ||
-                        v.has(Flag::kTooShort) || !v.likely_limit.empty();
+                        v.has(Flag::kTooShort) || !v.likely_limit.empty() ||
+                        !unmeasured.empty();
   const bool judged = !waiting && v.bound != Bound::kDependencyChain &&
                       ((rr != nullptr && rr->valid) || (in.memory != nullptr && in.memory->valid));
   if (judged && v.fraction < t.underutilized && !specific) {

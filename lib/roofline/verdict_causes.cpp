@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace rprof {
 namespace {
@@ -93,7 +94,8 @@ std::string likely_limit(const VerdictInput& in, const VerdictThresholds& t) {
         pct(t.irregular_miss_share));
   }
   const std::optional<double> share = m.vector_share();
-  const bool scalar = share && *share < t.low_vector_share;
+  // Compared as printed (whole percent).
+  const bool scalar = share && std::round(100 * *share) < std::round(100 * t.low_vector_share);
   const RegionRoofline* rr = in.roofline != nullptr && in.roofline->valid ? in.roofline : nullptr;
   if (scalar && rr != nullptr && rr->compute_limited) {
     return fmt::format(
@@ -147,8 +149,22 @@ bool waiting_verdict(const VerdictInput& in, const VerdictThresholds& t, Verdict
   return true;
 }
 
+std::string unmeasured_boundaries(const VerdictInput& in) {
+  if (in.metrics == nullptr || !in.metrics->any_traffic()) return "";
+  std::string out;
+  for (Boundary b : kBoundaries) {
+    if (b == Boundary::kL1 || in.metrics->at(b).measured) continue;
+    out += (out.empty() ? "" : ", ") + std::string(boundary_name(b));
+  }
+  return out;
+}
+
 void below_roofs_verdict(const VerdictInput& in, const VerdictThresholds& t, Verdict& v) {
   if (v.bound != Bound::kCompute && v.bound != Bound::kMemory) return;
+  // A boundary without counts (the inst backend with --sample=off counts L1
+  // only) may be the one that limits: "below every roof" would claim what
+  // was not measured, so the verdict stays at the roofs that were.
+  if (!unmeasured_boundaries(in).empty()) return;
   const double threshold = v.bound == Bound::kCompute ? t.below_roofs : t.below_bandwidth_roofs;
   if (!(v.fraction < threshold) || v.has(Flag::kLatencyBound)) return;
   const RegionRoofline* rr = in.roofline != nullptr && in.roofline->valid ? in.roofline : nullptr;

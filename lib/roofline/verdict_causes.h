@@ -20,10 +20,15 @@ std::optional<double> cpu_share(const VerdictInput& in);
 // t.waiting_max_cpu_share; returns whether it did.
 bool waiting_verdict(const VerdictInput& in, const VerdictThresholds& t, Verdict& v);
 
+// The boundaries below L1 without traffic counts, "L2, LLC, DRAM" ("" when
+// every one was counted, or the region has no traffic counts at all).
+std::string unmeasured_boundaries(const VerdictInput& in);
+
 // Turns a compute- or memory-bound verdict far below every roof (fraction
 // below t.below_roofs of a compute bound, t.below_bandwidth_roofs of a
 // bandwidth bound) into "below-roofs" with the likely limit; a latency-bound
-// region keeps its verdict (latency is its limit).
+// region keeps its verdict (latency is its limit), and so does a region with
+// a boundary below L1 that was not measured.
 void below_roofs_verdict(const VerdictInput& in, const VerdictThresholds& t, Verdict& v);
 
 // Flags each boundary whose misses in flight exceed kMaxLinesInFlightPerCore.

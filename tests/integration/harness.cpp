@@ -1,4 +1,5 @@
 #include "integration/harness.h"
+#include "run/preload.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -239,6 +240,16 @@ nlohmann::json find_region(const nlohmann::json& profile, const std::string& pat
 
 std::string sample(const std::string& name) {
   return std::string(RPROF_SAMPLES_DIR) + "/" + name;
+}
+
+std::string preload_env(const std::string& lib) {
+  return "LD_PRELOAD=" + rprof::preloadable_path(lib);
+}
+
+std::string shell_quote(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
 }
 
 }  // namespace rprof::test

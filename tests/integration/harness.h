@@ -89,6 +89,11 @@ nlohmann::json load_json(const std::string& path);
 nlohmann::json find_region(const nlohmann::json& profile, const std::string& path);
 
 std::string sample(const std::string& name);  // path of a built sample
+// "LD_PRELOAD=" and the library, through a link where its path holds a space
+// (LD_PRELOAD splits at spaces: run/preload.h).
+std::string preload_env(const std::string& lib);
+// `text` quoted for sh ('...', with each ' as '\''): paths may hold spaces.
+std::string shell_quote(const std::string& text);
 std::string read_text(const std::string& path);
 
 }  // namespace rprof::test

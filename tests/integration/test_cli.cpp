@@ -59,9 +59,9 @@ TEST_CASE("cli: --format json and csv on stdout -- rprof report re-renders the s
 
 TEST_CASE("default output directory: fresh, private, unpredictable, in the cwd") {
   const std::string cwd = fresh_dir("cwd");
-  auto r = run_command({"/bin/sh", "-c", "cd " + cwd + " && " + RPROF_BIN + " -q " +
-                                             sample("daxpy") + " 1000 1 && " + RPROF_BIN +
-                                             " -q " + sample("daxpy") + " 1000 1"});
+  const std::string run = shell_quote(RPROF_BIN) + " -q " + shell_quote(sample("daxpy")) +
+                          " 1000 1";
+  auto r = run_command({"/bin/sh", "-c", "cd " + shell_quote(cwd) + " && " + run + " && " + run});
   REQUIRE(r.status == 0);
   std::vector<fs::path> dirs;
   for (const auto& e : fs::directory_iterator(cwd)) dirs.push_back(e.path());

@@ -63,7 +63,7 @@ struct Line {
 std::map<std::string, Line> run(const std::string& program, const std::string& mode,
                                 const std::string& filter = "", const std::string& select = "") {
   const std::string out = fresh_path("mem_hooks") + ".txt";
-  std::vector<std::string> env = {"LD_PRELOAD=" + kHooks, "RPROF_TEST_MEM_OUT=" + out};
+  std::vector<std::string> env = {preload_env(kHooks), "RPROF_TEST_MEM_OUT=" + out};
   if (!filter.empty()) env.push_back("RPROF_TEST_FILTER=" + filter);
   if (!select.empty()) env.push_back("RPROF_TEST_SELECT=" + select);
   const RunResult r = run_command({program, mode}, env);

@@ -38,12 +38,7 @@ RunResult shell(const std::string& line, const std::vector<std::string>& env = {
   return run_command({"/bin/sh", "-c", line}, env);
 }
 
-// 'text' quoted for sh.
-std::string q(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+std::string q(const std::string& text) { return shell_quote(text); }
 
 bool alive(pid_t pid) {
   if (kill(pid, 0) != 0) return false;

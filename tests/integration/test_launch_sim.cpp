@@ -39,11 +39,7 @@ std::string notes_of(const nlohmann::json& p) {
   return all;
 }
 
-std::string q(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+std::string q(const std::string& text) { return shell_quote(text); }
 
 RunResult shell(const std::string& line) { return run_command({"/bin/sh", "-c", line}); }
 

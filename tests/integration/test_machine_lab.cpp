@@ -230,7 +230,8 @@ TEST_CASE("machine: a recalibration says how far each figure moved from the file
     for (const json& set : m["ceilings"]) {
       for (const json& f : set[kind]) {
         out.insert(set["threads"].dump() + f.value("boundary", "") + f.value("kernel", "") +
-                   f.value("precision", "") + f.value("width", "") + f.value("mix", ""));
+                   f.value("pages", "") + f.value("precision", "") + f.value("width", "") +
+                   f.value("mix", ""));
       }
     }
     return out;

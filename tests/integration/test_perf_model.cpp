@@ -113,7 +113,7 @@ RunResult run_perf(const std::string& exe, const std::vector<std::string>& optio
   const std::string script = write_script(multiplexed_plan());
   std::vector<std::string> env = machine_env(kMachine);
   env.push_back("RPROF_FAKE_PMU=" + script);
-  env.push_back(std::string("LD_PRELOAD=") + RPROF_FAKE_PMU_LIB);
+  env.push_back(preload_env(RPROF_FAKE_PMU_LIB));
   std::vector<std::string> args = {"--backend=perf", "-q"};
   if (multiplex) args.push_back("--perf-multiplex");
   for (const std::string& o : options) args.push_back(o);

@@ -109,7 +109,7 @@ TEST_CASE("a tiny region: too-short") {
 // a copy of its file. dot1 keeps one accumulator: a multiply and an add per
 // element, one add per add latency, 2 FP instructions per latency. A run the
 // host disturbed (a busy CI machine) is made again, up to 3 runs.
-TEST_CASE("dot product with one accumulator: dependency chain; four: faster, not a chain of one") {
+TEST_CASE("dot product: one accumulator is a dependency chain and four run at least twice as fast") {
   const std::string dir = fresh_dir("chain");
   const RunResult cal =
       run_tool({"machine", "--tiny", "--output", dir + "/host.json"}, real_machine_env());

@@ -35,7 +35,7 @@ TEST_CASE("counter map: iteration in name order whatever the insertion order") {
   CHECK(m.size() == 4);
 }
 
-TEST_CASE("counter map: lookups do not insert; operator[] inserts a zero") {
+TEST_CASE("counter map: lookups do not insert, operator[] inserts a zero") {
   CounterMap m{{"b", 2}, {"a", 1}};
   CHECK(m.find("c") == m.end());
   CHECK(m.count("c") == 0);

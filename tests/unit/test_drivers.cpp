@@ -32,17 +32,17 @@ std::string fresh_dir(const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("registry: every backend once, in order; fake only for tests") {
+TEST_CASE("registry: every backend once, in order, and fake only for tests") {
   std::vector<std::string> listed;
   for (const auto& d : listed_drivers()) listed.push_back(d->name());
-  CHECK(listed == std::vector<std::string>{"time", "sim", "perf", "papi", "likwid"});
+  CHECK(listed == std::vector<std::string>{"time", "sim", "inst", "perf", "papi", "likwid"});
   std::set<std::string> all;
   for (const auto& d : all_drivers()) CHECK(all.insert(d->name()).second);
   CHECK(all.count("fake") == 1);
   CHECK(std::string(make_driver("fake")->name()) == "fake");
   std::string what;
   CHECK(error_code([] { make_driver("cuda"); }, &what) == 2);
-  CHECK(what == "unknown backend 'cuda' (use auto, time, sim, perf, papi or likwid)");
+  CHECK(what == "unknown backend 'cuda' (use auto, time, sim, inst, perf, papi or likwid)");
 }
 
 TEST_CASE("registry: --help describes every listed backend") {

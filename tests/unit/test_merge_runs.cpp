@@ -100,10 +100,11 @@ TEST_CASE("merge_runs: threads matched by host, rank and pid order, not by pid")
   }
 }
 
-TEST_CASE("merge_runs: mismatches in order; unmatched regions kept without time or left out") {
+TEST_CASE("merge_runs: mismatches in order, unmatched regions kept without time or left out") {
   Profile a, b;
   a.regions = {region({"solve"}, 3, {}, 1), region({"gone"}, 1, {}, 1)};
   b.regions = {region({"solve"}, 4, {{"x", 5}}, 2), region({"new"}, 2, {{"x", 7}}, 2)};
+  b.counters = {"x"};  // the run's counter names, as a loaded profile lists them
   std::vector<RunMismatch> found;
   const Profile kept = merge_runs({a, b}, {.keep_unmatched = true}, &found);
   REQUIRE(found.size() == 3);

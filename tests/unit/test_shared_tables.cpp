@@ -179,7 +179,7 @@ TEST_CASE("shared tables: damaged or hostile files are refused with the file and
   CHECK(error_of(good) == "(no error)");
 }
 
-TEST_CASE("shared tables: the file grows in segments as needed; a released thread is skipped") {
+TEST_CASE("shared tables: the file grows in segments as needed and a released thread is skipped") {
   const std::string& file = tables_file();
   static rprof::FakeBackend backend{1};
   // A thread of 20,000 paths: 313 node chunks, several segments.

@@ -10,6 +10,7 @@
 #include "runtime/handshake.h"
 #include "common/elf_file.h"
 #include "common/fs.h"
+#include "run/preload.h"
 
 namespace rprof {
 namespace {
@@ -85,31 +86,22 @@ std::vector<MarkerApiUse> detect_marker_apis(const std::string& program,
 
 void preload_marker_shims(const std::vector<MarkerApiUse>& uses,
                           std::map<std::string, std::string>& env) {
-  std::string preload;
+  std::vector<std::string> libs;
   for (const MarkerApiUse& u : uses) {
-    if (u.shim.empty()) continue;
-    if (!preload.empty()) preload += ':';
-    preload += u.shim;
+    if (!u.shim.empty()) libs.push_back(u.shim);
   }
-  if (preload.empty()) return;
+  if (libs.empty()) return;
   // librprof itself too, beside the drop-ins: preloaded, it comes before libc
   // in the search order (as a drop-in's dependency it would come after), so
   // its sigaction & co wrap the program's signal handlers (markers called in
   // them are refused; docs/profile-schema.md).
-  const std::string runtime =
-      (fs::path(preload.substr(0, preload.find(':'))).parent_path() / "librprof.so").string();
-  if (access(runtime.c_str(), R_OK) == 0) preload += ":" + runtime;
+  const std::string runtime = (fs::path(libs.front()).parent_path() / "librprof.so").string();
+  if (access(runtime.c_str(), R_OK) == 0) libs.push_back(runtime);
   // Only the program itself records (not mpirun, nor what it starts).
   std::error_code ec;
   const fs::path target = fs::canonical(uses.front().binary, ec);
   env[RPROF_ENV_PRELOAD_PROGRAM] = ec ? uses.front().binary : target.string();
-  std::string user;
-  if (auto it = env.find("LD_PRELOAD"); it != env.end()) {
-    user = it->second;
-  } else if (const char* inherited = std::getenv("LD_PRELOAD"); inherited != nullptr) {
-    user = inherited;
-  }
-  env["LD_PRELOAD"] = user.empty() ? preload : preload + ":" + user;
+  prepend_preload(env, libs);
 }
 
 void note_marker_apis(const std::vector<MarkerApiUse>& uses, Profile& p) {

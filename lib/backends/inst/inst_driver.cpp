@@ -24,6 +24,7 @@
 #include "machine/topology.h"
 #include "runtime/handshake.h"
 #include "run/native_driver.h"
+#include "run/preload.h"
 
 namespace rprof {
 namespace {
@@ -33,6 +34,15 @@ const char* const kNote =
     "(FMA = 2, per lane) and the bytes its instrumented code loads and stores (the L1 "
     "boundary), exact for that code; code built without the plugin (libm, other libraries) "
     "is not counted (docs/inst-backend.md)";
+
+// Where the times come from: rates and roof fractions read with them are
+// those of the instrumented program, not of its plain build.
+const char* const kTimesNote =
+    "times: from this same instrumented run, which counts as it runs and, with --sample, "
+    "simulates the sampled cache sets in the program: its GFLOP/s, GB/s and roof fractions "
+    "are those of a program slower than its plain build (1.4-1.8x without --sample, 1.9-3.5x "
+    "with it on PolyBench/C and HPCCG at -O3, bench/RESULTS-inst.md), so they are lower "
+    "bounds of the native rates; the sim backend times a native run of an unmodified build";
 
 std::string refusal_of(const RunRequest& request) {
   std::string why;
@@ -212,13 +222,7 @@ void preload_librprof_into(const std::string& target, std::map<std::string, std:
   std::error_code ec;
   const std::filesystem::path canon = std::filesystem::canonical(target, ec);
   env[RPROF_ENV_PRELOAD_PROGRAM] = ec ? target : canon.string();
-  std::string user;
-  if (auto it = env.find("LD_PRELOAD"); it != env.end()) {
-    user = it->second;
-  } else if (const char* inherited = std::getenv("LD_PRELOAD"); inherited != nullptr) {
-    user = inherited;
-  }
-  env["LD_PRELOAD"] = user.empty() ? files.librprof : files.librprof + ":" + user;
+  prepend_preload(env, {files.librprof});
 }
 
 namespace {
@@ -317,6 +321,7 @@ class InstDriver final : public NativeRunDriver {
   RunOutcome finish(const RunPlan& plan, std::vector<PassResult> passes) override {
     RunOutcome out = NativeRunDriver::finish(plan, std::move(passes));
     out.profile.notes.push_back(kNote);
+    out.profile.notes.push_back(kTimesNote);
     out.profile.notes.push_back(model_.note);
     if (!target_.empty()) note_uncounted(uncounted_callees(target_), out.profile);
     return out;
@@ -324,6 +329,7 @@ class InstDriver final : public NativeRunDriver {
   Profile merge_saved(SavedPasses saved) const override {
     Profile p = BackendDriver::merge_saved(std::move(saved));
     p.notes.push_back(kNote);
+    p.notes.push_back(kTimesNote);
     return p;
   }
 
