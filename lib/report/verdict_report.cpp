@@ -51,6 +51,7 @@ void write_thresholds_json(json_out::Writer& w, const VerdictThresholds& t) {
   w.member("at_roof_fraction", t.at_roof);
   w.member("below_bandwidth_roofs_fraction", t.below_bandwidth_roofs);
   w.member("below_roofs_fraction", t.below_roofs);
+  w.member("busy_min_run_delay_share", t.busy_min_run_delay_share);
   w.member("function_min_samples", t.function_min_samples);
   w.member("irregular_l1_bytes_per_flop", t.irregular_l1_bytes_per_flop);
   w.member("irregular_miss_share", t.irregular_miss_share);

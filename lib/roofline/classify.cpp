@@ -280,6 +280,7 @@ Verdict classify(const VerdictInput& in, const VerdictThresholds& t) {
                   "and calibrated ceilings (rprof machine)";
   }
   if (!waiting) below_roofs_verdict(in, t, v);
+  busy_machine_flag(in, t, v);
   implausible_latency_flag(in, v);
   if (!waiting && in.metrics != nullptr && in.metrics->has_flops) vector_flag(in, t, v);
   if (in.metrics != nullptr) traffic_flag(in, t, v);
