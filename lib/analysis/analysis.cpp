@@ -140,9 +140,8 @@ Analysis analyze(const Profile& p, const MachineSource& machine,
     // On a busy machine (busy-machine flag) the roofs are rates while
     // running: the time waiting for a CPU is the machine's, not the region's.
     const double time_s = ra.time_bound ? ra.time_bound->max_time_s
-                          : busy_machine(r, ra.metrics.run_delay_s, thresholds)
-                              ? running_time_s(r)
-                              : r.time_s;
+                          : busy_machine(r, ra.metrics.run_delay_s, thresholds) ? running_time_s(r)
+                                                                                : r.time_s;
     if (ra.sampling) ra.sampling = sample_stats_of(r, thresholds);
     const bool uncertain = ra.sampling && ra.sampling->uncertain && !ra.time_bound;
     if (m != nullptr && ra.metrics.has_flops) {

@@ -232,8 +232,7 @@ void write_thread_columns(jo::Writer& w, const std::vector<ThreadRow>& rows, boo
   write_column<int64_t>(w, "rank", rows, [](const ThreadRow& t) { return t.rank; });
   w.member("rows", static_cast<uint64_t>(rows.size()));
   if (has_run_delay) {
-    write_column<double>(w, "run_delay_s", rows,
-                         [](const ThreadRow& t) { return t.run_delay_s; });
+    write_column<double>(w, "run_delay_s", rows, [](const ThreadRow& t) { return t.run_delay_s; });
   }
   write_column<uint64_t>(w, "thread", rows, [](const ThreadRow& t) { return t.thread; });
   write_column<int64_t>(w, "tid", rows, [](const ThreadRow& t) { return t.tid; });

@@ -26,9 +26,9 @@ constexpr const char* kRuleKeys =
 constexpr std::array<Bound, 5> kAllBounds = {Bound::kUnknown, Bound::kCompute, Bound::kMemory,
                                              Bound::kWaiting, Bound::kBelowRoofs};
 constexpr std::array<Flag, 9> kAllFlags = {
-    Flag::kLatencyBound, Flag::kLowVectorization, Flag::kUnderutilized, Flag::kTrafficAboveIdeal,
-    Flag::kAboveRoof,    Flag::kLoadImbalance,    Flag::kTooShort,      Flag::kImplausibleLatency,
-    Flag::kBusyMachine};
+    Flag::kLatencyBound,      Flag::kLowVectorization,   Flag::kUnderutilized,
+    Flag::kTrafficAboveIdeal, Flag::kAboveRoof,          Flag::kLoadImbalance,
+    Flag::kTooShort,          Flag::kImplausibleLatency, Flag::kBusyMachine};
 
 // Reads one rule's keys; `where` names it in messages ("rules.toml:12").
 class RuleReader {

@@ -135,8 +135,7 @@ std::optional<double> run_delay_share(const Region& r, std::optional<double> run
   return *run_delay_s / wall;
 }
 
-bool busy_machine(const Region& r, std::optional<double> run_delay_s,
-                  const VerdictThresholds& t) {
+bool busy_machine(const Region& r, std::optional<double> run_delay_s, const VerdictThresholds& t) {
   const std::optional<double> share = run_delay_share(r, run_delay_s);
   return share && *share >= t.busy_min_run_delay_share;
 }
@@ -166,8 +165,8 @@ bool waiting_verdict(const VerdictInput& in, const VerdictThresholds& t, Verdict
         "({:.3g} s of {:.3g} s wall, {} thread{}): on a CPU {} ({:.3g} s), runnable but not "
         "running {} ({:.3g} s run delay); runnable {:.3g} of the time, below {}: sleep, I/O, "
         "locks or blocking communication set its time, not a roof",
-        pct(1 - runnable), wall - *in.metrics->cpu_time_s - *in.metrics->run_delay_s, wall,
-        threads, plural(threads), pct(*share), *in.metrics->cpu_time_s, pct(*delay),
+        pct(1 - runnable), wall - *in.metrics->cpu_time_s - *in.metrics->run_delay_s, wall, threads,
+        plural(threads), pct(*share), *in.metrics->cpu_time_s, pct(*delay),
         *in.metrics->run_delay_s, runnable, g(t.waiting_max_cpu_share)));
   } else {
     v.set_summary(fmt::format(
@@ -196,9 +195,8 @@ void busy_machine_flag(const VerdictInput& in, const VerdictThresholds& t, Verdi
                    "delay of {:.3g} s wall, {} thread{}; at or above {}): its rates are read "
                    "against its running time, {:.3g} s of its {:.3g} s (the slowest thread's "
                    "wall minus run delay)",
-                   pct(share), *in.metrics->run_delay_s, summed_wall_s(r), threads,
-                   plural(threads), pct(t.busy_min_run_delay_share), running_time_s(r),
-                   r.time_s),
+                   pct(share), *in.metrics->run_delay_s, summed_wall_s(r), threads, plural(threads),
+                   pct(t.busy_min_run_delay_share), running_time_s(r), r.time_s),
        "other work shared its CPUs: run on an idle machine, or with no more threads than "
        "free cores (taskset or the batch system's exclusive node), before reading its time"});
 }

@@ -26,8 +26,7 @@ std::optional<double> run_delay_share(const Region& r, std::optional<double> run
 
 // Whether the run delay reaches t.busy_min_run_delay_share (the
 // busy-machine flag, and the analysis' choice of running_time_s).
-bool busy_machine(const Region& r, std::optional<double> run_delay_s,
-                  const VerdictThresholds& t);
+bool busy_machine(const Region& r, std::optional<double> run_delay_s, const VerdictThresholds& t);
 
 // The region's running time: the slowest thread's wall time minus its run
 // delay (time_s's convention, the maximum over threads); time_s without

@@ -331,9 +331,8 @@ std::vector<std::string> fixed_stack_environment(const LaunchSpec& spec, char** 
                         [&](const std::string& e) { return name_of(e) == name; });
   };
   if (spec.env.count(RPROF_ENV_PRELOAD_PROGRAM) == 0) {
-    std::erase_if(env, [&](const std::string& e) {
-      return name_of(e) == RPROF_ENV_PRELOAD_PROGRAM;
-    });
+    std::erase_if(env,
+                  [&](const std::string& e) { return name_of(e) == RPROF_ENV_PRELOAD_PROGRAM; });
   }
   for (const auto& [k, v] : spec.env) {
     auto it = find(k);

@@ -343,9 +343,8 @@ TEST_CASE("busy machine: run delay is not waiting, and is flagged at its thresho
   Verdict v = run_full(r, m, nullptr, &mv);
   CHECK(v.bound != Bound::kWaiting);
   REQUIRE(v.has(Flag::kBusyMachine));
-  const VerdictFlag& busy = *std::find_if(v.flags.begin(), v.flags.end(), [](const auto& f) {
-    return f.flag == Flag::kBusyMachine;
-  });
+  const VerdictFlag& busy = *std::find_if(
+      v.flags.begin(), v.flags.end(), [](const auto& f) { return f.flag == Flag::kBusyMachine; });
   CHECK(std::string(busy.name()) == "busy-machine");
   CHECK_THAT(busy.reason, Catch::StartsWith("the machine was busy: 50% of the time runnable, "
                                             "not running (10 s run delay of 20 s wall") &&
