@@ -322,7 +322,6 @@ Profile SimDriver::counted_profile(PassResult& counted, const std::string& probl
     }
     drop_determinism_notes(p);
     p.run.failure = "the simulated (counted) run failed: " + problem;
-    p.notes.push_back(p.run.failure + "; no counts from it are reported");
     return p;
   }
   Profile p = sim_profile(
