@@ -8,6 +8,7 @@
 #include "hwcounters/hw_metrics.h"
 #include "machine/latency_ladder.h"
 #include "profile/function_view.h"
+#include "roofline/verdict_causes.h"
 
 namespace rprof {
 namespace {
@@ -95,6 +96,7 @@ Analysis measured_only(const Profile& p) {
     ra.region = &r;
     ra.metrics = region_metrics(r.counters);
     if (r.has_cpu_time) ra.metrics.cpu_time_s = r.cpu_time_s;
+    if (r.has_run_delay) ra.metrics.run_delay_s = r.run_delay_s;
     a.any_flops |= ra.metrics.has_flops;
     if (r.is_function()) {
       ra.function = FunctionInfo{demangle_symbol(r.fn_symbol), r.fn_symbol, r.fn_object,
@@ -135,7 +137,11 @@ Analysis analyze(const Profile& p, const MachineSource& machine,
     const Region& r = *ra.region;
     const int threads = std::max<int>(1, static_cast<int>(r.threads.size()));
     // No sample hit it: the rates at the bound on its time are lower bounds.
-    const double time_s = ra.time_bound ? ra.time_bound->max_time_s : r.time_s;
+    // On a busy machine (busy-machine flag) the roofs are rates while
+    // running: the time waiting for a CPU is the machine's, not the region's.
+    const double time_s = ra.time_bound ? ra.time_bound->max_time_s
+                          : busy_machine(r, ra.metrics.run_delay_s, thresholds) ? running_time_s(r)
+                                                                                : r.time_s;
     if (ra.sampling) ra.sampling = sample_stats_of(r, thresholds);
     const bool uncertain = ra.sampling && ra.sampling->uncertain && !ra.time_bound;
     if (m != nullptr && ra.metrics.has_flops) {

@@ -192,7 +192,7 @@ std::optional<ElfFile> ElfFile::load(const std::string& path, std::string* error
     Elf64_Phdr ph{};
     for (uint64_t i = 0; read_entry(phdrs, eh.e_phentsize, i, &ph); ++i) {
       if (ph.p_type != PT_LOAD) continue;
-      out.segments_.push_back({ph.p_offset, ph.p_vaddr, ph.p_filesz});
+      out.segments_.push_back({ph.p_offset, ph.p_vaddr, ph.p_filesz, (ph.p_flags & PF_X) != 0});
     }
   }
 
@@ -209,6 +209,15 @@ std::optional<ElfFile> ElfFile::load(const std::string& path, std::string* error
     return out;  // no sections (or unreadable ones): no symbols, still usable
   }
   auto section = [&](uint64_t i, Elf64_Shdr* s) { return read_entry(shdrs, eh.e_shentsize, i, s); };
+  {
+    Elf64_Shdr s{};
+    for (uint64_t i = 0; section(i, &s); ++i) {
+      if (s.sh_type == SHT_PROGBITS && (s.sh_flags & SHF_EXECINSTR) != 0 &&
+          s.sh_offset <= f.size() && s.sh_size <= f.size() - s.sh_offset) {
+        out.code_sections_.push_back({s.sh_offset, s.sh_addr, s.sh_size, true});
+      }
+    }
+  }
   out.needed_ = read_needed(f, section);
   out.notes_ = read_notes(f, section);
   Elf64_Shdr symtab{};

@@ -26,6 +26,7 @@ struct ElfSegment {
   uint64_t offset = 0;
   uint64_t vaddr = 0;
   uint64_t file_size = 0;
+  bool executable = false;  // PF_X: holds code
 };
 
 // An ELF note (SHT_NOTE sections): its owner ("GNU", "rprof"), type and
@@ -49,6 +50,11 @@ class ElfFile {
 
   const std::vector<ElfSymbol>& symbols() const { return symbols_; }
   const std::vector<ElfSegment>& segments() const { return segments_; }
+  // Its sections of code (SHF_EXECINSTR: .text, .plt, .init ...), as file
+  // ranges and addresses; none without section headers. An executable
+  // segment also holds read-only data where the linker did not separate
+  // them (-z noseparate-code): these sections hold code only.
+  const std::vector<ElfSegment>& code_sections() const { return code_sections_; }
   // ".symtab", ".dynsym" or "" (no function symbols).
   const std::string& table() const { return table_; }
   // The DT_NEEDED entries of its dynamic section, in order (none: static,
@@ -62,6 +68,7 @@ class ElfFile {
  private:
   std::vector<ElfSymbol> symbols_;  // sorted by start, one per start address
   std::vector<ElfSegment> segments_;
+  std::vector<ElfSegment> code_sections_;
   std::string table_;
   std::vector<std::string> needed_;
   std::vector<ElfNote> notes_;

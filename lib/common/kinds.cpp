@@ -56,6 +56,7 @@ const char* flag_key(Flag f) {
     case Flag::kLoadImbalance: return "load-imbalance";
     case Flag::kTooShort: return "too-short";
     case Flag::kImplausibleLatency: return "implausible-latency";
+    case Flag::kBusyMachine: return "busy-machine";
   }
   return "unknown";
 }

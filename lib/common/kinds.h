@@ -47,6 +47,9 @@ enum class Flag {
   kLoadImbalance,
   kTooShort,
   kImplausibleLatency,
+  // Its threads were runnable but not running (waiting for a CPU) for a
+  // large share of their time: the machine was busy.
+  kBusyMachine,
 };
 const char* flag_key(Flag f);  // "latency-bound", "low-vectorization", ...
 

@@ -38,8 +38,9 @@ void add_thread_counters(std::vector<ThreadRow>& into, const std::map<Process, i
 // A region only a later run reached: its counts, without times.
 Region without_times(Region r) {
   r.time_s = r.exclusive_time_s = r.thread_time_s = r.open_time_s = r.cpu_time_s = 0;
-  r.has_cpu_time = false;
-  for (ThreadRow& t : r.threads) t.time_s = t.exclusive_time_s = t.cpu_time_s = 0;
+  r.run_delay_s = 0;
+  r.has_cpu_time = r.has_run_delay = false;
+  for (ThreadRow& t : r.threads) t.time_s = t.exclusive_time_s = t.cpu_time_s = t.run_delay_s = 0;
   return r;
 }
 

@@ -73,6 +73,10 @@ struct Metrics {
   // wall time (Region::thread_time_s) it says how much of the region's time
   // its threads were on a CPU (the "waiting" verdict).
   std::optional<double> cpu_time_s;
+  // Of their time off a CPU, the part they were runnable and waiting for
+  // one (the kernel's run delay), summed over them; nullopt when not
+  // measured. What remains off the CPU is the threads' own choice.
+  std::optional<double> run_delay_s;
 
   double flops_total() const;
   double flops_of(Precision p) const;

@@ -228,6 +228,14 @@ Profile aggregate(const std::vector<RawProfile>& raws, RunInfo run) {
           r.cpu_time_s += row.cpu_time_s;
           r.has_cpu_time = true;
         }
+        // So is the run delay read beside it.
+        if (auto c = row.counters.find(RPROF_RUN_DELAY_COUNTER); c != row.counters.end()) {
+          row.run_delay_s = static_cast<double>(c->second) * kNs;
+          row.counters.erase(c);
+          excl.erase(RPROF_RUN_DELAY_COUNTER);
+          r.run_delay_s += row.run_delay_s;
+          r.has_run_delay = true;
+        }
         if (excl == row.counters) excl = row.counters;  // a leaf: one copy for both
         r.calls += n.calls;
         r.time_s = std::max(r.time_s, row.time_s);
@@ -316,6 +324,7 @@ Profile aggregate(const std::vector<RawProfile>& raws, RunInfo run) {
   by_path.clear();  // its keys repeat every path
   sort_tree(p.regions);
   counter_names.erase(RPROF_CPU_TIME_COUNTER);
+  counter_names.erase(RPROF_RUN_DELAY_COUNTER);
   p.counters.assign(counter_names.begin(), counter_names.end());
   p.run = std::move(run);
   return p;

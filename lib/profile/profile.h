@@ -3,7 +3,8 @@
 // processes of one run. Times in seconds; counters by backend name.
 //
 // Aggregation conventions (also in docs/profile-schema.md):
-// - calls, counters, declared work, thread_time_s and cpu_time_s are summed
+// - calls, counters, declared work, thread_time_s, cpu_time_s and run_delay_s
+//   are summed
 //   over threads;
 // - time_s and exclusive_time_s are the maximum over threads (the elapsed time
 //   of the slowest thread), so parallel regions are not counted N times;
@@ -37,6 +38,7 @@ struct ThreadRow {
   double exclusive_time_s = 0;
   CounterMap counters;
   double cpu_time_s = 0;  // thread CPU time, inclusive (when has_cpu_time)
+  double run_delay_s = 0;  // runnable, waiting for a CPU, inclusive (has_run_delay)
 };
 
 // Spread of a region's time over threads or processes: load imbalance is
@@ -79,6 +81,14 @@ struct Region {
   // profiles have none).
   double cpu_time_s = 0;
   bool has_cpu_time = false;
+  // Of the threads' time off a CPU, the part they were runnable and waiting
+  // for one (the kernel's run delay, /proc/thread-self/schedstat), inclusive,
+  // summed over threads; per thread in ThreadRow::run_delay_s. The rest of
+  // thread_time_s - cpu_time_s is off the CPU by the threads' choice (sleep,
+  // I/O, locks). has_run_delay: measured (beside the CPU time, where the
+  // kernel offers it).
+  double run_delay_s = 0;
+  bool has_run_delay = false;
   bool complete = true;
   uint64_t open_calls = 0;
   double open_time_s = 0;       // elapsed time of open instances at the flush
@@ -140,6 +150,9 @@ struct RunInfo {
   std::vector<int> missing_ranks;  // ranks that left no profile
   int threads = 0;             // threads that ran markers
   int repeat = 0;              // --repeat N: timed runs of the program (0: one, not repeated)
+  // A run of rprof's own that failed (the sim backend's counted run), for
+  // people; every writer's header names it. Nothing it counted is reported.
+  std::string failure;
 };
 
 struct Profile {

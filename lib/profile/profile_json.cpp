@@ -61,6 +61,14 @@ std::vector<ThreadRow> thread_rows(const json& cols, const JsonReader& r) {
       rows[i].cpu_time_s = cpu_s[i];
     }
   }
+  if (cols.contains("run_delay_s")) {
+    std::vector<double> delay_s;
+    column("run_delay_s", &delay_s);
+    for (size_t i = 0; i < n; ++i) {
+      if (delay_s[i] < 0) r.at("run_delay_s").at(i).fail("a time is negative");
+      rows[i].run_delay_s = delay_s[i];
+    }
+  }
   if (!cols.contains("counters")) return rows;
   const json& counters = r.object(cols, "counters");
   if (counters.size() > limits::kCounters) {
@@ -114,6 +122,8 @@ Region region_from_json(const json& j, const JsonReader& ri) {
   g.thread_time_s = ri.nonneg(j, "thread_time_s");
   g.has_cpu_time = j.contains("cpu_time_s");
   g.cpu_time_s = g.has_cpu_time ? ri.nonneg(j, "cpu_time_s") : 0;
+  g.has_run_delay = j.contains("run_delay_s");
+  g.run_delay_s = g.has_run_delay ? ri.nonneg(j, "run_delay_s") : 0;
   g.complete = ri.get<bool>(j, "complete");
   g.open_calls = ri.get_or<uint64_t>(j, "open_calls", 0);
   g.open_time_s = j.contains("open_time_s") ? ri.nonneg(j, "open_time_s") : 0;
@@ -192,7 +202,8 @@ void write_column(jo::Writer& w, const char* key, const std::vector<ThreadRow>& 
 // Per-thread rows are stored by column ({"pid": [...], "calls": [...]}):
 // a merge of hundreds of ranks holds hundreds of thousands of rows, and
 // columns are several times faster to build, write and read than objects.
-void write_thread_columns(jo::Writer& w, const std::vector<ThreadRow>& rows, bool has_cpu_time) {
+void write_thread_columns(jo::Writer& w, const std::vector<ThreadRow>& rows, bool has_cpu_time,
+                          bool has_run_delay) {
   w.begin_object();
   write_column<uint64_t>(w, "calls", rows, [](const ThreadRow& t) { return t.calls; });
   std::map<std::string, std::vector<uint64_t>> counters;
@@ -220,6 +231,9 @@ void write_thread_columns(jo::Writer& w, const std::vector<ThreadRow>& rows, boo
   write_column<int64_t>(w, "pid", rows, [](const ThreadRow& t) { return t.pid; });
   write_column<int64_t>(w, "rank", rows, [](const ThreadRow& t) { return t.rank; });
   w.member("rows", static_cast<uint64_t>(rows.size()));
+  if (has_run_delay) {
+    write_column<double>(w, "run_delay_s", rows, [](const ThreadRow& t) { return t.run_delay_s; });
+  }
   write_column<uint64_t>(w, "thread", rows, [](const ThreadRow& t) { return t.thread; });
   write_column<int64_t>(w, "tid", rows, [](const ThreadRow& t) { return t.tid; });
   write_column<double>(w, "time_s", rows, [](const ThreadRow& t) { return t.time_s; });
@@ -280,11 +294,12 @@ void write_region_members(jo::Writer& w, const Region& g, const RunInfo& r) {
     w.member("spread", g.repeat.spread());
     w.end_object();
   }
+  if (g.has_run_delay) w.member("run_delay_s", g.run_delay_s);
   w.key("thread_spread");
   write_spread(w, g.thread_spread(), "threads");
   w.member("thread_time_s", g.thread_time_s);
   w.key("threads");
-  write_thread_columns(w, g.threads, g.has_cpu_time);
+  write_thread_columns(w, g.threads, g.has_cpu_time, g.has_run_delay);
   w.member("time_s", g.time_s);
 }
 
@@ -304,6 +319,9 @@ void write_profile_json(std::ostream& out, const Profile& p, const ProfileJsonPa
   w.member("cpu_time_s",
            "thread CPU seconds (CLOCK_THREAD_CPUTIME_ID), inclusive, summed over threads");
   w.member("flops", "FMA = 2 FLOPs");
+  w.member("run_delay_s",
+           "thread seconds runnable but not running (waiting for a CPU: the kernel's run "
+           "delay), inclusive, summed over threads");
   w.member("thread_time_s", "seconds summed over threads");
   w.member("time", "seconds; region time_s is the maximum over threads");
   w.end_object();
@@ -344,6 +362,7 @@ void write_profile_json(std::ostream& out, const Profile& p, const ProfileJsonPa
   w.member("backend", r.backend);
   w.key("command").array(r.command);
   w.member("exit_code", r.exit_code);
+  if (!r.failure.empty()) w.member("failure", r.failure);
   w.member("host", r.host);
   w.key("missing_ranks").array(r.missing_ranks);
   w.member("processes", r.processes);
@@ -392,6 +411,7 @@ Profile profile_from_json(const json& doc, const std::string& file) {
   p.run.user_time_s = run.contains("user_time_s") ? rr.nonneg(run, "user_time_s") : 0;
   p.run.system_time_s = run.contains("system_time_s") ? rr.nonneg(run, "system_time_s") : 0;
   p.run.exit_code = rr.get<int>(run, "exit_code");
+  if (run.contains("failure")) p.run.failure = rr.str(run, "failure", 4096);
   p.run.signal = static_cast<int>(rr.in_range(run, "signal", 0, 128));
   p.run.processes = static_cast<int>(rr.in_range(run, "processes", 0, lim::kWorldSize));
   p.run.threads = static_cast<int>(rr.in_range(run, "threads", 0, INT32_MAX));

@@ -86,6 +86,7 @@ ChartModel build_chart_model(const Analysis& an) {
   const Profile& p = an.prof();
   ChartModel c;
   c.title = p.run.command.empty() ? "Roofline" : "Roofline: " + command_text(p.run.command);
+  if (!p.run.failure.empty()) c.title += " (FAILED: " + p.run.failure + ")";
   const ChartCeilings& ceil = an.machine.chart;
   double longest = 0;
   for (const Region& r : p.regions) longest = std::max(longest, r.time_s);
@@ -143,7 +144,7 @@ ChartModel build_chart_model(const Analysis& an) {
         cr.roof_gflops = rr->roof.gflops;
         cr.bound = rr->bound;
         cr.fraction = rr->fraction;
-        cr.limited_by = rr->uncertain ? "uncertain (few samples)" : limited_by_text(*rr);
+        cr.limited_by = rr->uncertain ? "uncertain (few samples)" : limited_by_text(*rr, ra);
         // Only a memory-limited region has a limiting boundary to outline.
         for (ChartPoint& pt : cr.points) {
           pt.limiting = !rr->compute_limited && rr->limiting == pt.boundary;

@@ -125,6 +125,8 @@ void JsonReporter::write(const Analysis& a, const ReportOptions&, std::ostream& 
 
 void CsvReporter::write(const Analysis& a, const ReportOptions&, std::ostream& out) const {
   const Profile& p = a.prof();
+  // A failed run is named before the header, as a comment line (no row).
+  if (!p.run.failure.empty()) out << "# FAILED: " << csv_field(p.run.failure) << "\n";
   out << "path,name,depth,calls,time_s,exclusive_time_s,thread_time_s,cpu_time_s,"
          "percent_of_run,threads,complete,open_calls,declared_flops,"
          "declared_bytes";

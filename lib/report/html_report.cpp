@@ -207,7 +207,8 @@ json html_report_data(const Analysis& a, const ChartModel& chart) {
               {"host", run.host},             {"start_unix_s", run.start_unix_s},
               {"wall_time_s", run.wall_time_s}, {"exit_code", run.exit_code},
               {"signal", run.signal},         {"processes", run.processes},
-              {"threads", run.threads},       {"world_size", run.world_size}};
+              {"threads", run.threads},       {"world_size", run.world_size},
+              {"failure", run.failure}};
   d["conventions"] = {
       {"flops", "FMA = 2 FLOPs per lane; GFLOP/s = 1e9 FLOP/s"},
       {"bytes", "GB = 1e9 bytes, counted where they cross the named boundary"},

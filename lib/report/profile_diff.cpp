@@ -48,7 +48,7 @@ Side side_of(const RegionAnalysis& ra) {
     }
     if (const RegionRoofline* rr = ra.valid_roofline()) {
       s.bound = rr->bound;
-      s.limited = limited_by_text(*rr);
+      s.limited = limited_by_text(*rr, ra);
     }
   } else {
     // Bytes can be counted without FLOPs; intensity then has no meaning.

@@ -72,7 +72,8 @@ void write_ceilings(jo::Writer& w, const Machine& m) {
 
 }  // namespace
 
-std::string limited_by_text(const RegionRoofline& rr) {
+std::string limited_by_text(const RegionRoofline& rr, const RegionAnalysis& ra) {
+  if (ra.verdict && ra.verdict->bound == Bound::kWaiting) return "waiting (off the CPU)";
   if (rr.compute_limited) return "compute";
   return fmt::format("memory ({})", boundary_name(*rr.limiting));
 }
@@ -282,7 +283,7 @@ void write_roofline_text(const Analysis& a, const ReportOptions& opt, const Show
       if (fixed) fraction = br ? br->fraction : rr.gflops / rr.roof.gflops;
     }
     row.push_back(least + fmt::format("{:.1f}", 100 * fraction));
-    row.push_back(rr.uncertain ? "uncertain (few samples)" : limited_by_text(rr));
+    row.push_back(rr.uncertain ? "uncertain (few samples)" : limited_by_text(rr, *rap));
     table.add_row(std::move(row));
     notes.push_back(printable(r->name) + ": roof " + rr.roof_why);
     for (const SharedText& n : rr.notes) notes.push_back(printable(r->name) + ": " + n);

@@ -34,8 +34,10 @@ nlohmann::json sample_stats_json(const SampleStats& s);
 void write_roofline_text(const Analysis& a, const ReportOptions& opt, const ShownRegions& shown,
                          std::ostream& out);
 
-// "compute" or "memory (DRAM)": what limits a valid roofline.
-std::string limited_by_text(const RegionRoofline& rr);
+// "compute" or "memory (DRAM)": what limits a valid roofline; "waiting
+// (off the CPU)" where the region's verdict says no roof set its time, so
+// the column and the verdict never disagree.
+std::string limited_by_text(const RegionRoofline& rr, const RegionAnalysis& ra);
 
 }  // namespace rprof
 

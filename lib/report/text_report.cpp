@@ -146,6 +146,7 @@ void TextReporter::write(const Analysis& a, const ReportOptions& opt,
     out << fmt::format("wall time {:.6f} s (launcher, monotonic clock)\n",
                        run.wall_time_s);
   }
+  if (!run.failure.empty()) out << "FAILED: " << printable(run.failure) << "\n";
   bool any_threads = false, any_open = false, any_work = false, any_ranks = false;
   bool any_cpu = false;
   for (const Region& r : p.regions) {

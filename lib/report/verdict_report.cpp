@@ -61,6 +61,7 @@ void write_thresholds_json(json_out::Writer& w, const VerdictThresholds& t) {
   w.member("at_roof_fraction", t.at_roof);
   w.member("below_bandwidth_roofs_fraction", t.below_bandwidth_roofs);
   w.member("below_roofs_fraction", t.below_roofs);
+  w.member("busy_min_run_delay_share", t.busy_min_run_delay_share);
   w.member("chain_max", t.chain_max);
   w.member("chain_max_roof_fraction", t.chain_max_roof_fraction);
   w.member("chain_tolerance", t.chain_tolerance);

@@ -263,7 +263,8 @@ void chain_verdict(const VerdictInput& in, const VerdictThresholds& t, Verdict& 
     lane_ops += m.fp_instructions[pi][wi] * lanes(p, w);
     flops += m.flops[pi][wi];
   }
-  const double time = in.region->time_s;
+  // The roofline's time: the running time where the machine was busy.
+  const double time = rr->time_s;
   const int threads = std::max(1, rr->threads);
   if (!(instructions > 0) || !(time > 0)) return;
   // FLOPs per lane operation - 1: the FMA share (FMA = 2 FLOPs per lane).
@@ -377,6 +378,7 @@ Verdict classify(const VerdictInput& in, const VerdictThresholds& t) {
                               "limits it: count them (the sim backend, or inst with --sample)",
                               unmeasured));
   }
+  busy_machine_flag(in, t, v);
   implausible_latency_flag(in, v);
   if (!waiting && in.metrics != nullptr && in.metrics->has_flops) vector_flag(in, t, v);
   if (in.metrics != nullptr) traffic_flag(in, t, v);

@@ -40,7 +40,15 @@ struct VerdictThresholds {
   double latency_min_explained = 0.25;
   // Waiting: the region's threads were on a CPU for less than this share of
   // their wall time (CPU time / wall time, both summed over its threads).
+  // Counted with the run delay (runnable, waiting for a CPU): only time off
+  // the CPU by the threads' own choice (sleep, I/O, locks) makes a region
+  // waiting, so it is (CPU time + run delay) / wall time below this share.
   double waiting_max_cpu_share = 0.50;
+  // Busy machine: the run delay is at least this share of the threads' wall
+  // time. Then the machine, not the region, held a tenth of its time or
+  // more, so its rates are read against its running time (wall minus run
+  // delay; the analysis times its roofline with it) and it is flagged.
+  double busy_min_run_delay_share = 0.10;
   // Below every roof: under this fraction of the lowest bound (so of every
   // roof) the region is not held to be limited by any roof. When that bound
   // is the compute roof (of the region's own precision, width and mix) half

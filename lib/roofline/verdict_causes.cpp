@@ -117,35 +117,71 @@ std::string likely_limit(const VerdictInput& in, const VerdictThresholds& t) {
 
 }  // namespace
 
+double summed_wall_s(const Region& r) {
+  const double threads = static_cast<double>(std::max<size_t>(1, r.threads.size()));
+  return r.thread_time_s > 0 ? r.thread_time_s : r.time_s * threads;
+}
+
 std::optional<double> cpu_share(const VerdictInput& in) {
   if (in.metrics == nullptr || !in.metrics->cpu_time_s || in.region == nullptr) {
     return std::nullopt;
   }
-  const Region& r = *in.region;
-  const double threads = static_cast<double>(std::max<size_t>(1, r.threads.size()));
-  const double wall = r.thread_time_s > 0 ? r.thread_time_s : r.time_s * threads;
+  const double wall = summed_wall_s(*in.region);
   if (!(wall > 0) || !(*in.metrics->cpu_time_s >= 0)) return std::nullopt;
   return *in.metrics->cpu_time_s / wall;
 }
 
+std::optional<double> run_delay_share(const Region& r, std::optional<double> run_delay_s) {
+  const double wall = summed_wall_s(r);
+  if (!run_delay_s || !(wall > 0) || !(*run_delay_s >= 0)) return std::nullopt;
+  return *run_delay_s / wall;
+}
+
+bool busy_machine(const Region& r, std::optional<double> run_delay_s, const VerdictThresholds& t) {
+  const std::optional<double> share = run_delay_share(r, run_delay_s);
+  return share && *share >= t.busy_min_run_delay_share;
+}
+
+double running_time_s(const Region& r) {
+  if (!r.has_run_delay || r.threads.empty()) return r.time_s;
+  double slowest = 0;
+  for (const ThreadRow& t : r.threads) slowest = std::max(slowest, t.time_s - t.run_delay_s);
+  return slowest > 0 ? slowest : r.time_s;
+}
+
 bool waiting_verdict(const VerdictInput& in, const VerdictThresholds& t, Verdict& v) {
   const std::optional<double> share = cpu_share(in);
-  if (!share || *share >= t.waiting_max_cpu_share) return false;
+  if (!share) return false;
   const Region& r = *in.region;
+  const std::optional<double> delay = run_delay_share(r, in.metrics->run_delay_s);
+  // Runnable: on a CPU or waiting for one. Only the rest is the threads' choice.
+  const double runnable = *share + delay.value_or(0);
+  if (runnable >= t.waiting_max_cpu_share) return false;
   const int threads = static_cast<int>(std::max<size_t>(1, r.threads.size()));
-  const double wall = r.thread_time_s > 0 ? r.thread_time_s : r.time_s * threads;
+  const double wall = summed_wall_s(r);
   v.bound = Bound::kWaiting;
   v.fraction = 0;
-  v.set_summary(fmt::format(
-      "waiting: its threads were on a CPU for {} of their time (CPU/wall {:.3g} = {:.3g} s CPU "
-      "/ {:.3g} s wall, {} thread{}; below {}): sleep, I/O, locks, blocking communication "
-      "or more runnable threads than free CPUs set its time, not a roof",
-      pct(*share), *share, *in.metrics->cpu_time_s, wall, threads, plural(threads),
-      g(t.waiting_max_cpu_share)));
+  if (delay) {
+    v.set_summary(fmt::format(
+        "waiting: its threads were off the CPU by their own choice for {} of their time "
+        "({:.3g} s of {:.3g} s wall, {} thread{}): on a CPU {} ({:.3g} s), runnable but not "
+        "running {} ({:.3g} s run delay); runnable {:.3g} of the time, below {}: sleep, I/O, "
+        "locks or blocking communication set its time, not a roof",
+        pct(1 - runnable), wall - *in.metrics->cpu_time_s - *in.metrics->run_delay_s, wall, threads,
+        plural(threads), pct(*share), *in.metrics->cpu_time_s, pct(*delay),
+        *in.metrics->run_delay_s, runnable, g(t.waiting_max_cpu_share)));
+  } else {
+    v.set_summary(fmt::format(
+        "waiting: its threads were on a CPU for {} of their time (CPU/wall {:.3g} = {:.3g} s "
+        "CPU / {:.3g} s wall, {} thread{}; below {}): sleep, I/O, locks, blocking "
+        "communication or more runnable threads than free CPUs (no run delay was measured "
+        "to tell them apart) set its time, not a roof",
+        pct(*share), *share, *in.metrics->cpu_time_s, wall, threads, plural(threads),
+        g(t.waiting_max_cpu_share)));
+  }
   v.direction =
       "shorten or overlap the wait (asynchronous I/O, shorter critical sections, "
-      "non-blocking communication, less sleeping), or give each thread a CPU of its own "
-      "(no other load, threads <= cores); its rates say nothing about the roofs";
+      "non-blocking communication, less sleeping); its rates say nothing about the roofs";
   return true;
 }
 
@@ -157,6 +193,24 @@ std::string unmeasured_boundaries(const VerdictInput& in) {
     out += (out.empty() ? "" : ", ") + std::string(boundary_name(b));
   }
   return out;
+}
+
+void busy_machine_flag(const VerdictInput& in, const VerdictThresholds& t, Verdict& v) {
+  if (in.metrics == nullptr || in.region == nullptr) return;
+  const Region& r = *in.region;
+  if (!busy_machine(r, in.metrics->run_delay_s, t)) return;
+  const double share = *run_delay_share(r, in.metrics->run_delay_s);
+  const int threads = static_cast<int>(std::max<size_t>(1, r.threads.size()));
+  v.flags.push_back(
+      {Flag::kBusyMachine,
+       fmt::format("the machine was busy: {} of the time runnable, not running ({:.3g} s run "
+                   "delay of {:.3g} s wall, {} thread{}; at or above {}): its rates are read "
+                   "against its running time, {:.3g} s of its {:.3g} s (the slowest thread's "
+                   "wall minus run delay)",
+                   pct(share), *in.metrics->run_delay_s, summed_wall_s(r), threads, plural(threads),
+                   pct(t.busy_min_run_delay_share), running_time_s(r), r.time_s),
+       "other work shared its CPUs: run on an idle machine, or with no more threads than "
+       "free cores (taskset or the batch system's exclusive node), before reading its time"});
 }
 
 void below_roofs_verdict(const VerdictInput& in, const VerdictThresholds& t, Verdict& v) {

@@ -16,13 +16,33 @@ namespace rprof {
 // nullopt without a measured CPU time or wall time.
 std::optional<double> cpu_share(const VerdictInput& in);
 
-// Sets the "waiting" bound when the CPU share is below
-// t.waiting_max_cpu_share; returns whether it did.
+// The threads' wall time summed over them (thread_time_s, else time_s x
+// threads): what CPU time and run delay are shares of.
+double summed_wall_s(const Region& r);
+
+// Run delay / summed wall time of the region's threads; nullopt without a
+// measured run delay or wall time.
+std::optional<double> run_delay_share(const Region& r, std::optional<double> run_delay_s);
+
+// Whether the run delay reaches t.busy_min_run_delay_share (the
+// busy-machine flag, and the analysis' choice of running_time_s).
+bool busy_machine(const Region& r, std::optional<double> run_delay_s, const VerdictThresholds& t);
+
+// The region's running time: the slowest thread's wall time minus its run
+// delay (time_s's convention, the maximum over threads); time_s without
+// per-thread run delays.
+double running_time_s(const Region& r);
+
+// Sets the "waiting" bound when the CPU share plus the run-delay share (the
+// time runnable) is below t.waiting_max_cpu_share; returns whether it did.
 bool waiting_verdict(const VerdictInput& in, const VerdictThresholds& t, Verdict& v);
 
 // The boundaries below L1 without traffic counts, "L2, LLC, DRAM" ("" when
 // every one was counted, or the region has no traffic counts at all).
 std::string unmeasured_boundaries(const VerdictInput& in);
+
+// Flags a region whose run delay reaches t.busy_min_run_delay_share.
+void busy_machine_flag(const VerdictInput& in, const VerdictThresholds& t, Verdict& v);
 
 // Turns a compute- or memory-bound verdict far below every roof (fraction
 // below t.below_roofs of a compute bound, t.below_bandwidth_roofs of a

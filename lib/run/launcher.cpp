@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
@@ -198,7 +199,8 @@ namespace {
 // The child after fork(): redirections, the handshake environment, exec.
 // What fails is sent to the parent through err_fd (errno), exit code 127.
 [[noreturn]] void exec_child(const LaunchSpec& spec, const std::string& program,
-                             const std::vector<std::string>& args, int err_fd, int gate_fd,
+                             const std::vector<std::string>& args,
+                             const std::vector<std::string>& env, int err_fd, int gate_fd,
                              pid_t parent);
 
 // --- sampling (LaunchSpec::sample_functions) ---------------------------------
@@ -270,7 +272,8 @@ bool open_on(const std::string& path, int flags, int fd) {
 }
 
 [[noreturn]] void exec_child(const LaunchSpec& spec, const std::string& program,
-                             const std::vector<std::string>& args, int err_fd, int gate_fd,
+                             const std::vector<std::string>& args,
+                             const std::vector<std::string>& env, int err_fd, int gate_fd,
                              pid_t parent) {
   // The app (and Valgrind, whose exec of its tool keeps this) dies with rprof.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -297,13 +300,16 @@ bool open_on(const std::string& path, int flags, int fd) {
       _exit(127);
     }
   }
-  if (spec.env.count(RPROF_ENV_PRELOAD_PROGRAM) == 0) unsetenv(RPROF_ENV_PRELOAD_PROGRAM);
-  for (const auto& [k, v] : spec.env) setenv(k.c_str(), v.c_str(), 1);
+  // The environment was built before fork() (fixed_stack_environment):
+  // the child only points at it.
   std::vector<char*> cargv;
   for (const std::string& a : args) cargv.push_back(const_cast<char*>(a.c_str()));
   cargv.push_back(nullptr);
+  std::vector<char*> cenv;
+  for (const std::string& e : env) cenv.push_back(const_cast<char*>(e.c_str()));
+  cenv.push_back(nullptr);
   if (gate_fd >= 0) wait_at_gate(gate_fd);
-  execv(program.c_str(), cargv.data());
+  execve(program.c_str(), cargv.data(), cenv.data());
   const int err = errno;
   (void)!write(err_fd, &err, sizeof(err));
   _exit(127);
@@ -363,10 +369,45 @@ void take_over_sigchld() {
   }
 }
 
+std::vector<std::string> fixed_stack_environment(const LaunchSpec& spec, char** base) {
+  std::vector<std::string> env;
+  for (char** e = base; e != nullptr && *e != nullptr; ++e) env.emplace_back(*e);
+  const auto name_of = [](const std::string& e) { return e.substr(0, e.find('=')); };
+  const auto find = [&](const std::string& name) {
+    return std::find_if(env.begin(), env.end(),
+                        [&](const std::string& e) { return name_of(e) == name; });
+  };
+  if (spec.env.count(RPROF_ENV_PRELOAD_PROGRAM) == 0) {
+    std::erase_if(env,
+                  [&](const std::string& e) { return name_of(e) == RPROF_ENV_PRELOAD_PROGRAM; });
+  }
+  for (const auto& [k, v] : spec.env) {
+    auto it = find(k);
+    if (it != env.end()) {
+      *it = k + "=" + v;
+    } else {
+      env.push_back(k + "=" + v);
+    }
+  }
+  if (!spec.fixed_stack) return env;
+  for (const char* name : kFixedStackPaths) {
+    auto it = find(name);
+    if (it == env.end()) continue;
+    const size_t value = it->size() - std::strlen(name) - 1;
+    const size_t padded =
+        std::max<size_t>(1, (value + kFixedStackPathBytes - 1) / kFixedStackPathBytes) *
+        kFixedStackPathBytes;
+    // Only a path gains slashes (an empty or relative value stays as it is).
+    if (value > 0 && (*it)[std::strlen(name) + 1] == '/') it->append(padded - value, '/');
+  }
+  return env;
+}
+
 LaunchResult launch(const LaunchSpec& spec) {
   std::vector<std::string> args = spec.wrapper;
   args.insert(args.end(), spec.argv.begin(), spec.argv.end());
   const std::string program = resolve_program(args.front());
+  const std::vector<std::string> env = fixed_stack_environment(spec, environ);
 
   int pipefd[2];
   if (pipe2(pipefd, O_CLOEXEC) != 0) {
@@ -391,7 +432,7 @@ LaunchResult launch(const LaunchSpec& spec) {
     blocked.restore();
     close(pipefd[0]);
     if (gate.write_fd >= 0) close(gate.write_fd);
-    exec_child(spec, program, args, pipefd[1], gate.read_fd, parent);
+    exec_child(spec, program, args, env, pipefd[1], gate.read_fd, parent);
   }
   close(pipefd[1]);
   std::unique_ptr<CpuClockSampler> sampler = start_sampling(spec, pid, gate);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "profile/function_times.h"
+#include "runtime/handshake.h"
 #include "sampling/sampling_period.h"
 
 namespace rprof {
@@ -27,6 +28,11 @@ struct LaunchSpec {
   bool sample_functions = false;
   // Its period, ns of CPU time per sample and thread (--sample-period).
   uint64_t sample_period_ns = kSamplingPeriodNs;
+  // Keep the app's initial stack where it is from run to run: the paths
+  // that move with -o, the working directory and rprof's pid are padded to
+  // fixed lengths (fixed_stack_environment). The sim backend asks for it:
+  // its simulated caches see the stack's addresses.
+  bool fixed_stack = false;
 };
 
 struct LaunchResult {
@@ -58,6 +64,30 @@ std::string make_output_dir(const std::string& requested, const std::string& app
 // the kernel reap the app before rprof can wait for it, so rprof takes
 // SIG_DFL and gives the app the inherited disposition back before exec.
 void take_over_sigchld();
+
+// Variables whose values move with the output path, the working directory
+// or rprof's pid, padded by fixed_stack_environment.
+inline constexpr const char* kFixedStackPaths[] = {RPROF_ENV_OUTPUT_DIR, RPROF_ENV_TABLES_DIR,
+                                                   "PWD", "OLDPWD"};
+// Their padded length: each is a directory path padded with trailing '/' to
+// this many bytes (to the next multiple of it when longer: two paths on
+// either side of a multiple then still move the stack).
+inline constexpr size_t kFixedStackPathBytes = 1024;
+
+// The environment the app gets: `base` (environ's form, null-terminated)
+// with spec.env set on it as setenv() would (a name it holds keeps its
+// place, a new one goes at the end), RPROF_PRELOAD_PROGRAM cleared unless
+// the spec sets it and, with spec.fixed_stack, kFixedStackPaths padded.
+//
+// Why padding: the kernel (and Valgrind, for the program it runs) copies
+// argv and the environment strings to the top of the initial stack, so
+// their lengths set every stack address of the program. The simulated
+// caches index sets by address, so a longer -o path alone moves counts by
+// a line here and there. Padding each moving value in place, not one
+// variable for the total, keeps the start of every string fixed too
+// (ld.so and libc read the first bytes of each at start-up). A directory
+// path with trailing slashes names the same directory.
+std::vector<std::string> fixed_stack_environment(const LaunchSpec& spec, char** base);
 
 // Runs the program and waits for it. The app is killed (SIGKILL) when rprof
 // dies (PR_SET_PDEATHSIG, kept through Valgrind's exec of its tool). While

@@ -21,9 +21,15 @@
  * thread's CPU time in ns (CLOCK_THREAD_CPUTIME_ID), inclusive. The tool
  * moves it into the region's cpu_time_s (docs/profile-schema.md). */
 #define RPROF_CPU_TIME_COUNTER "time.thread_cpu_ns"
+/* After it, where a slot is left: the thread's run delay in ns, the time it
+ * was runnable but waiting for a CPU (/proc/thread-self/schedstat, second
+ * field), inclusive. The tool moves it into the region's run_delay_s. */
+#define RPROF_RUN_DELAY_COUNTER "time.thread_run_delay_ns"
 
 /* --- Set by the launcher for every run of the program ------------------- */
-/* Directory for raw profiles; markers are inactive without it. */
+/* Directory for raw profiles; markers are inactive without it. This one and
+ * RPROF_TABLES_DIR may end in padding slashes (run/launcher.h,
+ * fixed_stack_environment): the runtime names files without them. */
 #define RPROF_ENV_OUTPUT_DIR "RPROF_OUTPUT_DIR"
 /* The runtime's counter backend: time (default), sim, perf, papi, likwid, fake. */
 #define RPROF_ENV_BACKEND "RPROF_BACKEND"

@@ -193,12 +193,24 @@ bool is_preload_target() {
   return false;
 }
 
+// The launcher pads its directory paths with trailing slashes (a fixed
+// initial stack under the sim backend, run/launcher.h): the runtime names
+// its files from the path without them.
+void trim_trailing_slashes(char* path) {
+  size_t n = std::strlen(path);
+  while (n > 1 && path[n - 1] == '/') path[--n] = '\0';
+}
+
 // The shared tables in the launcher's private directory (RPROF_TABLES_DIR);
 // without them the tables stay on the heap and only a flushed raw profile
 // keeps them.
 void open_tables(const Session& s) {
-  const char* dir = std::getenv(RPROF_ENV_TABLES_DIR);
-  if (dir == nullptr || *dir == '\0') return;
+  const char* env = std::getenv(RPROF_ENV_TABLES_DIR);
+  if (env == nullptr || *env == '\0') return;
+  char dir[PATH_MAX];
+  if (std::strlen(env) >= sizeof(dir)) return;
+  std::strcpy(dir, env);
+  trim_trailing_slashes(dir);
   const bool mpi = in_mpi_job(s, /*in_signal=*/true);
   TablesInfo info{};
   info.host = s.host;
@@ -232,7 +244,9 @@ void init() {
     say(msg.c_str());
     return;
   }
-  if (std::strlen(dir) >= PATH_MAX - 128) {
+  size_t dir_len = std::strlen(dir);
+  while (dir_len > 1 && dir[dir_len - 1] == '/') --dir_len;
+  if (dir_len >= PATH_MAX - 128) {
     say("markers inactive: " RPROF_ENV_OUTPUT_DIR " is too long");
     return;
   }
@@ -253,7 +267,11 @@ void init() {
   s->num_counters = s->backend->thread_cpu_time() ? counters_with_cpu_time(backend_counters)
                                                   : backend_counters;
   if (s->num_counters > backend_counters) s->counter_names[backend_counters] = kCpuTimeCounter;
-  std::strcpy(s->dir, dir);
+  if (s->num_counters > backend_counters + 1) {
+    s->counter_names[backend_counters + 1] = kRunDelayCounter;
+  }
+  std::memcpy(s->dir, dir, dir_len);
+  s->dir[dir_len] = '\0';
   if (gethostname(s->host, sizeof(s->host) - 1) != 0) std::strcpy(s->host, "host");
   for (char* c = s->host; *c; ++c) {
     if (*c == '/' || *c == '.') *c = '_';  // keep the file name parseable
@@ -307,8 +325,8 @@ ThreadState* current_thread() {
 ThreadState* existing_thread() { return t_state; }
 
 const char* session_counter_name(int k) {
-  // The backend's counters only: the thread CPU time the runtime adds after
-  // them is not one (it becomes the region's cpu_time_s).
+  // The backend's counters only: the thread CPU time and run delay the
+  // runtime adds after them are not (they become cpu_time_s, run_delay_s).
   if (g_session == nullptr || k < 0 || k >= g_session->backend->num_counters()) return nullptr;
   return g_session->counter_names[k];
 }

@@ -49,10 +49,18 @@ inline constexpr double kMaxWorkPerCall = 1e18;
 // (CLOCK_THREAD_CPUTIME_ID), read with the backend's at every begin and end.
 // The tool moves it out of the counters into cpu_time_s (profile/profile.h).
 inline constexpr const char* kCpuTimeCounter = RPROF_CPU_TIME_COUNTER;
+// After it, when a slot is left: the thread's run delay in ns (runnable,
+// waiting for a CPU: /proc/thread-self/schedstat's second field), read
+// where the CPU time is read (kCpuClockReuseNs); the tool moves it into
+// run_delay_s. Time off the CPU is either: run delay (the machine was busy)
+// or the thread's own choice (sleep, I/O, locks).
+inline constexpr const char* kRunDelayCounter = RPROF_RUN_DELAY_COUNTER;
 // Counters a thread records for a backend with `backend_counters`: the
-// backend's, then the CPU time when a slot is left.
+// backend's, then the CPU time and the run delay while slots are left.
 inline int counters_with_cpu_time(int backend_counters) {
-  return backend_counters < kMaxCounters ? backend_counters + 1 : backend_counters;
+  return backend_counters + 2 <= kMaxCounters ? backend_counters + 2
+         : backend_counters < kMaxCounters    ? backend_counters + 1
+                                              : backend_counters;
 }
 // The thread CPU clock is a system call (no vDSO path on x86: 0.3-0.8 us a
 // read), so a thread reads it at most once per this much of its runtime
@@ -316,6 +324,10 @@ class ThreadState {
   // the caller read) into out[0..nc_).
   void read_counters(uint64_t* out, uint64_t now);
   uint64_t cpu_time_ns(uint64_t now);
+  // The run delay read beside the CPU clock (fresh: that read happened now),
+  // else the last value: a thread reading its clock is on a CPU.
+  uint64_t run_delay_ns(bool fresh);
+  void close_schedstat();
   // Closes the innermost frame (depth d) at t1 with counters c1.
   void close_frame(int d, uint64_t t1, const uint64_t* c1);
   // Closes frames d-1 down to `target` (indices), at one clock and counter
@@ -331,6 +343,7 @@ class ThreadState {
   int nc_;          // counters recorded: the backend's, then the CPU time
   int backend_nc_;  // the backend's, read through backend_ (0 when it is off)
   int cpu_slot_;    // index of the CPU time, or -1
+  int delay_slot_;  // index of the run delay, or -1
   // The session's (nc_ and backend_nc_ are smaller on a thread without them;
   // revive() starts from these).
   int nc_config_;
@@ -348,6 +361,12 @@ class ThreadState {
   uint64_t cpu_read_ticks_ = 0;  // runtime clock at the last CPU clock read
   uint64_t cpu_read_ns_ = 0;     // its value
   uint64_t cpu_last_ns_ = 0;     // the last value given out (never decreases)
+  bool cpu_fresh_ = false;       // the last cpu_time_ns() read the clock
+  // This thread's /proc/thread-self/schedstat, opened at its first read (on
+  // the owning thread: the path names the thread that opens it) and read
+  // with pread; -2: not opened yet, -1: unavailable (the run delay stays 0).
+  int schedstat_fd_ = -2;
+  uint64_t delay_last_ns_ = 0;
   // Begins refused beyond kMaxDepth whose ends have not come yet: those ends
   // are absorbed (one too_deep error, no end_without_begin per level).
   uint64_t refused_deep_ = 0;

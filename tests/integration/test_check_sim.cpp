@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 
 #include "integration/harness.h"
@@ -155,6 +156,48 @@ TEST_CASE("sim: rprof check --baseline: the same program passes, more work is a 
   CHECK_THAT(r.out,
              Catch::Contains("\n  daxpy: changed program: bytes at L1 4800064 B -> 5760064 B "
                              "(+20.00%)"));
+}
+
+// The app's environment carries the output directory, rprof's pid-named
+// tables directory and PWD; the launcher pads them (run/launcher.h) so the
+// initial stack, which the simulated caches see, does not move with them.
+TEST_CASE("sim: counts do not move with the -o path, the working directory or the pid") {
+  require_sim();
+  const std::string short_cwd = fresh_dir("c");
+  const std::string long_cwd =
+      fresh_dir("a-working-directory-with-a-much-longer-name-than-the-other-one-has-by-far");
+  // docs/ci.md's recipe: -o ci/baseline, then -o run, each from its directory.
+  const std::string baseline = long_cwd + "/ci/baseline-with-a-long-name-" + std::string(150, 'x');
+  const std::string run = short_cwd + "/r";
+  std::filesystem::create_directories(long_cwd + "/ci");
+  auto in_dir = [&](const std::string& cwd, const std::string& out) {
+    RunResult r = run_command({"sh", "-c", "cd \"$0\" && exec \"$@\"", cwd, RPROF_BIN,
+                               "--backend=sim", "-q", "--sim-cache", kSimCache, "-o", out,
+                               sample("daxpy"), std::to_string(kN), std::to_string(kReps)});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    return load_json(out + "/profile.json");
+  };
+  const nlohmann::json a = in_dir(long_cwd, baseline);
+  const nlohmann::json b = in_dir(short_cwd, run);
+  size_t compared = 0;
+  for (const auto& ra : a["regions"]) {
+    const std::string path = ra["path"].dump();
+    const auto rb = std::find_if(b["regions"].begin(), b["regions"].end(),
+                                 [&](const nlohmann::json& r) { return r["path"].dump() == path; });
+    REQUIRE(rb != b["regions"].end());
+    INFO(path);
+    REQUIRE(ra["counters"].size() > 2);
+    CHECK(ra["counters"] == (*rb)["counters"]);
+    ++compared;
+  }
+  CHECK(compared == b["regions"].size());
+  CHECK(compared >= 2);  // [program] and daxpy
+  const RunResult r =
+      run_command({RPROF_BIN, "check", "--baseline", baseline, run, "--counts-only"});
+  INFO(r.out << r.err);
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Catch::Contains("rprof check: passed: "));
 }
 
 TEST_CASE("rprof check: bad input exits 2 with one line") {

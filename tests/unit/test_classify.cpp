@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "roofline/classify.h"
+#include "roofline/verdict_causes.h"
 
 using namespace rprof;
 
@@ -327,6 +328,73 @@ TEST_CASE("waiting: CPU/wall below its threshold, never latency- or memory-bound
   CHECK(run_full(two, m2, nullptr, &mv).bound == Bound::kWaiting);
   m2.cpu_time_s = 21.0;
   CHECK(run_full(two, m2, nullptr, &mv).bound != Bound::kWaiting);
+}
+
+TEST_CASE("busy machine: run delay is not waiting, and is flagged at its threshold") {
+  Metrics m = fp_metrics(1.0, 3 * 64);
+  m.has_flops = false;
+  const MemoryView mv = dram_view(1e-8, 3, 20);
+  // 20 s wall on one thread: 9 s on a CPU, 10 s runnable but not running,
+  // 1 s off the CPU by choice. CPU/wall alone (45%) would say waiting.
+  Region r = sleeper(9.0, m);
+  r.has_run_delay = true;
+  r.run_delay_s = r.threads[0].run_delay_s = 10.0;
+  m.run_delay_s = 10.0;
+  Verdict v = run_full(r, m, nullptr, &mv);
+  CHECK(v.bound != Bound::kWaiting);
+  REQUIRE(v.has(Flag::kBusyMachine));
+  const VerdictFlag& busy = *std::find_if(
+      v.flags.begin(), v.flags.end(), [](const auto& f) { return f.flag == Flag::kBusyMachine; });
+  CHECK(std::string(busy.name()) == "busy-machine");
+  CHECK_THAT(busy.reason, Catch::StartsWith("the machine was busy: 50% of the time runnable, "
+                                            "not running (10 s run delay of 20 s wall") &&
+                              Catch::Contains("running time, 10 s of its 20 s"));
+  // Without the run delay the same CPU time is waiting, and nothing is flagged.
+  Metrics blind = m;
+  blind.run_delay_s.reset();
+  const Verdict w = run_full(r, blind, nullptr, &mv);
+  CHECK(w.bound == Bound::kWaiting);
+  CHECK_FALSE(w.has(Flag::kBusyMachine));
+  CHECK_THAT(w.summary(), Catch::Contains("no run delay was measured"));
+  // Off the CPU by choice dominates (CPU 20% + run delay 20% < 50%):
+  // waiting, and the machine was busy too.
+  Metrics both = m;
+  both.cpu_time_s = 4.0;
+  both.run_delay_s = 4.0;
+  const Verdict b = run_full(r, both, nullptr, &mv);
+  CHECK(b.bound == Bound::kWaiting);
+  CHECK(b.has(Flag::kBusyMachine));
+  CHECK_THAT(b.summary(), Catch::Contains("off the CPU by their own choice for 60%") &&
+                              Catch::Contains("runnable 0.4 of the time, below 0.5"));
+  // At the waiting threshold: runnable exactly half the time is not waiting.
+  both.cpu_time_s = 6.0;
+  CHECK(run_full(r, both, nullptr, &mv).bound != Bound::kWaiting);
+  both.cpu_time_s = 5.9;
+  CHECK(run_full(r, both, nullptr, &mv).bound == Bound::kWaiting);
+  // The busy-machine threshold (10% of 20 s = 2 s of run delay): at it
+  // flagged, just below it not.
+  Metrics edge = m;
+  edge.cpu_time_s = 17.0;
+  edge.run_delay_s = kT.busy_min_run_delay_share * 20;
+  CHECK(run_full(r, edge, nullptr, &mv).has(Flag::kBusyMachine));
+  edge.run_delay_s = kT.busy_min_run_delay_share * 20 * 0.99;
+  CHECK_FALSE(run_full(r, edge, nullptr, &mv).has(Flag::kBusyMachine));
+}
+
+TEST_CASE("running time: the slowest thread's wall minus its run delay") {
+  Region r = region(1, {10.0, 8.0});
+  r.has_run_delay = true;
+  r.threads[0].run_delay_s = 5.0;  // ran 5 s
+  r.threads[1].run_delay_s = 1.0;  // ran 7 s: the slowest runner
+  r.run_delay_s = 6.0;
+  r.thread_time_s = 18.0;
+  CHECK(running_time_s(r) == 7.0);
+  CHECK(*run_delay_share(r, 6.0) == Approx(6.0 / 18.0));
+  CHECK(busy_machine(r, 6.0, kT));
+  CHECK_FALSE(busy_machine(r, 1.7, kT));  // 9.4% of 18 s
+  CHECK_FALSE(busy_machine(r, std::nullopt, kT));
+  r.has_run_delay = false;
+  CHECK(running_time_s(r) == 10.0);  // no run delay: its wall time
 }
 
 TEST_CASE("latency-bound needs misses that explain the time") {

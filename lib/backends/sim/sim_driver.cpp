@@ -9,6 +9,7 @@
 #include <functional>
 #include <optional>
 
+#include "backends/sim/avx512_scan.h"
 #include "backends/sim/sim_config.h"
 #include "backends/sim/sim_run.h"
 #include "common/error.h"
@@ -132,7 +133,11 @@ class SimDriver final : public BackendDriver {
                          "which cannot run under Valgrind");
     }
     std::string why;
-    return find_sim_tool(&why) ? "" : why;
+    if (!find_sim_tool(&why)) return why;
+    // Said before anything runs (avx512_scan.h); --backend=sim still tries.
+    const std::string avx512 = avx512_code_in(request.program);
+    if (!avx512.empty()) return avx512_advice(request.app.front(), avx512);
+    return "";
   }
 
   std::string auto_notice(const std::vector<AutoRefusal>& refused) const override {
@@ -260,7 +265,8 @@ RunOutcome SimDriver::finish(const RunPlan&, std::vector<PassResult> passes) {
   }
   if (!native_) out.result = counted.launch;
   out.stopped = stopped;
-  if (request_.functions > 0) {
+  // A failed counted run's function table is as partial as its counts.
+  if (request_.functions > 0 && out.problem.empty()) {
     FunctionTimes times;
     if (native_) times = passes.front().launch.functions;
     if (!times.sampled && times.why.empty()) {
@@ -302,6 +308,18 @@ Profile SimDriver::counted_profile(PassResult& counted, const std::string& probl
   // that failed or was stopped is named by its own note instead.
   const LaunchResult& sr = counted.launch;
   const bool completed = problem.empty() && stop_signal(sr) == 0;
+  if (!problem.empty()) {
+    // Counts that stop at a failure are not the program's: no row keeps
+    // them; the times of the native run stay, and the header names it.
+    Profile p = native ? std::move(*native) : Profile{};
+    if (!native) {
+      p.run = counted.profile.run;
+      p.run.wall_time_s = 0;  // no [program] row from the failed run
+    }
+    drop_determinism_notes(p);
+    p.run.failure = "the simulated (counted) run failed: " + problem;
+    return p;
+  }
   Profile p = sim_profile(
       std::move(native), std::move(counted.profile), read_sim_totals(files_.dir), "",
       describe_sim_caches(caches_), "", [&](Profile& joined) {
@@ -313,7 +331,6 @@ Profile SimDriver::counted_profile(PassResult& counted, const std::string& probl
                                  " when counted (see " + sim_log_names(files_.dir) + ")");
         }
       });
-  if (!problem.empty()) p.notes.push_back("the simulated run failed: " + problem);
   return p;
 }
 

@@ -163,6 +163,9 @@ LaunchSpec sim_launch_spec(const SimTool& tool, const SimCaches& caches,
   // only burn simulated time (and count their spin loads), so let them sleep
   // unless the user chose otherwise.
   if (std::getenv("OMP_WAIT_POLICY") == nullptr) spec.env["OMP_WAIT_POLICY"] = "passive";
+  // The simulated caches see the stack's addresses: counts must not move
+  // with the output path, the working directory or the pid (launcher.h).
+  spec.fixed_stack = true;
   spec.stdout_path = files.app_stdout;
   spec.stderr_path = files.app_stderr;
   return spec;
@@ -378,6 +381,15 @@ std::string sanitizer_of(const std::string& program_path) {
   return "";
 }
 
+std::string avx512_advice(const std::string& program, const std::string& address) {
+  return program + " uses AVX-512 (EVEX-encoded) instructions" +
+         (address.empty() ? "" : " (at " + address + " in its code)") +
+         ", which Valgrind cannot run, so the sim backend cannot count it: build it with "
+         "`rprof cc` (the same flags; `rprof ./app` then counts it with --backend=inst), or "
+         "without AVX-512 (e.g. -march=native -mno-avx512f, or -mavx2 -mfma) for "
+         "--backend=sim; --backend=time times it without counts";
+}
+
 bool log_shows_avx512(const std::string& log_text) {
   return log_text.find("unhandled instruction bytes: 0x62") != std::string::npos;
 }
@@ -420,11 +432,7 @@ std::string diagnose_sim_run(const LaunchResult& result, const std::string& log_
                              const std::string& stderr_text, const std::string& program,
                              const std::string& log_names) {
   if (log_shows_avx512(log_text) || log_shows_avx512(stderr_text)) {
-    return program +
-           " uses AVX-512 (EVEX-encoded) instructions, which Valgrind 3.19 cannot "
-           "run, so --backend=sim cannot count it: rebuild without AVX-512 (e.g. "
-           "-march=native -mno-avx512f, or -mavx2 -mfma) or use --backend=time "
-           "(timing only)";
+    return avx512_advice(program, "");
   }
   // Valgrind's own messages: in its log once that is open, on stderr before.
   std::vector<std::string> lines = message_lines(log_text);

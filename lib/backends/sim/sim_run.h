@@ -77,6 +77,9 @@ std::string sanitizer_of(const std::string& program_path);
 // True when Valgrind's log shows it stopped at an EVEX-encoded (AVX-512)
 // instruction ("unhandled instruction bytes: 0x62 ...").
 bool log_shows_avx512(const std::string& log_text);
+// What to do about a program with AVX-512 code (address: where the scan
+// found it, "" when Valgrind's log did): `rprof cc`, a build without it.
+std::string avx512_advice(const std::string& program, const std::string& address);
 
 // What went wrong in a sim run, for people (one line, the cause with its
 // reason: Valgrind's own failure, an option it rejected, a program it cannot

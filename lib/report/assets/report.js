@@ -33,7 +33,8 @@
 
   // --- summary ---------------------------------------------------------
   const run = data.run;
-  const status = run.signal ? 'killed by signal ' + run.signal : 'exit status ' + run.exit_code;
+  const status = (run.failure ? 'FAILED: ' + run.failure + ' \u00b7 ' : '') +
+      (run.signal ? 'killed by signal ' + run.signal : 'exit status ' + run.exit_code);
   document.getElementById('run-summary').textContent = [
     'backend ' + run.backend,
     // A run without marker data (a function view without markers) counts none.
