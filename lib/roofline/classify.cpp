@@ -374,8 +374,8 @@ Verdict classify(const VerdictInput& in, const VerdictThresholds& t) {
   const std::string unmeasured = unmeasured_boundaries(in);
   if (!waiting && !unmeasured.empty() && (v.bound == Bound::kCompute || v.bound == Bound::kMemory)) {
     v.set_summary(v.summary() +
-                  fmt::format("; {} not measured (no traffic counted there) and may be what "
-                              "limits it: count them (the sim backend, or inst with --sample)",
+                  fmt::format("; {} were not measured (traffic counted at L1 only) and may be "
+                              "what limits it: count them (the sim backend, or inst with --sample)",
                               unmeasured));
   }
   busy_machine_flag(in, t, v);

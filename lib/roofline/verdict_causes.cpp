@@ -187,12 +187,10 @@ bool waiting_verdict(const VerdictInput& in, const VerdictThresholds& t, Verdict
 
 std::string unmeasured_boundaries(const VerdictInput& in) {
   if (in.metrics == nullptr || !in.metrics->any_traffic()) return "";
-  std::string out;
-  for (Boundary b : kBoundaries) {
-    if (b == Boundary::kL1 || in.metrics->at(b).measured) continue;
-    out += (out.empty() ? "" : ", ") + std::string(boundary_name(b));
+  for (Boundary b : {Boundary::kL2, Boundary::kLLC, Boundary::kDRAM}) {
+    if (in.metrics->at(b).measured) return "";
   }
-  return out;
+  return "L2, LLC and DRAM";
 }
 
 void busy_machine_flag(const VerdictInput& in, const VerdictThresholds& t, Verdict& v) {

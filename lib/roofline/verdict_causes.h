@@ -37,8 +37,9 @@ double running_time_s(const Region& r);
 // time runnable) is below t.waiting_max_cpu_share; returns whether it did.
 bool waiting_verdict(const VerdictInput& in, const VerdictThresholds& t, Verdict& v);
 
-// The boundaries below L1 without traffic counts, "L2, LLC, DRAM" ("" when
-// every one was counted, or the region has no traffic counts at all).
+// "L2, LLC and DRAM" when the region's traffic was counted at L1 only (the
+// inst backend with --sample=off): none of the boundaries that usually
+// limit was measured. "" otherwise, or without traffic counts.
 std::string unmeasured_boundaries(const VerdictInput& in);
 
 // Flags a region whose run delay reaches t.busy_min_run_delay_share.

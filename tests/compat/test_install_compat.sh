@@ -15,6 +15,13 @@ if grep -q '^RPROF_SANITIZE:STRING=.' "$build/CMakeCache.txt"; then
 fi
 rm -rf "$work" && mkdir -p "$work"
 prefix=$work/prefix
+# pkg-config cannot name a path that holds a space (its --cflags are split by
+# the shell): under such a build tree the prefix goes to a private directory
+# whose path has none.
+if [[ $prefix == *[[:space:]]* ]]; then
+  prefix=$(mktemp -d /tmp/rprof-install.XXXXXX)/prefix
+  trap 'rm -rf "$(dirname "$prefix")"' EXIT
+fi
 cmake --install "$build" --prefix "$prefix" >/dev/null
 
 need=(lib/librprof-likwid.so lib/librprof-papi.so include/rprof/likwid/likwid-marker.h

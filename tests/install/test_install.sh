@@ -6,6 +6,13 @@ set -euo pipefail
 build=$1 src=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
 prefix=$work/prefix
+# pkg-config cannot name a path that holds a space (its --cflags are split by
+# the shell): under such a build tree the prefix goes to a private directory
+# whose path has none.
+if [[ $prefix == *[[:space:]]* ]]; then
+  prefix=$(mktemp -d /tmp/rprof-install.XXXXXX)/prefix
+  trap 'rm -rf "$(dirname "$prefix")"' EXIT
+fi
 # Hermetic: the test's own HOME and the recorded default machine, so the
 # profiling below never calibrates this machine or reads the user's cache.
 mkdir -p "$work/home"

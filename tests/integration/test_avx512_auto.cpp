@@ -35,7 +35,7 @@ TEST_CASE("avx512 scan: a run of EVEX instructions, not stray 0x62 bytes") {
   CHECK(avx512_code_in(sample("matmul_avx2")) == "");  // VEX (AVX2) code is not AVX-512
 }
 
-TEST_CASE("--backend=auto on an AVX-512 program: refused by sim before running, rprof cc offered") {
+TEST_CASE("auto backend on an AVX-512 program: refused by sim before running, rprof cc offered") {
 #ifndef RPROF_TEST_HAVE_AVX512_APP
   skip_test("the compiler has no -mavx512f: no AVX-512 program to test with");
 #else
@@ -64,7 +64,7 @@ TEST_CASE("--backend=auto on an AVX-512 program: refused by sim before running, 
 #endif
 }
 
-TEST_CASE("--backend=sim on an AVX-512 program: the failed counted run leaves no rows") {
+TEST_CASE("sim backend on an AVX-512 program: the failed counted run leaves no rows") {
 #ifndef RPROF_TEST_HAVE_AVX512_APP
   skip_test("the compiler has no -mavx512f: no AVX-512 program to test with");
 #else

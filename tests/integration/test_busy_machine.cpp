@@ -39,8 +39,7 @@ class BusyLoop {
     pid_ = fork();
     if (pid_ == 0) {
       if (!pin_to(cpu)) _exit(1);
-      for (volatile unsigned long i = 0;; ++i) {
-      }
+      for (;;) asm volatile("" ::: "memory");  // spins, never optimised away
     }
   }
   ~BusyLoop() {
