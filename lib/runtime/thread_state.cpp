@@ -1,6 +1,7 @@
 #include "runtime/thread_state.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <new>
 
@@ -72,6 +73,7 @@ ThreadState::~ThreadState() {
     if (!tables_owns(chunk)) delete[] chunk;
   }
   std::free(frame_counters_);
+  std::free(child_slots_);
   if (own_shared_) delete sh_;
 }
 
@@ -114,25 +116,94 @@ int32_t ThreadState::add_node(int32_t parent, uint32_t region) {
   return i;
 }
 
+namespace {
+
+// A 64-bit mix (the MurmurHash3 finalizer) of the key, so the low bits that
+// pick a slot depend on every bit of the parent and the region.
+uint32_t child_hash(int32_t parent, uint32_t region) {
+  uint64_t k = (static_cast<uint64_t>(static_cast<uint32_t>(parent)) << 32) | region;
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdull;
+  k ^= k >> 33;
+  k *= 0xc4ceb9fe1a85ec53ull;
+  k ^= k >> 33;
+  return static_cast<uint32_t>(k);
+}
+
+constexpr uint32_t kFirstChildSlots = 64;
+
+}  // namespace
+
+int32_t ThreadState::find_child(int32_t parent, uint32_t region) const {
+  if (child_mask_ == 0) return -1;
+  for (uint32_t i = child_hash(parent, region) & child_mask_;; i = (i + 1) & child_mask_) {
+    const ChildSlot& s = child_slots_[i];
+    if (s.node == 0) return -1;
+    if (s.parent == parent && s.region == region) return static_cast<int32_t>(s.node - 1);
+  }
+}
+
+bool ThreadState::grow_child_index() {
+  const uint32_t slots = child_mask_ == 0 ? kFirstChildSlots : 2 * (child_mask_ + 1);
+  auto* fresh = static_cast<ChildSlot*>(std::calloc(slots, sizeof(ChildSlot)));
+  if (fresh == nullptr) return false;
+  const uint32_t mask = slots - 1;
+  for (uint32_t k = 0; child_mask_ != 0 && k <= child_mask_; ++k) {
+    const ChildSlot& s = child_slots_[k];
+    if (s.node == 0) continue;
+    uint32_t i = child_hash(s.parent, s.region) & mask;
+    while (fresh[i].node != 0) i = (i + 1) & mask;
+    fresh[i] = s;
+  }
+  std::free(child_slots_);
+  child_slots_ = fresh;
+  child_mask_ = mask;
+  return true;
+}
+
+bool ThreadState::index_child(int32_t parent, uint32_t region, int32_t node) {
+  const uint32_t slots = child_mask_ == 0 ? 0 : child_mask_ + 1;
+  if (2 * (child_used_ + 1) > slots && !grow_child_index()) return false;
+  uint32_t i = child_hash(parent, region) & child_mask_;
+  while (child_slots_[i].node != 0) i = (i + 1) & child_mask_;
+  child_slots_[i] = ChildSlot{parent, region, static_cast<uint32_t>(node) + 1};
+  ++child_used_;
+  return true;
+}
+
+void ThreadState::clear_child_index() {
+  if (child_mask_ != 0) std::memset(child_slots_, 0, sizeof(ChildSlot) * (child_mask_ + 1));
+  child_used_ = 0;
+  child_index_off_ = false;
+}
+
 int32_t ThreadState::child_of(int32_t parent, uint32_t region) {
   if (parent >= 0) {
-    Node& p = node(parent);
-    if (p.last_child >= 0 && node(p.last_child).region == region) {
-      return p.last_child;
-    }
-    for (int32_t c = p.first_child.load(std::memory_order_relaxed); c >= 0;
-         c = node(c).next_sibling.load(std::memory_order_relaxed)) {
-      if (node(c).region == region) return p.last_child = c;
-    }
-    const int32_t c = add_node(parent, region);
-    if (c >= 0) node(parent).last_child = c;
-    return c;
+    const Node& p = node(parent);
+    if (p.last_child >= 0 && node(p.last_child).region == region) return p.last_child;
   }
-  for (int32_t c = root_first_child_.load(std::memory_order_relaxed); c >= 0;
-       c = node(c).next_sibling.load(std::memory_order_relaxed)) {
-    if (node(c).region == region) return c;
+  int32_t c = -1;
+  if (!child_index_off_) {
+    c = find_child(parent, region);
+  } else {
+    for (int32_t k = parent >= 0 ? node(parent).first_child.load(std::memory_order_relaxed)
+                                 : root_first_child_.load(std::memory_order_relaxed);
+         k >= 0 && c < 0; k = node(k).next_sibling.load(std::memory_order_relaxed)) {
+      if (node(k).region == region) c = k;
+    }
   }
-  return add_node(-1, region);
+  if (c < 0) {
+    c = add_node(parent, region);
+    if (c < 0) return -1;
+    if (!child_index_off_ && !index_child(parent, region, c)) {
+      std::free(child_slots_);
+      child_slots_ = nullptr;
+      child_mask_ = child_used_ = 0;
+      child_index_off_ = true;
+    }
+  }
+  if (parent >= 0) node(parent).last_child = c;
+  return c;
 }
 
 int ThreadState::begin(uint32_t region) {
@@ -548,6 +619,7 @@ void ThreadState::reset_nodes() {
   for (int32_t i = 0; i < count; ++i) new (&node(i)) Node;
   root_first_child_.store(-1, std::memory_order_release);
   root_last_child_ = -1;
+  clear_child_index();
 }
 
 void ThreadState::release() {

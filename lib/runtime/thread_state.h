@@ -310,6 +310,14 @@ class ThreadState {
   Node& node(int32_t i) { return chunks_[i / kNodesPerChunk][i % kNodesPerChunk]; }
   int32_t child_of(int32_t parent, uint32_t region);
   int32_t add_node(int32_t parent, uint32_t region);
+  // The child index (below): the node of `region` under `parent` (-1: the
+  // root), or -1 when none.
+  int32_t find_child(int32_t parent, uint32_t region) const;
+  // Adds node under its key; false when the index cannot grow (it is then
+  // dropped and child_of scans siblings).
+  bool index_child(int32_t parent, uint32_t region, int32_t node);
+  bool grow_child_index();
+  void clear_child_index();
   uint64_t* start_counters(int d) { return frame_counters_ + 2 * d * nc_; }
   uint64_t* child_counters(int d) { return frame_counters_ + (2 * d + 1) * nc_; }
   // The backend's counters and the CPU time (now: the runtime clock's ticks
@@ -343,6 +351,27 @@ class ThreadState {
   uint64_t* frame_counters_ = nullptr;  // 2 * kMaxDepth * nc_ values
   std::atomic<int32_t> root_first_child_{-1};
   int32_t root_last_child_ = -1;
+  // The child index: (parent node, region id) -> node, so a begin finds its
+  // node in O(1) expected whatever the number of siblings. Open addressing
+  // with linear probing, a power-of-two number of slots at most half full;
+  // slot.node is the node + 1 (0: empty, so calloc'ed slots are empty).
+  // Owner-only like Node::last_child: the flusher and the tables reader walk
+  // nodes by their parent links and never read it, so a flush from a signal
+  // handler that interrupted an insert sees consistent nodes. It grows on a
+  // new node only (amortized: doubling), by calloc like the node chunks (a
+  // marker never runs in a signal handler: api.cpp refuses it first), and is
+  // kept, emptied, when the state is released for the next thread. When it
+  // cannot grow it is dropped (child_index_off_) and child_of scans siblings
+  // through first_child/next_sibling until the nodes are reset.
+  struct ChildSlot {
+    int32_t parent;
+    uint32_t region;
+    uint32_t node;
+  };
+  ChildSlot* child_slots_ = nullptr;
+  uint32_t child_mask_ = 0;  // slots - 1; 0 while there are none
+  uint32_t child_used_ = 0;
+  bool child_index_off_ = false;
   Node* chunks_[kMaxChunks] = {};
   uint64_t errors_dropped_ = 0;
   uint64_t cpu_read_ticks_ = 0;  // runtime clock at the last CPU clock read
