@@ -95,6 +95,7 @@ int32_t ThreadState::add_node(int32_t parent, uint32_t region) {
     }
     if (chunks_[chunk] == nullptr) return -1;
   }
+  tables_need_name(region);
   Node& n = node(i);
   n.region = region;
   n.parent = parent;
@@ -536,6 +537,8 @@ void ThreadState::record_error(ErrorKind kind, uint32_t expected,
     errors_dropped_ += n;
     return;
   }
+  tables_need_name(expected);
+  tables_need_name(got);
   ErrorRecord& e = sh_->error_records[count];
   e.kind = kind;
   e.expected = expected;
@@ -544,32 +547,94 @@ void ThreadState::record_error(ErrorKind kind, uint32_t expected,
   sh_->errors.store(count + 1, std::memory_order_release);
 }
 
-void ThreadState::reset_after_fork(uint64_t now) {
+void ThreadState::save_open_path(OpenPath* out) const {
+  const int d = sh_->depth.load(std::memory_order_relaxed);
   const int32_t count = sh_->nodes.load(std::memory_order_relaxed);
-  for (int32_t i = 0; i < count; ++i) {
-    if (chunks_[i / kNodesPerChunk] == nullptr) break;  // never trust a count read from the file
-    Node& n = node(i);
-    for (Counter* c : {&n.calls, &n.incl_ticks, &n.excl_ticks, &n.work_calls}) {
-      c->store(0, std::memory_order_relaxed);
+  out->depth = d >= 0 && d <= kMaxDepth ? d : 0;
+  for (int i = 0; i < out->depth; ++i) {
+    const Frame& f = frames_[i];
+    OpenPath::Open& o = out->frames[i];
+    o.node = f.node.load(std::memory_order_relaxed);
+    if (o.node >= count || (o.node >= 0 && chunks_[o.node / kNodesPerChunk] == nullptr)) {
+      o.node = -1;  // never trust a frame half written (a fork from a signal handler)
     }
-    n.work_flops.store(0, std::memory_order_relaxed);
-    n.work_bytes.store(0, std::memory_order_relaxed);
-    for (int k = 0; k < kMaxCounters; ++k) {
-      n.incl[k].store(0, std::memory_order_relaxed);
-      n.excl[k].store(0, std::memory_order_relaxed);
+    o.parent = o.node >= 0 ? node(o.node).parent : -1;
+    o.region = f.region;
+    o.recursive = f.recursive;
+    o.borrowed = f.borrowed;
+    o.continued = f.continued;
+    o.automatic = f.automatic;
+  }
+}
+
+void ThreadState::restart_after_fork(const OpenPath& path, int tid, uint64_t now) {
+  // Chunks in the parent's mapping are about to be unmapped; those on the
+  // heap are this process's copy-on-write copies of the parent's, left as
+  // they are (freeing them would copy their pages).
+  for (Node*& chunk : chunks_) chunk = nullptr;
+  auto* shared = static_cast<ThreadShared*>(
+      tables_alloc(RecordType::kThread, sh_->index, 0, sizeof(ThreadShared)));
+  const uint32_t index = sh_->index;
+  if (shared != nullptr) {
+    if (own_shared_) delete sh_;
+    own_shared_ = false;
+  } else if (own_shared_) {
+    shared = sh_;
+  } else {
+    shared = new (std::nothrow) ThreadShared;
+    own_shared_ = shared != nullptr;
+    if (shared == nullptr) {
+      // No memory: one record kept for this case, so the parent's mapping
+      // is still never written.
+      alignas(ThreadShared) static unsigned char spare[sizeof(ThreadShared)];
+      shared = reinterpret_cast<ThreadShared*>(spare);
     }
   }
-  const int d = sh_->depth.load(std::memory_order_relaxed);
-  for (int i = 0; i < d; ++i) {
-    frames_[i].t0.store(now, std::memory_order_relaxed);
-    frames_[i].child_ticks = 0;
+  sh_ = new (shared) ThreadShared;
+  sh_->index = index;
+  sh_->tid = tid;
+  sh_->role.store(static_cast<uint32_t>(ThreadRole::kLive), std::memory_order_relaxed);
+  frames_ = sh_->frames;
+  root_first_child_.store(-1, std::memory_order_relaxed);
+  root_last_child_ = -1;
+  clear_child_index();
+  errors_dropped_ = 0;
+  cpu_read_ticks_ = cpu_read_ns_ = cpu_last_ns_ = 0;  // the child's CPU clock starts at zero
+  // Each open region's node again: the node an earlier frame made (a
+  // recursion shares its node), else a child of the node its parent became.
+  int32_t made[kMaxDepth];
+  for (int d = 0; d < path.depth; ++d) {
+    const OpenPath::Open& o = path.frames[d];
+    int32_t n = -1;
+    int same = -1, parent = o.parent < 0 ? -2 : -1;
+    for (int j = 0; j < d; ++j) {
+      if (same < 0 && path.frames[j].node == o.node) same = j;
+      if (parent == -1 && path.frames[j].node == o.parent) parent = j;
+    }
+    if (o.node < 0) {
+      n = -1;
+    } else if (same >= 0) {
+      n = made[same];
+    } else if (parent == -2 || (parent >= 0 && made[parent] >= 0)) {
+      n = child_of(parent == -2 ? -1 : made[parent], o.region);
+    }
+    made[d] = n;
+    Frame& f = frames_[d];
+    f.node.store(n, std::memory_order_relaxed);
+    f.region = o.region;
+    f.recursive = o.recursive;
+    f.borrowed = o.borrowed;
+    f.automatic = o.automatic;
+    f.continued = o.continued;
+    f.child_ticks = 0;
+    f.t0.store(now, std::memory_order_relaxed);
     if (nc_ > 0) {
-      read_counters(start_counters(i), now);
-      uint64_t* cc = child_counters(i);
+      read_counters(start_counters(d), now);
+      uint64_t* cc = child_counters(d);
       for (int k = 0; k < nc_; ++k) cc[k] = 0;
     }
   }
-  sh_->errors.store(0, std::memory_order_relaxed);
+  sh_->depth.store(path.depth, std::memory_order_release);
 }
 
 void ThreadState::fold_into(ThreadState& into) const {

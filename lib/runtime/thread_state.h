@@ -182,6 +182,24 @@ struct ThreadShared {
   ErrorRecord error_records[kMaxErrors];
 };
 
+// A thread's open regions as they were when it called fork(), saved in the
+// parent before the fork (ThreadState::save_open_path) for the child to
+// rebuild them from (ThreadState::restart_after_fork): the parent's tables
+// are shared with the child and go on changing once fork() returns there.
+struct OpenPath {
+  struct Open {
+    int32_t node;    // -1: a begin refused at the node limit
+    int32_t parent;  // the node's parent (-1: the root)
+    uint32_t region;
+    bool recursive;
+    bool borrowed;
+    bool continued;
+    uint8_t automatic;
+  };
+  int depth = 0;
+  Open frames[kMaxDepth];
+};
+
 // One region's sums over the nodes of one thread (rprof_region_read).
 struct RegionTotals {
   uint64_t calls = 0;
@@ -254,8 +272,14 @@ class ThreadState {
     sh_->in_marker.store(0, std::memory_order_relaxed);
   }
   void record_error(ErrorKind kind, uint32_t expected, uint32_t got, uint64_t count = 1);
-  // After fork() in the child: forget counts, restart open regions now.
-  void reset_after_fork(uint64_t now);
+  // Around fork(): before it (in the parent, by the forking thread), its open
+  // regions into *out; in the child, the state rebuilt from them alone, as
+  // thread tid, with no count and its open regions restarted at now: its
+  // nodes and record in the child's tables (tables_after_fork), or on the
+  // heap, never in the parent's mapping. The child's work is constant: the
+  // open path, whatever the parent's tree holds.
+  void save_open_path(OpenPath* out) const;
+  void restart_after_fork(const OpenPath& path, int tid, uint64_t now);
 
   // Reader side (any thread).
   int32_t node_count() const { return sh_->nodes.load(std::memory_order_acquire); }
