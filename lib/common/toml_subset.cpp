@@ -234,10 +234,10 @@ class LineReader {
     pos_ = start;
     // The value is echoed whole only when short: the message stays one line.
     constexpr size_t kShown = 32;
-    const std::string shown = digits.size() <= kShown
-                                  ? "'" + digits + "'"
-                                  : fmt::format("'{}...' ({} characters)", digits.substr(0, kShown),
-                                                digits.size());
+    const std::string shown =
+        digits.size() <= kShown
+            ? "'" + digits + "'"
+            : fmt::format("'{}...' ({} characters)", digits.substr(0, kShown), digits.size());
     if (out_of_range) {
       fail(shown + " is out of range (integers are 64-bit, floats at most about 1.8e308)");
     }

@@ -174,9 +174,9 @@ std::string make_output_dir(const std::string& requested, const std::string& app
                     2);
       }
     } else if (mkdir(requested.c_str(), 0700) != 0) {
-      throw Error("cannot create output directory " + printable(requested) + ": " +
-                      std::strerror(errno),
-                  2);
+      throw Error(
+          "cannot create output directory " + printable(requested) + ": " + std::strerror(errno),
+          2);
     }
     return fs::absolute(requested).lexically_normal().string();
   }

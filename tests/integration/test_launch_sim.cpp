@@ -203,8 +203,8 @@ TEST_CASE("sim: a symbol bound only at start fails the counted run with the caus
 
 TEST_CASE("sim: 600 threads at once run under Valgrind, beyond its default of 500") {
   require_sim();
-  const RunResult r =
-      run_rprof({"--backend=sim", "-q", "--sim-cache", kCaches, app("launch_probe"), "threads", "600"});
+  const RunResult r = run_rprof(
+      {"--backend=sim", "-q", "--sim-cache", kCaches, app("launch_probe"), "threads", "600"});
   INFO(r.err);
   CHECK(r.status == 0);
   CHECK(r.err.find("Max number of threads") == std::string::npos);

@@ -214,9 +214,10 @@ TEST_CASE("diagnose_sim_run: the real cause, with its reason") {
       "   Max number of threads is too low\n\n"
       "host stacktrace:\n==16863==    at 0x5802561A: ???\n";
   const std::string why = diagnose_sim_run(failed, threads, "", "./app", "sim/valgrind.7.log");
-  CHECK(why.rfind("Valgrind failed: the 'impossible' happened: Max number of threads is too "
-                  "low (the program ran more threads at once than Valgrind's limit, 4096 under rprof",
-                  0) == 0);
+  CHECK(
+      why.rfind("Valgrind failed: the 'impossible' happened: Max number of threads is too "
+                "low (the program ran more threads at once than Valgrind's limit, 4096 under rprof",
+                0) == 0);
   // Before the log is open, Valgrind's messages are on the run's stderr.
   LaunchResult denied;
   denied.exit_code = 126;

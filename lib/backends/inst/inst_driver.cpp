@@ -123,7 +123,8 @@ void check_sample_rate(const std::string& given, double rate, const SimCaches& c
   if (limit < 2) return;  // nothing to sample by: every access simulated, as the note says
   if (!(std::round(std::log2(1.0 / rate)) > std::log2(static_cast<double>(limit)))) return;
   std::string why = "the model samples at most 1 in 1048576";
-  for (const auto& [c, name] : {std::pair{&caches.l1, "L1"}, {&caches.l2, "L2"}, {&caches.llc, "LLC"}}) {
+  for (const auto& [c, name] :
+       {std::pair{&caches.l1, "L1"}, {&caches.l2, "L2"}, {&caches.llc, "LLC"}}) {
     if (sets_of(*c) < 2 * limit) {
       why = std::string("the ") + name + " has " + std::to_string(sets_of(*c)) + " sets";
       break;

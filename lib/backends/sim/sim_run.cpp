@@ -142,9 +142,12 @@ LaunchSpec sim_launch_spec(const SimTool& tool, const SimCaches& caches,
   spec.argv = app;
   // Children are simulated too (forked or exec'd, MPI ranks under mpirun):
   // their markers count as in the timed run.
-  spec.wrapper = {tool.valgrind, std::string("--tool=") + RPROF_SIM_TOOL_NAME,
-                  "--trace-children=yes", "--max-threads=" + std::to_string(kSimMaxThreads),
-                  "--log-file=" + files.log, "--rp-out=" + files.totals};
+  spec.wrapper = {tool.valgrind,
+                  std::string("--tool=") + RPROF_SIM_TOOL_NAME,
+                  "--trace-children=yes",
+                  "--max-threads=" + std::to_string(kSimMaxThreads),
+                  "--log-file=" + files.log,
+                  "--rp-out=" + files.totals};
   for (const std::string& o : sim_tool_options(caches)) spec.wrapper.push_back(o);
   if (functions) {
     // --demangle=no: the tool keys functions by their raw ELF names, the
