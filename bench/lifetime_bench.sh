@@ -1,7 +1,8 @@
 #!/bin/bash
 # The runtime's memory over a process's life (tests/integration/apps/lifetime.c):
 # peak RSS of 10,000 short-lived threads and the size of the tables file they
-# leave, the wall time of 20 forks after 2,000 threads, and a run under
+# leave, the wall time of 20 forks after 2,000 threads and of 200 forks of a
+# parent holding 5,000 region names, and a run under
 # `ulimit -v`; each natively (the app linked with librprof, markers inactive
 # without the launcher's environment), with the runtime active and its shared
 # tables (RPROF_OUTPUT_DIR and RPROF_TABLES_DIR set by hand, as the launcher
@@ -39,6 +40,12 @@ for i in 1 2 3; do
   echo "native:         $("$app" threads 2000 forks 20 | grep forks_ms)"
   echo "runtime active: $(active "$app" threads 2000 forks 20 | grep forks_ms)"
 done
+
+echo "== 200 forks of a parent with 5,000 names (wall time; raw/ of the output directory)"
+/usr/bin/time -f "native:               wall %e s" "$app" forknames 5000 200
+/usr/bin/time -f "rprof --backend=time: wall %e s, max RSS %M kB" \
+  "$rprof" -q --backend=time -o "$tmp/out3" -- "$app" forknames 5000 200 >/dev/null
+echo "  raw/: $(du -sh "$tmp/out3/raw" | cut -f1)"
 
 echo "== ulimit -v (KiB) for rprof and the app; the app completes 20,202 region paths, then _exit"
 for gib in 4 8 16; do

@@ -11,6 +11,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -30,6 +31,27 @@ std::string file_kind_problem(mode_t mode) {
 }
 
 }  // namespace
+
+std::string printable(const std::string& path) {
+  std::string out;
+  out.reserve(path.size());
+  for (const char ch : path) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      static const char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -134,6 +156,29 @@ std::string read_system_file(const std::string& path) {
   std::string s = ss.str();
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
   return s;
+}
+
+void check_can_write(const std::string& path) {
+  const auto fail = [&](const std::string& why) {
+    throw Error("cannot write " + printable(path) + ": " + why, 2);
+  };
+  struct stat st{};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode)) fail("is a directory");
+    if (access(path.c_str(), W_OK) != 0) fail(std::strerror(errno));
+    return;
+  }
+  const size_t slash = path.rfind('/');
+  if (slash != std::string::npos && slash > 0) {
+    std::error_code ec;
+    std::filesystem::create_directories(path.substr(0, slash), ec);
+  }
+  // The temporary file write_file_atomic makes beside it, made and removed.
+  const std::string tmp = path + ".tmp." + std::to_string(getpid());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) fail(std::strerror(errno));
+  ::close(fd);
+  ::unlink(tmp.c_str());
 }
 
 void write_file_atomic(const std::string& path, const std::string& content) {

@@ -9,6 +9,10 @@
 
 namespace rprof {
 
+// A path or a name from outside as printed on one terminal line: control
+// bytes shown as \n, \t, \xNN, so it can forge no line of rprof's own.
+std::string printable(const std::string& path);
+
 // Whole file as a string; throws Error naming the file.
 std::string read_file(const std::string& path);
 // An input file of the tool (`kind`: "rprof profile", "rprof machine file"),
@@ -45,6 +49,10 @@ std::string read_system_file(const std::string& path);
 // The directory of the running executable (/proc/self/exe), "" when it
 // cannot be read: where rprof finds the parts installed beside it.
 std::string self_exe_dir();
+// Throws Error (exit code 2) unless write_file_atomic(path) could write now:
+// a command that works for seconds before writing checks first. Creates
+// path's missing parent directories, as the writers do.
+void check_can_write(const std::string& path);
 // Writes atomically (temp file + rename); an existing file that is not a
 // regular one (/dev/stdout, /dev/full, a FIFO) is written in place. Throws
 // Error naming the file when a write, the flush or the close fails.

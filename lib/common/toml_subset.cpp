@@ -219,15 +219,29 @@ class LineReader {
     }
     errno = 0;
     char* end = nullptr;
+    bool out_of_range = false;
     if (!is_float) {
       const long long v = std::strtoll(digits.c_str(), &end, 10);
       if (*end == '\0' && errno == 0) return v;
+      out_of_range = *end == '\0' && errno == ERANGE;
     } else {
       const double v = std::strtod(digits.c_str(), &end);
-      if (*end == '\0' && errno == 0 && std::isfinite(v)) return v;
+      // ERANGE with a finite result is an underflow: a subnormal (4.9e-324)
+      // or zero, still the nearest double, as TOML reads it.
+      if (*end == '\0' && std::isfinite(v) && (errno == 0 || errno == ERANGE)) return v;
+      out_of_range = *end == '\0' && errno == ERANGE;
     }
     pos_ = start;
-    fail("'" + digits + "' is not a number (dates and special floats are not in rprof's subset)");
+    // The value is echoed whole only when short: the message stays one line.
+    constexpr size_t kShown = 32;
+    const std::string shown =
+        digits.size() <= kShown
+            ? "'" + digits + "'"
+            : fmt::format("'{}...' ({} characters)", digits.substr(0, kShown), digits.size());
+    if (out_of_range) {
+      fail(shown + " is out of range (integers are 64-bit, floats at most about 1.8e308)");
+    }
+    fail(shown + " is not a number (dates and special floats are not in rprof's subset)");
   }
 
   const std::string& s_;

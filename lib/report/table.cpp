@@ -14,22 +14,6 @@ size_t display_width(const std::string& s) {
   return w;
 }
 
-std::string printable(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) {
-    if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c < 0x20 || c == 0x7f) {
-      out += fmt::format("\\x{:02x}", c);
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
-
 TextTable::TextTable(std::vector<std::string> headers)
     : headers_(std::move(headers)) {}
 

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "common/fs.h"  // printable: names are printed as paths are
+
 namespace rprof {
 
 class TextTable {
@@ -21,8 +23,6 @@ class TextTable {
 
 // Display width of UTF-8 text (code points; good enough for names).
 size_t display_width(const std::string& s);
-// A name safe for one terminal line: control bytes shown as \n, \t, \xNN.
-std::string printable(const std::string& s);
 
 }  // namespace rprof
 

@@ -18,6 +18,7 @@
 #include <memory>
 
 #include "common/error.h"
+#include "common/fs.h"
 #include "runtime/handshake.h"
 #include "sampling/cpu_clock_sampler.h"
 
@@ -161,22 +162,22 @@ std::string make_output_dir(const std::string& requested, const std::string& app
   if (!requested.empty()) {
     if (fs::exists(requested, ec)) {
       if (!fs::is_directory(requested, ec)) {
-        throw Error("output " + requested + " exists and is not a directory", 2);
+        throw Error("output " + printable(requested) + " exists and is not a directory", 2);
       }
       if (!fs::is_empty(requested, ec)) {
-        throw Error("output directory " + requested +
+        throw Error("output directory " + printable(requested) +
                         " is not empty; choose a new one so profiles are not mixed",
                     2);
       }
       if (access(requested.c_str(), W_OK | X_OK) != 0) {
-        throw Error("cannot write to output directory " + requested + ": " +
+        throw Error("cannot write to output directory " + printable(requested) + ": " +
                         std::strerror(errno),
                     2);
       }
     } else if (mkdir(requested.c_str(), 0700) != 0) {
-      throw Error("cannot create output directory " + requested + ": " +
-                      std::strerror(errno),
-                  2);
+      throw Error(
+          "cannot create output directory " + printable(requested) + ": " + std::strerror(errno),
+          2);
     }
     return fs::absolute(requested).lexically_normal().string();
   }
@@ -187,7 +188,7 @@ std::string make_output_dir(const std::string& requested, const std::string& app
   if (base.empty() || base.size() > 64) base = "app";
   std::string templ = "rprof-" + base + "-XXXXXX";
   if (mkdtemp(templ.data()) == nullptr) {
-    throw Error("cannot create an output directory in " + fs::current_path(ec).string() +
+    throw Error("cannot create an output directory in " + printable(fs::current_path(ec).string()) +
                     ": " + std::strerror(errno) + "; choose one with -o DIR",
                 2);
   }

@@ -321,9 +321,27 @@ int write_raw_profile(const RawRunInfo& info, const ThreadState* threads) {
       o.str(info.counter_names[k]);
     }
     o.put("],\"regions\":[");
+    // The names the threads' nodes and errors use, not every name the
+    // process knows (a forked child inherits all of its parent's).
+    static uint64_t used[kMaxRegions / 64 + 1];
+    std::memset(used, 0, sizeof(used));
+    const auto use = [](uint32_t id) {
+      if (id >= 1 && id <= kMaxRegions) used[id / 64] |= uint64_t{1} << (id % 64);
+    };
+    for (const ThreadState* t = threads; t != nullptr; t = t->next) {
+      if (t->vacant()) continue;
+      for (int32_t i = 0, n = t->node_count(); i < n; ++i) use(t->node(i).region);
+      for (int i = 0, n = t->error_count(); i < n; ++i) {
+        use(t->error(i).expected);
+        use(t->error(i).got);
+      }
+    }
     const uint32_t regions = region_count();
+    bool first_region = true;
     for (uint32_t id = 1; id <= regions; ++id) {
-      if (id > 1) o.put(',');
+      if (((used[id / 64] >> (id % 64)) & 1) == 0) continue;
+      if (!first_region) o.put(',');
+      first_region = false;
       o.put("\n{\"id\":");
       o.u64(id);
       o.put(",\"name\":");

@@ -78,7 +78,7 @@ uint32_t intern_region(const char* name, InternResult* why) {
   g_entries[id] = Entry{copy, hash};
   // The name also goes to the shared tables, so a reader after the process is
   // gone can name the nodes.
-  if (void* rec = tables_alloc(RecordType::kName, id, 0, len)) std::memcpy(rec, name, len);
+  tables_add_name(id, name, len);
   g_count.store(id, std::memory_order_release);
   g_slots[slot].store(id, std::memory_order_release);
   return id;

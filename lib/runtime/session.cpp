@@ -135,15 +135,21 @@ bool in_mpi_job(const Session& s, bool in_signal) {
 
 void at_exit() { flush_profile("exit", 0); }
 
-// fork(): the child keeps the forking thread's tables only (the other
-// threads do not exist there; their states may be mid-update), read from
-// a copy taken before the fork, so nothing the parent does meanwhile shows.
-// Runtime locks another thread may hold are free again in the child.
-// One registration for the runtime's parts: the registry's fold lock, then
-// the tables' lock (the order a fold takes them in).
+// fork(): the child keeps the forking thread's open regions only (the other
+// threads do not exist there; their states may be mid-update), saved before
+// the fork, so nothing the parent does meanwhile shows, and rebuilt in a new
+// tables file of the child's: a fork costs the child its open path, not a
+// copy of the parent's tables. Runtime locks another thread may hold are
+// free again in the child. One registration for the runtime's parts: the
+// registry's fold lock, then the tables' lock (the order a fold takes them
+// in); g_fork_path is the forking thread's, under the fold lock.
+OpenPath g_fork_path;
+
 void before_fork() {
   thread_registry_before_fork();
   tables_before_fork();
+  g_fork_path.depth = 0;
+  if (t_state != nullptr) t_state->save_open_path(&g_fork_path);
 }
 
 void after_fork_in_parent() {
@@ -159,16 +165,16 @@ void after_fork_in_child() {
   Session& s = *g_session;
   s.parent_pid = s.pid;
   s.pid = static_cast<int>(getpid());
-  ThreadState* self = t_state;
-  // Before the reset below: the mapping is still the parent's file.
-  tables_after_fork(s.parent_pid, self != nullptr ? self->index() : UINT32_MAX);
+  tables_after_fork(s.parent_pid);
   const uint64_t now = now_ticks();
   s.start_ticks = now;
   s.flushing.store(false);
+  ThreadState* self = t_state;
   if (self != nullptr) {
     self->next = nullptr;
-    self->reset_after_fork(now);
+    self->restart_after_fork(g_fork_path, static_cast<int>(syscall(SYS_gettid)), now);
   }
+  tables_drop_parent();
   s.threads.store(self, std::memory_order_release);
 }
 

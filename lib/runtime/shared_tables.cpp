@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "runtime/clock.h"
+#include "runtime/region_table.h"
 
 namespace rprof::runtime {
 namespace {
@@ -42,18 +43,34 @@ struct Arena {
 
 Arena g_arena;
 std::mutex g_mutex;
+// In a forked child, the parent's mapping until tables_drop_parent().
+Arena g_parent;
 
-// The parent's tables as they were when fork() was called (tables_before_fork),
-// for the child: an unnamed file in the tables' directory. The tables' lock
-// is held from before the fork until after it (in the parent; the child makes
-// a new one), so the copy, the segments and `used` agree in the child.
-// Thread-local: the thread that forks is the child's only thread.
-__thread int t_fork_fd = -1;
+// The region names the file holds, a bit per id: set when a name record is
+// written. A forked child's file starts with none.
+std::atomic<uint64_t> g_named[kMaxRegions / 64 + 1];
+
+// t_in_alloc: this thread holds the tables' lock (a fork from a signal
+// handler that interrupted it does not wait for itself); t_fork_locked: it
+// took the lock before a fork (released in the parent after).
 __thread bool t_fork_locked = false;
-// Set while this thread holds the lock in tables_alloc: a fork from a signal
-// handler that interrupted it takes no snapshot (it would wait for itself).
 __thread bool t_in_alloc = false;
 
+// The tables' lock, marked on this thread while held.
+class Locked {
+ public:
+  Locked() : lock_(g_mutex) { t_in_alloc = true; }
+  ~Locked() { t_in_alloc = false; }
+  Locked(const Locked&) = delete;
+  Locked& operator=(const Locked&) = delete;
+
+ private:
+  std::lock_guard<std::mutex> lock_;
+};
+
+bool named(uint32_t id) {
+  return (g_named[id / 64].load(std::memory_order_acquire) >> (id % 64)) & 1;
+}
 
 size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
@@ -125,17 +142,14 @@ int create_file(const char* dir, int pid) {
   return -1;
 }
 
-void unmap_all() {
-  Arena& a = g_arena;
+void unmap_all(Arena& a) {
   for (int i = 0; i < a.segments; ++i) munmap(a.seg[i].base, a.seg[i].size);
   if (a.fd >= 0) close(a.fd);
   a = Arena{};
 }
 
-}  // namespace
-
-bool tables_open(const char* dir, const TablesInfo& info) {
-  const std::lock_guard<std::mutex> lock(g_mutex);
+// A new file in dir with its header, as g_arena (empty: no file).
+bool open_arena(const char* dir, const TablesInfo& info) {
   Arena& a = g_arena;
   if (a.segments != 0 || dir == nullptr || *dir == '\0' || std::strlen(dir) >= sizeof(a.dir)) {
     return false;
@@ -144,7 +158,7 @@ bool tables_open(const char* dir, const TablesInfo& info) {
   if (a.fd < 0) return false;
   copy_name(a.dir, sizeof(a.dir), dir);
   if (add_segment(kFirstSegment) != 0) {
-    unmap_all();
+    unmap_all(a);
     return false;
   }
   auto* h = new (a.seg[0].base) TablesHeader;
@@ -178,12 +192,7 @@ bool tables_open(const char* dir, const TablesInfo& info) {
   return true;
 }
 
-void* tables_alloc(RecordType type, uint32_t a_, uint32_t b, size_t size) {
-  const std::lock_guard<std::mutex> lock(g_mutex);
-  t_in_alloc = true;
-  struct Done {
-    ~Done() { t_in_alloc = false; }
-  } done;
+void* alloc_locked(RecordType type, uint32_t a_, uint32_t b, size_t size) {
   Arena& a = g_arena;
   if (a.segments == 0 || a.fd < 0) return nullptr;
   TablesHeader* h = header();
@@ -219,6 +228,44 @@ void* tables_alloc(RecordType type, uint32_t a_, uint32_t b, size_t size) {
   return rec + 1;  // zero: fresh file pages
 }
 
+// Writes a name record for id and marks it held.
+void write_name(uint32_t id, const char* name, size_t len) {
+  void* rec = alloc_locked(RecordType::kName, id, 0, len);
+  if (rec == nullptr) return;
+  std::memcpy(rec, name, len);
+  g_named[id / 64].fetch_or(uint64_t{1} << (id % 64), std::memory_order_release);
+}
+
+}  // namespace
+
+bool tables_open(const char* dir, const TablesInfo& info) {
+  const Locked lock;
+  return open_arena(dir, info);
+}
+
+void* tables_alloc(RecordType type, uint32_t a, uint32_t b, size_t size) {
+  const Locked lock;
+  return alloc_locked(type, a, b, size);
+}
+
+void tables_add_name(uint32_t id, const char* name, size_t len) {
+  if (id == 0 || id > kMaxRegions) return;
+  const Locked lock;
+  write_name(id, name, len);
+}
+
+void tables_need_name(uint32_t id) {
+  if (id == 0 || id > kMaxRegions || named(id)) return;
+  const Locked lock;
+  // Not open, or full (a name that did not fit is not retried at every node).
+  const TablesHeader* h = header();
+  if (g_arena.segments == 0 || named(id) || h->incomplete.load(std::memory_order_relaxed) != 0) {
+    return;
+  }
+  const char* name = region_name(id);
+  write_name(id, name, std::strlen(name));
+}
+
 bool tables_owns(const void* p) {
   const char* c = static_cast<const char*>(p);
   const Arena& a = g_arena;
@@ -232,172 +279,54 @@ TablesHeader* tables_header() { return g_arena.segments != 0 ? header() : nullpt
 
 size_t tables_file_bytes() { return g_arena.file_size; }
 
-namespace {
-
-// Writes the mapped segments' records (file offsets below a.used) into fd at
-// their file offsets; the file is a.file_size bytes long.
-bool copy_segments(int fd, const Arena& a) {
-  if (ftruncate(fd, static_cast<off_t>(a.file_size)) != 0) return false;
-  for (int i = 0; i < a.segments; ++i) {
-    const Segment& sg = a.seg[i];
-    const size_t len = a.used > sg.off ? std::min(sg.size, a.used - sg.off) : 0;
-    for (size_t off = 0; off < len;) {
-      const ssize_t n = pwrite(fd, sg.base + off, len - off, static_cast<off_t>(sg.off + off));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return false;
-      off += static_cast<size_t>(n);
-    }
-  }
-  return true;
-}
-
-// Gives the snapshot its name, <dir>/rprof-tables.<pid>.<seq>: linked from
-// /proc; where that fails, copied into a new file. The file's descriptor, or -1.
-int name_snapshot(int snap, const Arena& a) {
-  char proc[64];
-  std::snprintf(proc, sizeof(proc), "/proc/self/fd/%d", snap);
-  char path[4096 + 64];
-  for (int seq = 0; seq < 64; ++seq) {
-    std::snprintf(path, sizeof(path), "%s/rprof-tables.%d.%d", a.dir, static_cast<int>(getpid()),
-                  seq);
-    if (linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0) return snap;
-    if (errno != EEXIST) break;
-  }
-  const int fd = create_file(a.dir, static_cast<int>(getpid()));
-  bool ok = fd >= 0 && ftruncate(fd, static_cast<off_t>(a.file_size)) == 0;
-  char buf[1 << 16];
-  for (size_t off = 0; ok && off < a.used;) {
-    const size_t want = std::min(sizeof(buf), a.used - off);
-    const ssize_t n = pread(snap, buf, want, static_cast<off_t>(off));
-    if (n < 0 && errno == EINTR) continue;
-    ok = n > 0 && pwrite(fd, buf, static_cast<size_t>(n), static_cast<off_t>(off)) == n;
-    off += n > 0 ? static_cast<size_t>(n) : 0;
-  }
-  close(snap);
-  if (!ok && fd >= 0) close(fd);
-  return ok ? fd : -1;
-}
-
-// The address of file offset off, or null (in no segment).
-char* address_of(const Arena& a, size_t off) {
-  for (int i = 0; i < a.segments; ++i) {
-    if (off >= a.seg[i].off && off < a.seg[i].off + a.seg[i].size) {
-      return a.seg[i].base + (off - a.seg[i].off);
-    }
-  }
-  return nullptr;
-}
-
-// Only the forking thread lives on in the child: the other threads' records
-// in its copy are emptied (no nodes, no open frames, no errors), so nothing
-// of the parent's is counted twice and no half-updated table is read.
-void forget_other_threads(const Arena& a, uint32_t keep) {
-  for (size_t off = round_up(sizeof(TablesHeader), kRecordAlign);
-       off + sizeof(RecordHeader) <= a.used;) {
-    auto* rec = reinterpret_cast<RecordHeader*>(address_of(a, off));
-    if (rec == nullptr || rec->magic != kRecordMagic ||
-        rec->size > a.used - off - sizeof(RecordHeader)) {
-      break;
-    }
-    if (rec->type == static_cast<uint32_t>(RecordType::kThread) && rec->a != keep &&
-        rec->size == sizeof(ThreadShared)) {
-      auto* t = reinterpret_cast<ThreadShared*>(rec + 1);
-      t->nodes.store(0, std::memory_order_relaxed);
-      t->depth.store(0, std::memory_order_relaxed);
-      t->errors.store(0, std::memory_order_relaxed);
-      t->in_marker.store(0, std::memory_order_relaxed);
-      t->exited.store(1, std::memory_order_relaxed);
-    }
-    off += record_span(rec->size);
-  }
-}
-
-}  // namespace
-
 void tables_before_fork() {
-  t_fork_fd = -1;
   if (t_in_alloc) return;
   g_mutex.lock();
   t_fork_locked = true;
-  const Arena& a = g_arena;
-  if (a.segments == 0 || a.fd < 0) return;
-  // Records below `used` are complete; the forking thread's own are not
-  // changing while it forks. Other threads may be updating theirs: their
-  // tables are emptied in the child.
-  const int fd = above_stdio(::open(a.dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
-  if (fd < 0) return;
-  if (!copy_segments(fd, a)) {
-    close(fd);
-    return;
-  }
-  t_fork_fd = fd;
 }
 
 void tables_after_fork_parent() {
-  if (t_fork_fd >= 0) close(t_fork_fd);  // the child holds its own descriptor
-  t_fork_fd = -1;
   if (t_fork_locked) g_mutex.unlock();
   t_fork_locked = false;
 }
 
-void tables_after_fork(int parent_pid, uint32_t keep_thread) {
+void tables_after_fork(int parent_pid) {
   // The forking thread is the only one: no lock needed (the parent's was
-  // held across the fork).
+  // held across the fork, so the arena below is whole).
   new (&g_mutex) std::mutex;
   t_fork_locked = false;
   t_in_alloc = false;
-  Arena& a = g_arena;
-  const int snap = t_fork_fd;
-  t_fork_fd = -1;
-  if (a.segments == 0) {
-    if (snap >= 0) close(snap);
-    return;
-  }
-  int fd = -1;
-  bool ok = false;
-  if (snap >= 0) {
-    fd = name_snapshot(snap, a);
-    ok = fd >= 0;
-  } else if (a.fd >= 0) {
-    // No snapshot (no O_TMPFILE here, or a fork from a signal handler): a
-    // copy of the parent's file as it is now; the parent may have moved on,
-    // its other threads are emptied below.
-    fd = create_file(a.dir, static_cast<int>(getpid()));
-    ok = fd >= 0 && copy_segments(fd, a);
-  }
-  for (int i = 0; ok && i < a.segments; ++i) {
-    const Segment& sg = a.seg[i];
-    ok = mmap(sg.base, sg.size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
-              static_cast<off_t>(sg.off)) != MAP_FAILED;
-  }
-  if (!ok) {
-    // No file of our own: keep a private copy so the parent's tables are
-    // never written, and stop adding to the tables (pointers into the
-    // segments stay valid).
-    const int err = errno != 0 ? errno : EIO;
-    if (fd >= 0) close(fd);
-    for (int i = 0; i < a.segments && a.fd >= 0; ++i) {
-      const Segment& sg = a.seg[i];
-      mmap(sg.base, sg.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, a.fd,
-           static_cast<off_t>(sg.off));
-    }
-    if (a.fd >= 0) close(a.fd);
-    a.fd = -1;
-    note_full(err);
-    return;
-  }
-  close(a.fd);
-  a.fd = fd;
-  TablesHeader* h = header();
-  h->used.store(a.used, std::memory_order_relaxed);
-  forget_other_threads(a, keep_thread);
-  h->pid = static_cast<int32_t>(getpid());
-  h->parent_pid = parent_pid;
-  h->start_ticks = now_ticks();
-  h->start_mono_ns = monotonic_ns();
-  h->raw_state.store(static_cast<uint32_t>(RawState::kNone));
-  h->raw_errno.store(0);
+  for (std::atomic<uint64_t>& w : g_named) w.store(0, std::memory_order_relaxed);
+  if (g_arena.segments == 0) return;
+  g_parent = g_arena;
+  g_arena = Arena{};
+  // The parent's header fields that never change after it was opened.
+  const auto* ph = reinterpret_cast<const TablesHeader*>(g_parent.seg[0].base);
+  const char* counters[kMaxCounters];
+  const int nc = ph->num_counters >= 0 && ph->num_counters <= kMaxCounters ? ph->num_counters : 0;
+  for (int k = 0; k < nc; ++k) counters[k] = ph->counter_names[k];
+  TablesInfo info{};
+  info.host = ph->host;
+  info.backend = ph->backend;
+  info.counter_names = counters;
+  info.num_counters = nc;
+  info.rank = ph->rank;
+  info.world_size = ph->world_size;
+  info.start_ticks = now_ticks();
+  info.start_unix_s = ph->start_unix_s;
+  if (!open_arena(g_parent.dir, info)) return;  // the child's tables stay on the heap
+  header()->parent_pid = parent_pid;
 }
+
+bool tables_parent_owns(const void* p) {
+  const char* c = static_cast<const char*>(p);
+  for (int i = 0; i < g_parent.segments; ++i) {
+    if (c >= g_parent.seg[i].base && c < g_parent.seg[i].base + g_parent.seg[i].size) return true;
+  }
+  return false;
+}
+
+void tables_drop_parent() { unmap_all(g_parent); }
 
 void tables_note_raw(RawState state, int err) {
   TablesHeader* h = tables_header();

@@ -17,6 +17,10 @@
 // the heap, kept by the raw profile at exit. The begin/end hot path writes
 // the mapped nodes and frames, no system call.
 //
+// A forked child's file starts empty (tables_after_fork): the forking
+// thread's open regions are rebuilt in it, and a name the child inherited is
+// written there the first time one of its nodes uses it.
+//
 // A thread's record and chunks are reused by a later thread once it ends
 // (runtime/thread_state.h: what is folded, what is kept), so the file grows
 // with the threads alive at once, not with every thread ever created.
@@ -128,15 +132,26 @@ TablesHeader* tables_header();
 // Bytes of the file (all of it mapped).
 size_t tables_file_bytes();
 // Around fork() (pthread_atfork, session.cpp). Before: the calling thread
-// takes the tables' lock and copies the tables, as they are while it forks,
-// into an unnamed file. In the parent after: that copy is closed, the lock
-// released. In the child: the copy is named as the child's own file and
-// mapped at the same addresses (pointers stay valid, the parent's tables are
-// never written by the child), and every thread's tables but keep_thread's
-// (the forking thread's index, or none) are emptied.
+// takes the tables' lock, so the child's copy of the allocator holds no half
+// made record. In the parent after: the lock is released. In the child: a
+// new file of its own, <dir>/rprof-tables.<pid>.<seq>, holding a header and
+// nothing else whatever the parent's tables hold, so a fork costs the child a
+// constant. The parent's mapping stays until tables_drop_parent(), so the
+// forking thread's state can leave it (ThreadState::restart_after_fork);
+// then it is unmapped, and the child never writes or reads the parent's
+// file. Without a file of its own the child keeps its tables on the heap.
 void tables_before_fork();
 void tables_after_fork_parent();
-void tables_after_fork(int parent_pid, uint32_t keep_thread);
+void tables_after_fork(int parent_pid);
+// True when p lies in the parent's mapping (in a child, until tables_drop_parent).
+bool tables_parent_owns(const void* p);
+void tables_drop_parent();
+// The name record of a region just interned (runtime/region_table.cpp).
+void tables_add_name(uint32_t id, const char* name, size_t len);
+// A node or an error of this process uses region `id`: its name is written
+// now if the file does not hold it yet (a name inherited at fork() goes into
+// the child's file when the child first uses it). Not signal-safe.
+void tables_need_name(uint32_t id);
 // Records the outcome of a raw profile write.
 void tables_note_raw(RawState state, int err);
 

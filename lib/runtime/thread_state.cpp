@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <new>
 
@@ -127,6 +128,7 @@ ThreadState::~ThreadState() {
   }
   std::free(frame_counters_);
   close_schedstat();
+  std::free(child_slots_);
   if (own_shared_) delete sh_;
 }
 
@@ -148,6 +150,7 @@ int32_t ThreadState::add_node(int32_t parent, uint32_t region) {
     }
     if (chunks_[chunk] == nullptr) return -1;
   }
+  tables_need_name(region);
   Node& n = node(i);
   n.region = region;
   n.parent = parent;
@@ -169,25 +172,94 @@ int32_t ThreadState::add_node(int32_t parent, uint32_t region) {
   return i;
 }
 
+namespace {
+
+// A 64-bit mix (the MurmurHash3 finalizer) of the key, so the low bits that
+// pick a slot depend on every bit of the parent and the region.
+uint32_t child_hash(int32_t parent, uint32_t region) {
+  uint64_t k = (static_cast<uint64_t>(static_cast<uint32_t>(parent)) << 32) | region;
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdull;
+  k ^= k >> 33;
+  k *= 0xc4ceb9fe1a85ec53ull;
+  k ^= k >> 33;
+  return static_cast<uint32_t>(k);
+}
+
+constexpr uint32_t kFirstChildSlots = 64;
+
+}  // namespace
+
+int32_t ThreadState::find_child(int32_t parent, uint32_t region) const {
+  if (child_mask_ == 0) return -1;
+  for (uint32_t i = child_hash(parent, region) & child_mask_;; i = (i + 1) & child_mask_) {
+    const ChildSlot& s = child_slots_[i];
+    if (s.node == 0) return -1;
+    if (s.parent == parent && s.region == region) return static_cast<int32_t>(s.node - 1);
+  }
+}
+
+bool ThreadState::grow_child_index() {
+  const uint32_t slots = child_mask_ == 0 ? kFirstChildSlots : 2 * (child_mask_ + 1);
+  auto* fresh = static_cast<ChildSlot*>(std::calloc(slots, sizeof(ChildSlot)));
+  if (fresh == nullptr) return false;
+  const uint32_t mask = slots - 1;
+  for (uint32_t k = 0; child_mask_ != 0 && k <= child_mask_; ++k) {
+    const ChildSlot& s = child_slots_[k];
+    if (s.node == 0) continue;
+    uint32_t i = child_hash(s.parent, s.region) & mask;
+    while (fresh[i].node != 0) i = (i + 1) & mask;
+    fresh[i] = s;
+  }
+  std::free(child_slots_);
+  child_slots_ = fresh;
+  child_mask_ = mask;
+  return true;
+}
+
+bool ThreadState::index_child(int32_t parent, uint32_t region, int32_t node) {
+  const uint32_t slots = child_mask_ == 0 ? 0 : child_mask_ + 1;
+  if (2 * (child_used_ + 1) > slots && !grow_child_index()) return false;
+  uint32_t i = child_hash(parent, region) & child_mask_;
+  while (child_slots_[i].node != 0) i = (i + 1) & child_mask_;
+  child_slots_[i] = ChildSlot{parent, region, static_cast<uint32_t>(node) + 1};
+  ++child_used_;
+  return true;
+}
+
+void ThreadState::clear_child_index() {
+  if (child_mask_ != 0) std::memset(child_slots_, 0, sizeof(ChildSlot) * (child_mask_ + 1));
+  child_used_ = 0;
+  child_index_off_ = false;
+}
+
 int32_t ThreadState::child_of(int32_t parent, uint32_t region) {
   if (parent >= 0) {
-    Node& p = node(parent);
-    if (p.last_child >= 0 && node(p.last_child).region == region) {
-      return p.last_child;
-    }
-    for (int32_t c = p.first_child.load(std::memory_order_relaxed); c >= 0;
-         c = node(c).next_sibling.load(std::memory_order_relaxed)) {
-      if (node(c).region == region) return p.last_child = c;
-    }
-    const int32_t c = add_node(parent, region);
-    if (c >= 0) node(parent).last_child = c;
-    return c;
+    const Node& p = node(parent);
+    if (p.last_child >= 0 && node(p.last_child).region == region) return p.last_child;
   }
-  for (int32_t c = root_first_child_.load(std::memory_order_relaxed); c >= 0;
-       c = node(c).next_sibling.load(std::memory_order_relaxed)) {
-    if (node(c).region == region) return c;
+  int32_t c = -1;
+  if (!child_index_off_) {
+    c = find_child(parent, region);
+  } else {
+    for (int32_t k = parent >= 0 ? node(parent).first_child.load(std::memory_order_relaxed)
+                                 : root_first_child_.load(std::memory_order_relaxed);
+         k >= 0 && c < 0; k = node(k).next_sibling.load(std::memory_order_relaxed)) {
+      if (node(k).region == region) c = k;
+    }
   }
-  return add_node(-1, region);
+  if (c < 0) {
+    c = add_node(parent, region);
+    if (c < 0) return -1;
+    if (!child_index_off_ && !index_child(parent, region, c)) {
+      std::free(child_slots_);
+      child_slots_ = nullptr;
+      child_mask_ = child_used_ = 0;
+      child_index_off_ = true;
+    }
+  }
+  if (parent >= 0) node(parent).last_child = c;
+  return c;
 }
 
 int ThreadState::begin(uint32_t region) {
@@ -520,6 +592,8 @@ void ThreadState::record_error(ErrorKind kind, uint32_t expected,
     errors_dropped_ += n;
     return;
   }
+  tables_need_name(expected);
+  tables_need_name(got);
   ErrorRecord& e = sh_->error_records[count];
   e.kind = kind;
   e.expected = expected;
@@ -528,35 +602,98 @@ void ThreadState::record_error(ErrorKind kind, uint32_t expected,
   sh_->errors.store(count + 1, std::memory_order_release);
 }
 
-void ThreadState::reset_after_fork(uint64_t now) {
-  // The file names the parent's thread: the child's is opened at its next
-  // read, and its run delay counts from there.
-  close_schedstat();
+void ThreadState::save_open_path(OpenPath* out) const {
+  const int d = sh_->depth.load(std::memory_order_relaxed);
   const int32_t count = sh_->nodes.load(std::memory_order_relaxed);
-  for (int32_t i = 0; i < count; ++i) {
-    if (chunks_[i / kNodesPerChunk] == nullptr) break;  // never trust a count read from the file
-    Node& n = node(i);
-    for (Counter* c : {&n.calls, &n.incl_ticks, &n.excl_ticks, &n.work_calls}) {
-      c->store(0, std::memory_order_relaxed);
+  out->depth = d >= 0 && d <= kMaxDepth ? d : 0;
+  for (int i = 0; i < out->depth; ++i) {
+    const Frame& f = frames_[i];
+    OpenPath::Open& o = out->frames[i];
+    o.node = f.node.load(std::memory_order_relaxed);
+    if (o.node >= count || (o.node >= 0 && chunks_[o.node / kNodesPerChunk] == nullptr)) {
+      o.node = -1;  // never trust a frame half written (a fork from a signal handler)
     }
-    n.work_flops.store(0, std::memory_order_relaxed);
-    n.work_bytes.store(0, std::memory_order_relaxed);
-    for (int k = 0; k < kMaxCounters; ++k) {
-      n.incl[k].store(0, std::memory_order_relaxed);
-      n.excl[k].store(0, std::memory_order_relaxed);
+    o.parent = o.node >= 0 ? node(o.node).parent : -1;
+    o.region = f.region;
+    o.recursive = f.recursive;
+    o.borrowed = f.borrowed;
+    o.continued = f.continued;
+    o.automatic = f.automatic;
+  }
+}
+
+void ThreadState::restart_after_fork(const OpenPath& path, int tid, uint64_t now) {
+  // The schedstat file names the parent's thread: the child's is opened at
+  // its next read, and its run delay counts from there.
+  close_schedstat();
+  // Chunks in the parent's mapping are about to be unmapped; those on the
+  // heap are this process's copy-on-write copies of the parent's, left as
+  // they are (freeing them would copy their pages).
+  for (Node*& chunk : chunks_) chunk = nullptr;
+  auto* shared = static_cast<ThreadShared*>(
+      tables_alloc(RecordType::kThread, sh_->index, 0, sizeof(ThreadShared)));
+  const uint32_t index = sh_->index;
+  if (shared != nullptr) {
+    if (own_shared_) delete sh_;
+    own_shared_ = false;
+  } else if (own_shared_) {
+    shared = sh_;
+  } else {
+    shared = new (std::nothrow) ThreadShared;
+    own_shared_ = shared != nullptr;
+    if (shared == nullptr) {
+      // No memory: one record kept for this case, so the parent's mapping
+      // is still never written.
+      alignas(ThreadShared) static unsigned char spare[sizeof(ThreadShared)];
+      shared = reinterpret_cast<ThreadShared*>(spare);
     }
   }
-  const int d = sh_->depth.load(std::memory_order_relaxed);
-  for (int i = 0; i < d; ++i) {
-    frames_[i].t0.store(now, std::memory_order_relaxed);
-    frames_[i].child_ticks = 0;
+  sh_ = new (shared) ThreadShared;
+  sh_->index = index;
+  sh_->tid = tid;
+  sh_->role.store(static_cast<uint32_t>(ThreadRole::kLive), std::memory_order_relaxed);
+  frames_ = sh_->frames;
+  root_first_child_.store(-1, std::memory_order_relaxed);
+  root_last_child_ = -1;
+  clear_child_index();
+  errors_dropped_ = 0;
+  cpu_read_ticks_ = cpu_read_ns_ = cpu_last_ns_ = 0;  // the child's CPU clock starts at zero
+  delay_last_ns_ = 0;
+  // Each open region's node again: the node an earlier frame made (a
+  // recursion shares its node), else a child of the node its parent became.
+  int32_t made[kMaxDepth];
+  for (int d = 0; d < path.depth; ++d) {
+    const OpenPath::Open& o = path.frames[d];
+    int32_t n = -1;
+    int same = -1, parent = o.parent < 0 ? -2 : -1;
+    for (int j = 0; j < d; ++j) {
+      if (same < 0 && path.frames[j].node == o.node) same = j;
+      if (parent == -1 && path.frames[j].node == o.parent) parent = j;
+    }
+    if (o.node < 0) {
+      n = -1;
+    } else if (same >= 0) {
+      n = made[same];
+    } else if (parent == -2 || (parent >= 0 && made[parent] >= 0)) {
+      n = child_of(parent == -2 ? -1 : made[parent], o.region);
+    }
+    made[d] = n;
+    Frame& f = frames_[d];
+    f.node.store(n, std::memory_order_relaxed);
+    f.region = o.region;
+    f.recursive = o.recursive;
+    f.borrowed = o.borrowed;
+    f.automatic = o.automatic;
+    f.continued = o.continued;
+    f.child_ticks = 0;
+    f.t0.store(now, std::memory_order_relaxed);
     if (nc_ > 0) {
-      read_counters(start_counters(i), now);
-      uint64_t* cc = child_counters(i);
+      read_counters(start_counters(d), now);
+      uint64_t* cc = child_counters(d);
       for (int k = 0; k < nc_; ++k) cc[k] = 0;
     }
   }
-  sh_->errors.store(0, std::memory_order_relaxed);
+  sh_->depth.store(path.depth, std::memory_order_release);
 }
 
 void ThreadState::fold_into(ThreadState& into) const {
@@ -606,6 +743,7 @@ void ThreadState::reset_nodes() {
   for (int32_t i = 0; i < count; ++i) new (&node(i)) Node;
   root_first_child_.store(-1, std::memory_order_release);
   root_last_child_ = -1;
+  clear_child_index();
 }
 
 void ThreadState::release() {

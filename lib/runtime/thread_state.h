@@ -190,6 +190,24 @@ struct ThreadShared {
   ErrorRecord error_records[kMaxErrors];
 };
 
+// A thread's open regions as they were when it called fork(), saved in the
+// parent before the fork (ThreadState::save_open_path) for the child to
+// rebuild them from (ThreadState::restart_after_fork): the parent's tables
+// are shared with the child and go on changing once fork() returns there.
+struct OpenPath {
+  struct Open {
+    int32_t node;    // -1: a begin refused at the node limit
+    int32_t parent;  // the node's parent (-1: the root)
+    uint32_t region;
+    bool recursive;
+    bool borrowed;
+    bool continued;
+    uint8_t automatic;
+  };
+  int depth = 0;
+  Open frames[kMaxDepth];
+};
+
 // One region's sums over the nodes of one thread (rprof_region_read).
 struct RegionTotals {
   uint64_t calls = 0;
@@ -262,8 +280,14 @@ class ThreadState {
     sh_->in_marker.store(0, std::memory_order_relaxed);
   }
   void record_error(ErrorKind kind, uint32_t expected, uint32_t got, uint64_t count = 1);
-  // After fork() in the child: forget counts, restart open regions now.
-  void reset_after_fork(uint64_t now);
+  // Around fork(): before it (in the parent, by the forking thread), its open
+  // regions into *out; in the child, the state rebuilt from them alone, as
+  // thread tid, with no count and its open regions restarted at now: its
+  // nodes and record in the child's tables (tables_after_fork), or on the
+  // heap, never in the parent's mapping. The child's work is constant: the
+  // open path, whatever the parent's tree holds.
+  void save_open_path(OpenPath* out) const;
+  void restart_after_fork(const OpenPath& path, int tid, uint64_t now);
 
   // Reader side (any thread).
   int32_t node_count() const { return sh_->nodes.load(std::memory_order_acquire); }
@@ -318,6 +342,14 @@ class ThreadState {
   Node& node(int32_t i) { return chunks_[i / kNodesPerChunk][i % kNodesPerChunk]; }
   int32_t child_of(int32_t parent, uint32_t region);
   int32_t add_node(int32_t parent, uint32_t region);
+  // The child index (below): the node of `region` under `parent` (-1: the
+  // root), or -1 when none.
+  int32_t find_child(int32_t parent, uint32_t region) const;
+  // Adds node under its key; false when the index cannot grow (it is then
+  // dropped and child_of scans siblings).
+  bool index_child(int32_t parent, uint32_t region, int32_t node);
+  bool grow_child_index();
+  void clear_child_index();
   uint64_t* start_counters(int d) { return frame_counters_ + 2 * d * nc_; }
   uint64_t* child_counters(int d) { return frame_counters_ + (2 * d + 1) * nc_; }
   // The backend's counters and the CPU time (now: the runtime clock's ticks
@@ -356,6 +388,27 @@ class ThreadState {
   uint64_t* frame_counters_ = nullptr;  // 2 * kMaxDepth * nc_ values
   std::atomic<int32_t> root_first_child_{-1};
   int32_t root_last_child_ = -1;
+  // The child index: (parent node, region id) -> node, so a begin finds its
+  // node in O(1) expected whatever the number of siblings. Open addressing
+  // with linear probing, a power-of-two number of slots at most half full;
+  // slot.node is the node + 1 (0: empty, so calloc'ed slots are empty).
+  // Owner-only like Node::last_child: the flusher and the tables reader walk
+  // nodes by their parent links and never read it, so a flush from a signal
+  // handler that interrupted an insert sees consistent nodes. It grows on a
+  // new node only (amortized: doubling), by calloc like the node chunks (a
+  // marker never runs in a signal handler: api.cpp refuses it first), and is
+  // kept, emptied, when the state is released for the next thread. When it
+  // cannot grow it is dropped (child_index_off_) and child_of scans siblings
+  // through first_child/next_sibling until the nodes are reset.
+  struct ChildSlot {
+    int32_t parent;
+    uint32_t region;
+    uint32_t node;
+  };
+  ChildSlot* child_slots_ = nullptr;
+  uint32_t child_mask_ = 0;  // slots - 1; 0 while there are none
+  uint32_t child_used_ = 0;
+  bool child_index_off_ = false;
   Node* chunks_[kMaxChunks] = {};
   uint64_t errors_dropped_ = 0;
   uint64_t cpu_read_ticks_ = 0;  // runtime clock at the last CPU clock read

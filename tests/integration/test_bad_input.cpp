@@ -1,5 +1,6 @@
 // Bad input, each case: marker misuse, programs that cannot run or crash,
-// corrupt or foreign profiles given to `rprof report`, bad options.
+// corrupt or foreign profiles given to `rprof report`, bad options, numbers
+// in rules files, paths that cannot be written or hold control characters.
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -316,4 +317,44 @@ TEST_CASE("an output directory that cannot be written: one line with the directo
   chmod(d.c_str(), 0700);
   CHECK(r.status == 2);
   CHECK(r.err == "rprof: cannot write to output directory " + d + ": Permission denied\n");
+}
+
+TEST_CASE("rules files: a subnormal is a number, a 5,000-digit one is echoed short") {
+  const std::string d = fresh_dir("rules-numbers");
+  const std::string profile =
+      std::string(RPROF_SOURCE_DIR) + "/tests/fuzz/corpus/profile/valid-two-threads.json";
+  // 4.9e-324 is valid TOML (the smallest subnormal double): the rule is read
+  // and judged (region a takes longer: it fails, exit 1), not refused (exit 2).
+  const std::string tiny = d + "/tiny.toml";
+  std::ofstream(tiny) << "[[rule]]\nregion = \"a\"\nmax_time_s = 4.9e-324\n";
+  auto r = run_command({RPROF_BIN, "check", profile, "--rules", tiny});
+  INFO(r.out << r.err);
+  CHECK(r.status == 1);
+  CHECK(r.err.find("not a number") == std::string::npos);
+  CHECK(r.out.find("<= 4.94066e-324 s") != std::string::npos);
+  // 5,000 digits: one short line with the count, not the digits.
+  const std::string huge = d + "/huge.toml";
+  std::ofstream(huge) << "[[rule]]\nregion = \"a\"\nmax_time_s = " << std::string(5000, '7')
+                      << "\n";
+  r = run_command({RPROF_BIN, "check", profile, "--rules", huge});
+  CHECK(r.status == 2);
+  CHECK(r.err == "rprof: " + huge + ":3:14: '" + std::string(32, '7') +
+                     "...' (5000 characters) is out of range (integers are 64-bit, floats at "
+                     "most about 1.8e308)\n");
+}
+
+TEST_CASE("rprof machine --output to a file it cannot write: one line before measuring") {
+  std::vector<std::string> argv;
+  if (geteuid() == 0) {
+    if (access("/usr/bin/setpriv", X_OK) != 0) skip_test("root writes into a read-only directory");
+    argv = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
+  }
+  const std::string d = fresh_dir("machine-readonly");
+  REQUIRE(chmod(d.c_str(), 0555) == 0);
+  argv.insert(argv.end(), {RPROF_BIN, "machine", "--tiny", "--output", d + "/m.json"});
+  auto r = run_command(argv, real_machine_env());
+  chmod(d.c_str(), 0700);
+  CHECK(r.status == 2);
+  CHECK(r.out.empty());  // nothing measured, nothing printed
+  CHECK(r.err == "rprof: cannot write " + d + "/m.json: Permission denied\n");
 }

@@ -1,4 +1,6 @@
-// The command line: help, version, formats, re-rendering a saved profile.
+// The command line: help, version, formats, re-rendering a saved profile,
+// paths printed with their control characters escaped.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 
@@ -72,4 +74,20 @@ TEST_CASE("default output directory: fresh, private, unpredictable, in the cwd")
     CHECK(fs::exists(d / "profile.json"));
   }
   CHECK_THAT(r.err, Catch::Contains("profile written to " + cwd));
+}
+
+TEST_CASE("cli: a newline in the -o path is printed escaped, never as a line of its own") {
+  const std::string out = fresh_path("nl") + "\nrprof: all good";
+  auto r = run_command({RPROF_BIN, "-q", "-o", out, "--backend=time", "/bin/true"});
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK(fs::is_directory(out));
+  CHECK(r.err.find("\nrprof: all good") == std::string::npos);
+  CHECK(r.err.find("\\nrprof: all good (") != std::string::npos);
+  // An error naming the path escapes it too.
+  r = run_command({RPROF_BIN, "-o", out, "--backend=time", "/bin/true"});
+  CHECK(r.status == 2);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK(r.err.find("\\nrprof: all good is not empty") != std::string::npos);
+  fs::remove_all(out);
 }

@@ -213,6 +213,14 @@ TEST_CASE("inst --sample: bad values and other backends are one line and exit 2"
     CHECK(r.err.find('\n') == r.err.size() - 1);
     CHECK(r.err.find("--sample") != std::string::npos);
   }
+  // Far below what the caches can sample (1 in their smallest level's sets):
+  // refused, not clamped to that.
+  const RunResult tiny = run_rprof({"--backend=inst", "-q", "--sample=1e-300", "/bin/true"});
+  INFO(tiny.err);
+  CHECK(tiny.status == 2);
+  CHECK(tiny.err.find('\n') == tiny.err.size() - 1);
+  CHECK(tiny.err.find("--sample 1e-300: below the smallest share these caches can sample, 1 in ") !=
+        std::string::npos);
   const RunResult t = run_rprof({"--backend=time", "-q", "--sample=full", "/bin/true"});
   CHECK(t.status == 2);
   CHECK(t.err.find("--sample applies to --backend=inst") != std::string::npos);

@@ -197,16 +197,13 @@ TEST_CASE("sim: a symbol bound only at start fails the counted run with the caus
   CHECK(own.err.find("not deterministic") == std::string::npos);
 }
 
-TEST_CASE("sim: more threads than Valgrind runs: the reason is given whole") {
+TEST_CASE("sim: 600 threads at once run under Valgrind, beyond its default of 500") {
   require_sim();
-  const RunResult r =
-      run_rprof({"--backend=sim", "-q", "--sim-cache", kCaches, app("launch_probe"), "threads", "520"});
+  const RunResult r = run_rprof(
+      {"--backend=sim", "-q", "--sim-cache", kCaches, app("launch_probe"), "threads", "600"});
   INFO(r.err);
-  CHECK(r.status == 1);
-  CHECK(r.err.find("the 'impossible' happened: Max number of threads is too low (the program "
-                   "ran more threads at once than Valgrind's limit") != std::string::npos);
-  CHECK(notes_of(load_json(r.dir + "/profile.json")).find("not deterministic") ==
-        std::string::npos);
+  CHECK(r.status == 0);
+  CHECK(r.err.find("Max number of threads") == std::string::npos);
 }
 
 TEST_CASE("sim: SIGTERM, SIGINT or SIGUSR1 during the counted run: forwarded, partial profile") {

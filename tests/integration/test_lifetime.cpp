@@ -2,7 +2,8 @@
 // thread's tables are folded and reused, so 10,000 short-lived threads cost
 // what a few do and every region they completed is reported; the tables grow
 // only as needed (RLIMIT_AS), say so when they cannot, and every limit is
-// reported exactly.
+// reported exactly; a forked child's tables and raw profile hold the names
+// it uses, not every name of its parent.
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>
@@ -85,6 +86,44 @@ TEST_CASE("forks after 2,000 threads: every child's region is kept") {
   const auto p = load_json(r.dir + "/profile.json");
   CHECK(find_region(p, "worker")["calls"] == 2000);
   CHECK(find_region(p, "child")["calls"] == 20);
+}
+
+TEST_CASE("forks of a parent with 3,000 names: children's names resolve, none copied whole") {
+  const int names = 3000, forks = 30;
+  auto r = run_rprof(
+      {"--backend=time", app(), "forknames", std::to_string(names), std::to_string(forks)});
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  const auto p = load_json(r.dir + "/profile.json");
+  // Each child's inherited name, under the "top" it inherited open, and its
+  // own new name under it: named, never "region <id>".
+  for (int c = 0; c < forks; ++c) {
+    const std::string path = "top/name" + std::to_string(c * 97 % names);
+    INFO(path);
+    CHECK(find_region(p, path)["calls"] == 2);  // the parent's call and the child's
+    CHECK(find_region(p, path + "/child_only")["calls"] == 1);
+  }
+  CHECK(find_region(p, "top/name1")["calls"] == 1);
+  CHECK(find_region(p, "top/after29")["calls"] == 1);
+  // "top": the parent's, and the children that ended it before _exit.
+  CHECK(find_region(p, "top")["calls"] == 1 + forks / 3);
+  for (const auto& reg : p["regions"]) {
+    CHECK(reg["name"].get<std::string>().rfind("region ", 0) == std::string::npos);
+  }
+  // Every child's profile (raw at exit, or read from its tables after
+  // _exit or SIGKILL) holds the few names it uses; only the parent's holds
+  // all of them.
+  int small = 0, whole = 0;
+  for (const auto& e : fs::directory_iterator(r.dir + "/raw")) {
+    const auto raw = load_json(e.path().string());
+    const size_t n = raw["regions"].size();
+    INFO(e.path() << ": " << n << " names");
+    CHECK((n <= 4 || n >= static_cast<size_t>(names)));
+    small += n <= 4;
+    whole += n >= static_cast<size_t>(names);
+  }
+  CHECK(small == forks);
+  CHECK(whole == 1);
 }
 
 TEST_CASE("the node limit is reported exactly, without nesting errors") {

@@ -1,13 +1,15 @@
 // The runtime's limits, reported exactly: the node limit (calls refused are
 // counted, their ends match), names beyond the name limit and the reserved
-// "[program]" refused, large declared work kept, and an ended thread folded
-// into the exited threads' state and its state reused.
+// "[program]" refused, large declared work kept, an ended thread folded
+// into the exited threads' state and its state reused, and thousands of
+// sibling regions each kept on one node whatever order they come in.
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <utility>
 
 #include "common/error.h"
@@ -206,4 +208,88 @@ TEST_CASE("an ended thread is folded path by path and its state reused") {
   CHECK(get(ca.node(0).calls) == 1);
   CHECK(ca.node(0).parent == -1);
   CHECK(ca.node(0).first_child.load() == -1);
+}
+
+namespace {
+
+// Every node's (parent, region) once: a lookup that missed a node would add
+// a second node for its path.
+void check_one_node_per_path(const ThreadState& t) {
+  std::set<std::pair<int32_t, uint32_t>> seen;
+  for (int32_t i = 0; i < t.node_count(); ++i) {
+    CHECK(seen.emplace(t.node(i).parent, t.node(i).region).second);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("thousands of siblings: each path one node, found again in any order") {
+  init_clock("monotonic");
+  ThreadState t{nullptr, 0, 6, 103};
+  const int n = 4000;
+  std::vector<uint32_t> ids;
+  for (int i = 0; i < n; ++i) ids.push_back(id_of("rl_s" + std::to_string(i)));
+  const uint32_t parent = id_of("rl_sp");
+  // Under one parent, at the root, and each under the root node of another
+  // (the same regions under n different parents), twice, the second time in
+  // another order.
+  auto run = [&](int stride) {
+    REQUIRE(t.begin(parent) == RPROF_OK);
+    for (int i = 0; i < n; ++i) {
+      const uint32_t id = ids[(static_cast<int64_t>(i) * stride) % n];
+      REQUIRE(t.begin(id) == RPROF_OK);
+      REQUIRE(t.end(id) == RPROF_OK);
+    }
+    REQUIRE(t.end(parent) == RPROF_OK);
+    for (int i = 0; i < n; ++i) {
+      const int k = static_cast<int>((static_cast<int64_t>(i) * stride) % n);
+      REQUIRE(t.begin(ids[k]) == RPROF_OK);
+      REQUIRE(t.begin(ids[(k + 1) % n]) == RPROF_OK);
+      REQUIRE(t.end(ids[(k + 1) % n]) == RPROF_OK);
+      REQUIRE(t.end(ids[k]) == RPROF_OK);
+    }
+  };
+  run(1);
+  REQUIRE(t.node_count() == 1 + 3 * n);
+  run(2999);  // coprime with 4000: every sibling, in another order
+  REQUIRE(t.node_count() == 1 + 3 * n);
+  CHECK(t.error_count() == 0);
+  check_one_node_per_path(t);
+  const ThreadState& ct = t;
+  for (int32_t i = 0; i < ct.node_count(); ++i) {
+    const Node& node = ct.node(i);
+    CHECK(get(node.calls) == 2);
+    if (node.region == parent) continue;
+    // Under the parent, at the root, or under the root node of the previous id.
+    const int32_t p = node.parent;
+    CHECK((p == -1 || ct.node(p).region == parent ||
+           (ct.node(p).parent == -1 && ct.node(p).region != node.region)));
+  }
+
+  // Folded twice: one node per path in the exited threads' state too.
+  ThreadState folded{nullptr, 0, 7, 0};
+  folded.revive(0, ThreadRole::kFolded);
+  t.fold_into(folded);
+  t.fold_into(folded);
+  REQUIRE(folded.node_count() == t.node_count());
+  check_one_node_per_path(folded);
+  for (int32_t i = 0; i < folded.node_count(); ++i) {
+    CHECK(get(std::as_const(folded).node(i).calls) == 4);
+  }
+
+  // Released and reused: the index forgets the old nodes with them.
+  t.release();
+  REQUIRE(t.claim());
+  t.revive(104, ThreadRole::kLive);
+  REQUIRE(t.node_count() == 0);
+  REQUIRE(t.begin(ids[5]) == RPROF_OK);
+  REQUIRE(t.begin(parent) == RPROF_OK);
+  REQUIRE(t.end(parent) == RPROF_OK);
+  REQUIRE(t.end(ids[5]) == RPROF_OK);
+  run(1);
+  CHECK(t.node_count() == 2 + 3 * n);
+  check_one_node_per_path(t);
+  CHECK(ct.node(0).region == ids[5]);
+  CHECK(ct.node(1).parent == 0);
+  CHECK(get(ct.node(1).calls) == 1);
 }

@@ -214,9 +214,10 @@ TEST_CASE("diagnose_sim_run: the real cause, with its reason") {
       "   Max number of threads is too low\n\n"
       "host stacktrace:\n==16863==    at 0x5802561A: ???\n";
   const std::string why = diagnose_sim_run(failed, threads, "", "./app", "sim/valgrind.7.log");
-  CHECK(why.rfind("Valgrind failed: the 'impossible' happened: Max number of threads is too "
-                  "low (the program ran more threads at once than Valgrind's limit, 500",
-                  0) == 0);
+  CHECK(
+      why.rfind("Valgrind failed: the 'impossible' happened: Max number of threads is too "
+                "low (the program ran more threads at once than Valgrind's limit, 4096 under rprof",
+                0) == 0);
   // Before the log is open, Valgrind's messages are on the run's stderr.
   LaunchResult denied;
   denied.exit_code = 126;
@@ -252,6 +253,20 @@ TEST_CASE("sim_run_files: a '%' of the output directory reaches Valgrind as %%")
                      "/sim/valgrind.%p.log");
   CHECK(f.totals.find("100%%p_%%q/sim/totals.%p.txt") != std::string::npos);
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("sim_launch_spec: Valgrind runs up to kSimMaxThreads threads at once, not its 500") {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "rprof-max-threads";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const SimRunFiles f = sim_run_files(dir.string(), false);
+  const LaunchSpec spec =
+      sim_launch_spec(SimTool{"/usr/bin/valgrind", "/lib"}, SimCaches{}, {"./app"}, f);
+  std::filesystem::remove_all(dir);
+  int found = 0;
+  for (const std::string& w : spec.wrapper) found += w == "--max-threads=4096";
+  CHECK(found == 1);
+  CHECK(kSimMaxThreads == 4096);
 }
 
 TEST_CASE("join: times from the timed run, counters from the counted run") {

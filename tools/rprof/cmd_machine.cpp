@@ -152,6 +152,7 @@ int cmd_machine(const Args& args) {
     const int t = one_thread_count(threads, "--import-ert");
     const Machine m = machine_from_ert(import_ert, detect_topology(), t);
     const std::string file = output.empty() ? machine_file_path("") : output;
+    check_can_write(file);
     save_machine_file(m, file);
     print_machine(m, file, std::cout);
     std::cerr << "rprof: machine file written to " << file << " (ceilings from " << import_ert
@@ -182,6 +183,7 @@ int cmd_machine(const Args& args) {
   ProgressBar bar;
   opt.progress = [&](double f, const std::string& what) { bar.update(f, what); };
   const std::string file = output.empty() ? machine_file_path("") : output;
+  check_can_write(file);  // before the seconds of measuring, not after
   // The file this calibration replaces, to show how far its figures moved.
   std::optional<Machine> previous;
   std::string unreadable;

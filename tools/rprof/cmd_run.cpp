@@ -246,8 +246,8 @@ int write_reports(RunOptions& o, const std::string& out_dir, const Profile& p,
     make_reporter(o.format)->write(analysis, o.report, std::cout);
     std::cout.flush();
   }
-  std::cerr << "rprof: profile written to " << out_dir << " (" << files << "; open "
-            << out_dir << "/report.html)\n";
+  std::cerr << "rprof: profile written to " << printable(out_dir) << " (" << files << "; open "
+            << printable(out_dir) << "/report.html)\n";
   if (run.stopped != 0) {
     std::cerr << "rprof: stopped by signal " << run.stopped
               << ": the profile holds what ran before the stop\n";

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "common/error.h"
+#include "common/fs.h"
 #include "run/launcher.h"
 #include "tools/rprof/cli.h"
 #include "tools/rprof/commands.h"
@@ -163,7 +164,8 @@ int run_command(int argc, char** argv) {
   } catch (const std::filesystem::filesystem_error& e) {
     // What the operation was, on which path, and the errno text: one line.
     const std::string path = e.path1().string();
-    std::cerr << "rprof: " << (path.empty() ? "" : path + ": ") << e.code().message() << "\n";
+    std::cerr << "rprof: " << (path.empty() ? "" : rprof::printable(path) + ": ")
+              << e.code().message() << "\n";
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "rprof: internal error: " << e.what() << "\n";

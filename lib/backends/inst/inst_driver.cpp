@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backends/inst/inst_cc.h"
@@ -123,6 +124,30 @@ uint64_t sample_sets(double rate, const SimCaches& caches) {
   return std::min(f, limit);
 }
 
+// A RATE that rounds to fewer sets than the caches can sample (1 in the
+// smallest level's set count, at most 1 in 2^20) is refused, not clamped:
+// the run would sample more than was asked and say so only in a note.
+void check_sample_rate(const std::string& given, double rate, const SimCaches& caches) {
+  if (!(rate > 0)) return;
+  const uint64_t limit = sample_sets(0.5 / (uint64_t{1} << 20), caches);
+  if (limit < 2) return;  // nothing to sample by: every access simulated, as the note says
+  if (!(std::round(std::log2(1.0 / rate)) > std::log2(static_cast<double>(limit)))) return;
+  std::string why = "the model samples at most 1 in 1048576";
+  for (const auto& [c, name] :
+       {std::pair{&caches.l1, "L1"}, {&caches.l2, "L2"}, {&caches.llc, "LLC"}}) {
+    if (sets_of(*c) < 2 * limit) {
+      why = std::string("the ") + name + " has " + std::to_string(sets_of(*c)) + " sets";
+      break;
+    }
+  }
+  char share[32];
+  std::snprintf(share, sizeof share, "%.3g%%", 100.0 / static_cast<double>(limit));
+  throw Error("--sample " + given + ": below the smallest share these caches can sample, 1 in " +
+                  std::to_string(limit) + " sets (" + share + ": " + why +
+                  "); give a RATE of at least " + share + ", full or off",
+              2);
+}
+
 }  // namespace
 
 std::string instrumented_program(const RunRequest& request, std::string* why) {
@@ -137,10 +162,11 @@ std::string instrumented_program(const RunRequest& request, std::string* why) {
 }
 
 void check_inst_model_options(const RunRequest& request) {
-  parse_cache_sample(request.cache_sample);
+  const CacheSample sample = parse_cache_sample(request.cache_sample);
   SimCaches caches = sim_caches_from_topology(detect_topology());
   apply_sim_cache_spec(caches, request.sim_cache);  // a bad spec fails before anything runs
   check_sim_caches(caches);
+  check_sample_rate(request.cache_sample, sample.rate, caches);
 }
 
 InstModelRun inst_model_run(const RunRequest& request) {
@@ -175,6 +201,7 @@ InstModelRun inst_model_run(const RunRequest& request) {
                "simulated (--sample full) in " + model;
     return run;
   }
+  check_sample_rate(request.cache_sample, sample.rate, caches);
   const uint64_t f = sample_sets(sample.rate, caches);
   // The plugin's filter tests 64-byte lines (inst_counters.h): lines of 64
   // bytes or more sample whole; a level of 1 set has nothing to sample by.

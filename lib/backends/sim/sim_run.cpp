@@ -142,8 +142,11 @@ LaunchSpec sim_launch_spec(const SimTool& tool, const SimCaches& caches,
   spec.argv = app;
   // Children are simulated too (forked or exec'd, MPI ranks under mpirun):
   // their markers count as in the timed run.
-  spec.wrapper = {tool.valgrind, std::string("--tool=") + RPROF_SIM_TOOL_NAME,
-                  "--trace-children=yes", "--log-file=" + files.log,
+  spec.wrapper = {tool.valgrind,
+                  std::string("--tool=") + RPROF_SIM_TOOL_NAME,
+                  "--trace-children=yes",
+                  "--max-threads=" + std::to_string(kSimMaxThreads),
+                  "--log-file=" + files.log,
                   "--rp-out=" + files.totals};
   for (const std::string& o : sim_tool_options(caches)) spec.wrapper.push_back(o);
   if (functions) {
@@ -454,8 +457,9 @@ std::string diagnose_sim_run(const LaunchResult& result, const std::string& log_
     if (at != std::string::npos) {
       std::string msg = with_reason(lines, i, "Valgrind failed: " + line.substr(at + 10));
       if (msg.find("Max number of threads is too low") != std::string::npos) {
-        msg += " (the program ran more threads at once than Valgrind's limit, 500 unless "
-               "--max-threads raises it; the simulator cannot count it: use --backend=time "
+        msg += " (the program ran more threads at once than Valgrind's limit, " +
+               std::to_string(kSimMaxThreads) +
+               " under rprof; the simulator cannot count it: use --backend=time "
                "or fewer threads)";
       }
       return msg;

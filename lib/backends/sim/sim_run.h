@@ -46,6 +46,12 @@ struct SimRunFiles {
 };
 SimRunFiles sim_run_files(const std::string& out_dir, bool capture_app_output);
 
+// Threads alive at once that Valgrind runs (--max-threads; its default is
+// 500). Valgrind zeroes a slot per thread at start, about 7 kB each (36 MB
+// resident at 500, 47 MB at 2,000, 105 MB at 10,000, valgrind --tool=none
+// /bin/true), in every process it traces: 4,096 keeps that near 30 MB more.
+inline constexpr int kSimMaxThreads = 4096;
+
 // valgrind --tool=rprof-sim ... app args, with the handshake environment;
 // with `functions`, the tool also counts per function (functions.*.txt).
 LaunchSpec sim_launch_spec(const SimTool& tool, const SimCaches& caches,

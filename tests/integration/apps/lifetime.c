@@ -10,12 +10,20 @@
  *   work N: "work" declares 1e18 FLOPs and 1e18 bytes N times.
  *   names: a 4097-byte name, two 1100-byte names that differ at byte 1050,
  *     and "[program]", each begun and ended once.
+ *   forknames N F: inside "top", N regions "name<i>", each once; then, with
+ *     "top" still open, F children in turn, child c completing
+ *     "name<c*97 mod N>/child_only" under the "top" it inherited, then
+ *     ending by exit(0) with "top" open (c mod 3 = 0), by _exit(0) after
+ *     ending "top" (1), or by SIGKILL (2); after each fork the parent
+ *     completes "after<c>" (ids the child gives to its own names). The
+ *     parent waits for each, then ends "top" and exits.
  *   limit KB: sets RLIMIT_AS to what the process maps now plus KB, mallocs
  *     half of that margin, completes "kept" once and 20,201 paths under "p"
  *     ("p/a<i>/b<j>", 200 x 100), then _exit(0). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <rprof/rprof.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +120,39 @@ int main(int argc, char** argv) {
       rprof_begin(names[i]);
       rprof_end(names[i]);
     }
+    return 0;
+  }
+  if (strcmp(how, "forknames") == 0) {
+    const int n = argc > 2 ? atoi(argv[2]) : 3000, forks = argc > 3 ? atoi(argv[3]) : 30;
+    char name[32];
+    rprof_begin("top");
+    for (int i = 0; i < n; ++i) {
+      snprintf(name, sizeof(name), "name%d", i);
+      rprof_begin(name);
+      rprof_end(name);
+    }
+    for (int c = 0; c < forks; ++c) {
+      const pid_t pid = fork();
+      if (pid == 0) {
+        snprintf(name, sizeof(name), "name%d", (int)((long)c * 97 % n));
+        rprof_begin(name);
+        rprof_begin("child_only");
+        rprof_end("child_only");
+        rprof_end(name);
+        if (c % 3 == 0) exit(0);
+        if (c % 3 == 2) raise(SIGKILL);
+        rprof_end("top");
+        _exit(0);
+      }
+      if (pid < 0) return 3;
+      snprintf(name, sizeof(name), "after%d", c);
+      rprof_begin(name);
+      rprof_end(name);
+      int st = 0;
+      waitpid(pid, &st, 0);
+      if (c % 3 == 2 ? !WIFSIGNALED(st) : !WIFEXITED(st) || WEXITSTATUS(st) != 0) return 4;
+    }
+    rprof_end("top");
     return 0;
   }
   if (strcmp(how, "limit") == 0) {
