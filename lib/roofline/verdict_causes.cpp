@@ -213,10 +213,12 @@ void busy_machine_flag(const VerdictInput& in, const VerdictThresholds& t, Verdi
 
 void below_roofs_verdict(const VerdictInput& in, const VerdictThresholds& t, Verdict& v) {
   if (v.bound != Bound::kCompute && v.bound != Bound::kMemory) return;
-  // A boundary without counts (the inst backend with --sample=off counts L1
-  // only) may be the one that limits: "below every roof" would claim what
-  // was not measured, so the verdict stays at the roofs that were.
-  if (!unmeasured_boundaries(in).empty()) return;
+  // Memory-limited at L1 with nothing counted below it (the inst backend
+  // with --sample=off): L2, LLC or DRAM may be what limits, so "below every
+  // roof" would claim what was not measured; the verdict stays at the roof
+  // that was. A compute-limited region keeps the rule, its likely limit
+  // saying what L1 counts cannot tell.
+  if (v.bound == Bound::kMemory && !unmeasured_boundaries(in).empty()) return;
   const double threshold = v.bound == Bound::kCompute ? t.below_roofs : t.below_bandwidth_roofs;
   if (!(v.fraction < threshold) || v.has(Flag::kLatencyBound)) return;
   const RegionRoofline* rr = in.roofline != nullptr && in.roofline->valid ? in.roofline : nullptr;

@@ -48,8 +48,8 @@ void busy_machine_flag(const VerdictInput& in, const VerdictThresholds& t, Verdi
 // Turns a compute- or memory-bound verdict far below every roof (fraction
 // below t.below_roofs of a compute bound, t.below_bandwidth_roofs of a
 // bandwidth bound) into "below-roofs" with the likely limit; a latency-bound
-// region keeps its verdict (latency is its limit), and so does a region with
-// a boundary below L1 that was not measured.
+// region keeps its verdict (latency is its limit), and so does a
+// memory-limited one counted at L1 only.
 void below_roofs_verdict(const VerdictInput& in, const VerdictThresholds& t, Verdict& v);
 
 // Flags each boundary whose misses in flight exceed kMaxLinesInFlightPerCore.

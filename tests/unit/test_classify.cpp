@@ -587,3 +587,26 @@ TEST_CASE("dependency chain: FP instructions at a whole number per latency, belo
   const Metrics m1 = scalar(1.0, 1, 0);
   CHECK(run(r, m1, &rr).bound != Bound::kDependencyChain);
 }
+
+TEST_CASE("counted at L1 only: memory-limited there is not below every roof, the rest is named") {
+  // A STREAM copy under inst --sample=off: L1 bytes only, 5% of the L1 roof.
+  const Region r = region();
+  Metrics m = fp_metrics(1.0);
+  m.traffic[static_cast<int>(Boundary::kDRAM)].measured = false;
+  Traffic& l1 = m.traffic[static_cast<int>(Boundary::kL1)];
+  l1.measured = true;
+  l1.read_bytes = 1e9;
+  RegionRoofline rr = memory_bound(0.05);
+  rr.limiting = Boundary::kL1;
+  rr.boundaries[0].boundary = Boundary::kL1;
+  const Verdict v = run(r, m, &rr);
+  CHECK(v.bound == Bound::kMemory);
+  CHECK(v.boundary == Boundary::kL1);
+  CHECK_THAT(v.summary(), Catch::Contains("L2, LLC and DRAM were not measured"));
+  CHECK_FALSE(v.has(Flag::kUnderutilized));
+  // Counted below L1 too: the same rate is below every roof.
+  m.traffic[static_cast<int>(Boundary::kDRAM)].measured = true;
+  const Verdict all = run(r, m, &rr);
+  CHECK(all.bound == Bound::kBelowRoofs);
+  CHECK(all.summary().find("not measured") == std::string::npos);
+}
