@@ -38,7 +38,23 @@ for path in sys.argv[1:]:
         t = s["threads"]
         th = f"({t} thread{'s' if t > 1 else ''})"
         for b in s["bandwidth"]:
-            rows.setdefault(("bandwidth", f"{b['boundary'].upper()} {b['kernel']} {th}", "GB/s"), []).append(b["gbs"])
+            pages = f", {b['pages']}" if b.get("pages") else ""
+            rows.setdefault(("bandwidth", f"{b['boundary'].upper()} {b['kernel']}{pages} {th}", "GB/s"), []).append(b["gbs"])
+        # The roofs regions are held against (MixRoof): at each boundary the
+        # best of any kernel and the best read rate, bytes as they cross it.
+        for bd in ["l1", "l2", "llc", "dram"]:
+            here = [b for b in s["bandwidth"] if b["boundary"] == bd]
+            if not here:
+                continue
+            def crossing(b):
+                return b["gbs"] if bd == "l1" else b["traffic_gbs"]
+            def read_share(b):
+                loads = {"load": 1, "copy": 1, "triad": 3, "update": 1, "daxpy": 2, "streams": 8, "ntcopy": 1}[b["kernel"]]
+                stores = {"load": 0, "streams": 0}.get(b["kernel"], 1)
+                wa = stores if bd != "l1" and b["kernel"] in ("copy", "triad") else 0
+                return (loads + wa) / (loads + wa + stores)
+            rows.setdefault(("roof", f"{bd.upper()} roof, any mix {th}", "GB/s"), []).append(max(crossing(b) for b in here))
+            rows.setdefault(("roof", f"{bd.upper()} roof, read rate {th}", "GB/s"), []).append(max(crossing(b) * read_share(b) for b in here))
         for p in s["peaks"]:
             rows.setdefault(("peak", f"{p['precision'].upper()} {p['width']} {p['mix']} {th}", "GFLOP/s"), []).append(p["gflops"])
         for l in s["latency"]:

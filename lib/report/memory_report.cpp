@@ -159,8 +159,9 @@ void write_memory_text(const Analysis& a, const ShownRegions& shown, std::ostrea
     table.add_row(std::move(row));
   }
   out << table.render();
-  out << "Roof: the best measured stream kernel at each boundary, its bytes counted as the "
-         "region's are (below L1: write-allocate included); ~ = approximate traffic";
+  out << "Roof: at each boundary, the measured roof for the region's own mix of reads and "
+         "writes (below), its bytes counted as the region's are (below L1: write-allocate "
+         "included); ~ = approximate traffic";
   if (any_sampled) {
     out << "; ± = sampled traffic: an estimate, its 95% interval under Sampled traffic";
   }
