@@ -21,7 +21,9 @@
 # Usage: bench/machine_vs_likwid.sh [path/to/rprof]   (default build/bin/rprof)
 # Environment: BENCH_MODE=quick|full (default quick), BENCH_REPS (likwid runs
 # per figure, best kept, default 2), BENCH_OUT (directory for raw outputs),
-# BENCH_MACHINE (an existing machine file instead of a new calibration).
+# BENCH_MACHINE (an existing machine file instead of a new calibration),
+# BENCH_LEVELS (boundaries to compare, default "l1 l2 llc dram"; each likwid
+# kernel runs about 1 s, some 180 runs in all on an AVX-512 machine).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -94,6 +96,7 @@ likwid_best() {  # kernel workgroup field
 : > "$out/likwid.txt"
 while read -r threads boundary bytes; do
   [[ $threads == 1 || $threads == "$cpus" ]] || continue
+  [[ " ${BENCH_LEVELS:-l1 l2 llc dram} " == *" $boundary "* ]] || continue
   # likwid-bench sizes are per workgroup in kB (1000 B); at least 4 kB per thread.
   kb=$(( bytes / 1000 )); (( kb < 4 * threads )) && kb=$(( 4 * threads ))
   list=("${kernels[@]}")

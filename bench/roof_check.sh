@@ -25,8 +25,8 @@ mkdir -p "$out"
 machine=()
 [[ -n ${BENCH_MACHINE:-} ]] && machine=(--machine "$BENCH_MACHINE")
 
-lib=$(dirname "$(find "$build" -name 'librprof.so' -print -quit)")
-[[ -d $lib ]] || { echo "roof_check: librprof.so not found under $build" >&2; exit 1; }
+lib=$build/lib
+[[ -e $lib/librprof.so ]] || { echo "roof_check: $lib/librprof.so not built" >&2; exit 1; }
 arch=()
 grep -q ' avx2 ' /proc/cpuinfo && grep -q ' fma ' /proc/cpuinfo && arch=(-mavx2 -mfma)
 cc -O3 "${arch[@]}" -fopenmp -I"$root/include" "$root/bench/roof_check/loops.c" \

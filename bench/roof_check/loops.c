@@ -8,7 +8,7 @@
  * Regions are named at run time, so the C API (rprof_begin/rprof_end), not
  * the per-site macros, marks them.
  *
- * Usage: loops [passes]   (default 10; the in-L2 loops repeat 1000x more) */
+ * Usage: loops [passes]   (default 10; the in-L2 loops repeat 100x more) */
 #include <rprof/rprof.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
   double check = 0;
   for (int t = 1;; t = cpus) {
     check += run("DRAM", big, passes, t);
-    check += run("L2", small, passes * 1000, t);
+    check += run("L2", small, passes * 100, t);
     if (t == cpus) break;
   }
   printf("loops: check %g\n", check);

@@ -303,14 +303,26 @@ TEST_CASE("a machine file that is a directory is named as one") {
   CHECK_THAT(r.err, Catch::Contains("is a directory") && !Catch::Contains("empty"));
 }
 
-TEST_CASE("an output directory that cannot be written: one line with the directory and why") {
-  // root writes anywhere: run as nobody where setpriv can drop to it.
-  std::vector<std::string> argv;
-  if (geteuid() == 0) {
-    if (access("/usr/bin/setpriv", X_OK) != 0) skip_test("root writes into a read-only directory");
-    argv = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
+// root writes anywhere: the command prefix that runs as nobody (setpriv)
+// where this runs as root, empty otherwise. Skips where nobody cannot be
+// had, or cannot reach `dir` (a checkout under a private directory, a home
+// of mode 0700, is closed to it).
+static std::vector<std::string> unprivileged_reaching(const std::string& dir) {
+  if (geteuid() != 0) return {};
+  if (access("/usr/bin/setpriv", X_OK) != 0) skip_test("root writes into a read-only directory");
+  std::vector<std::string> argv = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+                                   "--clear-groups"};
+  std::vector<std::string> reach = argv;
+  reach.insert(reach.end(), {"/usr/bin/test", "-x", dir});
+  if (run_command(reach).status != 0) {
+    skip_test("nobody cannot reach " + dir + " (a private directory above the build tree)");
   }
+  return argv;
+}
+
+TEST_CASE("an output directory that cannot be written: one line with the directory and why") {
   const std::string d = fresh_dir("readonly");
+  std::vector<std::string> argv = unprivileged_reaching(d);
   REQUIRE(chmod(d.c_str(), 0555) == 0);
   argv.insert(argv.end(), {RPROF_BIN, "-o", d, "--backend=time", "/bin/true"});
   auto r = run_command(argv);
@@ -344,12 +356,8 @@ TEST_CASE("rules files: a subnormal is a number, a 5,000-digit one is echoed sho
 }
 
 TEST_CASE("rprof machine --output to a file it cannot write: one line before measuring") {
-  std::vector<std::string> argv;
-  if (geteuid() == 0) {
-    if (access("/usr/bin/setpriv", X_OK) != 0) skip_test("root writes into a read-only directory");
-    argv = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
-  }
   const std::string d = fresh_dir("machine-readonly");
+  std::vector<std::string> argv = unprivileged_reaching(d);
   REQUIRE(chmod(d.c_str(), 0555) == 0);
   argv.insert(argv.end(), {RPROF_BIN, "machine", "--tiny", "--output", d + "/m.json"});
   auto r = run_command(argv, real_machine_env());

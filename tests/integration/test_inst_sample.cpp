@@ -206,7 +206,9 @@ TEST_CASE("inst --sample RATE: each region's estimate within 5% of full or insid
 
 TEST_CASE("inst --sample: bad values and other backends are one line and exit 2", "[inst][sample]") {
   for (const std::string bad : {"--sample=0", "--sample=1.5", "--sample=abc", "--sample=2%:0",
-                                "--sample=2%:10:x", "--sample=-1", "--sample=2%:1:2:3"}) {
+                                "--sample=2%:10:x", "--sample=-1", "--sample=2%:1:2:3",
+                                "--sample=1/0", "--sample=/64", "--sample=1/x", "--sample=2/1",
+                                "--sample=1/64/2"}) {
     const RunResult r = run_rprof({"--backend=inst", "-q", bad, "/bin/true"});
     INFO(bad << ": " << r.err);
     CHECK(r.status == 2);
@@ -224,6 +226,21 @@ TEST_CASE("inst --sample: bad values and other backends are one line and exit 2"
   const RunResult t = run_rprof({"--backend=time", "-q", "--sample=full", "/bin/true"});
   CHECK(t.status == 2);
   CHECK(t.err.find("--sample applies to --backend=inst") != std::string::npos);
+}
+
+TEST_CASE("inst --sample=1/N: the rate as a fraction, the same sets as its decimal",
+          "[inst][sample]") {
+  need_plugin();
+  const std::string bin = build("-O2", "traffic_fraction");
+  for (const char* sample : {"--sample=1/64", "--sample=0.015625", "--sample=2/128"}) {
+    const RunResult r = run(bin, {sample});
+    INFO(sample << "\n" << r.err);
+    REQUIRE(r.status == 0);
+    const json profile = load_json(r.dir + "/profile.json");
+    std::string notes;
+    for (const auto& n : profile["notes"]) notes += n.get<std::string>();
+    CHECK(notes.find("estimated from 1 in 64 cache sets") != std::string::npos);
+  }
 }
 
 TEST_CASE("inst --sample with 2 OpenMP threads: private L1/L2, shared LLC, full as sim's",

@@ -69,7 +69,8 @@ void add_run_options(CLI::App& app, RunOptions& o) {
   app.add_option("--sample", o.cache_sample,
                  "inst: traffic below L1 from rprof's cache model fed by the program's own "
                  "memory accesses: a RATE (share of cache sets simulated, every access to "
-                 "their lines, 1 in a power of two, e.g. 2% = 1 in 64: estimates with a 95% "
+                 "their lines, 1 in a power of two, e.g. 2%, 0.02 or 1/64 = 1 in 64: estimates "
+                 "with a 95% "
                  "interval), full (every access: the sim backend's model, exact for the "
                  "instrumented code) or off; default 1 in 64. "
                  "Geometry as for sim (--sim-cache). perf: the same model fills the "

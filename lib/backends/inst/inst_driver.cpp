@@ -75,8 +75,9 @@ struct CacheSample {
   double rate = kDefaultSampleRate;  // < 0: full, 0: off
 };
 
-// --sample: "off", "full", or a RATE in (0, 1] or a percentage: the share of
-// cache sets (so of lines) simulated, rounded to 1 in a power of two.
+// --sample: "off", "full", or a RATE in (0, 1], a percentage or a fraction
+// 1/N: the share of cache sets (so of lines) simulated, rounded to 1 in a
+// power of two.
 CacheSample parse_cache_sample(const std::string& v) {
   CacheSample s;
   if (v.empty()) return s;
@@ -89,13 +90,22 @@ CacheSample parse_cache_sample(const std::string& v) {
     return s;
   }
   const std::string bad = "--sample " + v +
-                          ": expected a RATE in (0, 1] (0.02, 2%: the share of cache sets "
-                          "simulated), full or off";
+                          ": expected a RATE in (0, 1] (0.02, 2% or 1/64: the share of cache "
+                          "sets simulated), full or off";
   std::string num = v;
   double scale = 1;
   if (!num.empty() && num.back() == '%') {
     num.pop_back();
     scale = 0.01;
+  } else if (const size_t slash = num.find('/'); slash != std::string::npos) {
+    char* end = nullptr;
+    const double numerator = std::strtod(num.substr(0, slash).c_str(), &end);
+    if (slash == 0 || end == nullptr || *end != '\0' || !(numerator > 0)) throw Error(bad, 2);
+    num = num.substr(slash + 1);  // the denominator, read below
+    const double d = std::strtod(num.c_str(), &end);
+    if (num.empty() || *end != '\0' || !(d > 0)) throw Error(bad, 2);
+    num = "1";
+    scale = numerator / d;
   }
   char* end = nullptr;
   const double r = std::strtod(num.c_str(), &end) * scale;
