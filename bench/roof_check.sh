@@ -30,25 +30,28 @@ lib=$build/lib
 arch=()
 grep -q ' avx2 ' /proc/cpuinfo && grep -q ' fma ' /proc/cpuinfo && arch=(-mavx2 -mfma)
 cc -O3 "${arch[@]}" -fopenmp -I"$root/include" "$root/bench/roof_check/loops.c" \
-  -L"$lib" -Wl,-rpath,"$lib" -lrprof -o "$out/loops"
+  -L"$lib" -Wl,-rpath,"$lib" -lrprof -o "$out/loops.bin"
 
 echo "roof_check: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) CPUs;" \
      "load before: $(cut -d' ' -f1-3 /proc/loadavg); profiles in $out" >&2
 runs=()
 run() {  # name, then the command
   local name=$1; shift
-  if "$rprof" "${machine[@]}" --backend=sim --format json -o "$out/$name" -- "$@" \
-       > "$out/$name.json" 2> "$out/$name.err"; then
+  if "$rprof" "${machine[@]}" --backend=sim -q -o "$out/$name" -- "$@" \
+       > "$out/$name.out" 2> "$out/$name.err"; then
     runs+=("$name")
   else
     echo "roof_check: $name failed (see $out/$name.err)" >&2
   fi
 }
-run loops "$out/loops" "$passes"
+run loops "$out/loops.bin" "$passes"
 for s in "$build"/bin/samples/*; do
   [[ -x $s && -f $s ]] || continue
   name=$(basename "$s")
-  case $name in mpi_*|*_avx512*) continue ;; esac  # MPI needs mpirun; sim runs no AVX-512
+  case $name in
+    mpi_*|*_avx512*) continue ;;  # MPI needs mpirun; sim runs no AVX-512
+    fusion) run fusion-fused "$s" fused; run fusion-unfused "$s" unfused; continue ;;
+  esac
   run "$name" "$s"
 done
 
@@ -58,7 +61,7 @@ out, names = sys.argv[1], sys.argv[2:]
 rows = []
 for name in names:
     try:
-        doc = json.load(open(f"{out}/{name}.json"))
+        doc = json.load(open(f"{out}/{name}/profile.json"))
     except Exception as e:
         print(f"roof_check: {name}: unreadable report ({e})", file=sys.stderr)
         continue
