@@ -139,6 +139,20 @@ TEST_CASE("dot product: one accumulator is a dependency chain and four run at le
     std::cerr << "WARNING: run " << run << ": dot1 " << dot1["verdict"]["summary"] << std::endl;
   }
   INFO(dot1["verdict"].dump(2));
+  if (dot1["verdict"]["bound"] != "dependency-chain") {
+    // Slower than one chain allows in every run: the host took the CPU away
+    // (a shared VM). Faster than it would be a wrong verdict: that fails.
+    double add_ns = 0;
+    for (const auto& l : host["fp_latency"]) {
+      if (l["op"] == "add" && l["precision"] == "dp") add_ns = l["ns"].get<double>();
+    }
+    const double per_latency =
+        (2.0 * 1024 + 1) * 50000 / dot1["time_s"].get<double>() * add_ns * 1e-9;
+    if (add_ns > 0 && per_latency < 2 * (1 - 0.08)) {
+      skip_test("this host ran dot1 at " + std::to_string(per_latency) +
+                " FP instructions per add latency in 3 runs, under the chain's 2: disturbed");
+    }
+  }
   // Exact counts: 1,024 multiplies and adds per pass and the add of its
   // result into the total, 50,000 passes.
   CHECK(dot1["counters"].value("flops.dp.scalar", 0.0) == (2.0 * 1024 + 1) * 50000);
