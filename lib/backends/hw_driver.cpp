@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "backends/inst/inst_cc.h"
+#include "backends/inst/inst_counters.h"
 #include "backends/inst/inst_model.h"
 #include "backends/inst/inst_sample.h"
 #include "hwcounters/hw_metrics.h"
@@ -201,6 +202,9 @@ void HwDriver::prepare(RunPlan& plan, const std::string& out_dir) {
     return;
   }
   for (const auto& [k, v] : run.env) plan.passes.front().spec.env[k] = v;
+  // The counted loop versions pass the accesses on (the plain ones, which
+  // the other runs take, do not).
+  plan.passes.front().spec.env[RPROF_INST_COUNTING_ENV] = "2";
   model_note_ = "no event of this CPU's plan counts the traffic at " + where +
                 ": there the numbers are rprof's cache model's, which simulated the program's "
                 "instrumented memory accesses (it was built with rprof cc) in the first run; the "

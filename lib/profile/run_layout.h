@@ -6,6 +6,8 @@
 //   DIR/raw/            raw profiles of the native (timed) run
 //   DIR/raw/passN/      hardware event group N (1-based), when more than one
 //   DIR/raw-sim/        raw profiles of the simulated (counted) run
+//   DIR/raw-counted/    raw profiles of the inst backend's counted run (its
+//                       timed run, of the plain loop versions, is in raw/)
 //   DIR/sim/            the simulator's totals and per-function counts
 #ifndef RPROF_PROFILE_RUN_LAYOUT_H_
 #define RPROF_PROFILE_RUN_LAYOUT_H_
@@ -19,6 +21,7 @@ inline constexpr const char* kProfileJson = "profile.json";
 inline constexpr const char* kRawDir = "raw";
 inline constexpr const char* kPassPrefix = "pass";  // raw/pass1, raw/pass2, ...
 inline constexpr const char* kSimRawDir = "raw-sim";
+inline constexpr const char* kCountedRawDir = "raw-counted";
 inline constexpr const char* kSimDir = "sim";
 // --repeat N: the timed pass's runs after the first, raw-repeat/run2 ... runN.
 inline constexpr const char* kRepeatDir = "raw-repeat";

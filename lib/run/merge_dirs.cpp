@@ -78,6 +78,7 @@ Input read_input(const std::string& arg) {
   add(kTimed);
   for (const auto& [n, rel] : numbered_passes(dir / kTimed)) add(rel);
   add(kCounted);
+  add(layout::kCountedRawDir);
   in.dir = arg;
   if (fs::is_regular_file(dir / layout::kProfileJson, ec)) {
     in.profile_json = (dir / layout::kProfileJson).string();

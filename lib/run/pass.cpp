@@ -304,4 +304,22 @@ std::string outcome_phrase(const LaunchResult& r) {
                        : "exited with status " + std::to_string(r.exit_code);
 }
 
+// A timed run stopped from outside (Ctrl-C, a batch system's SIGTERM, sent
+// to rprof or to the program) means stop: no second, far slower run.
+bool interrupted(const LaunchResult& r) {
+  return r.stopped_by != 0 || r.signal == SIGINT || r.signal == SIGTERM ||
+         r.signal == SIGHUP || r.signal == SIGQUIT || r.signal == SIGKILL;
+}
+
+// The signal that stopped a run from outside, 0 when none did.
+int stop_signal(const LaunchResult& r) {
+  if (r.stopped_by != 0) return r.stopped_by;
+  return interrupted(r) ? r.signal : 0;
+}
+
+std::string signal_name(int sig) {
+  const char* name = sigabbrev_np(sig);
+  return std::to_string(sig) + (name != nullptr ? std::string(" (SIG") + name + ")" : "");
+}
+
 }  // namespace rprof

@@ -42,6 +42,14 @@ void add_signal_note(Profile& p, const LaunchResult& r);
 // "exited with status N" / "was killed by signal N".
 std::string outcome_phrase(const LaunchResult& r);
 
+// A run stopped from outside (Ctrl-C, a batch system's SIGTERM, sent to rprof
+// or to the program): a plan of several runs stops there.
+bool interrupted(const LaunchResult& r);
+// The signal that stopped a run from outside, 0 when none did.
+int stop_signal(const LaunchResult& r);
+// "15 (SIGTERM)".
+std::string signal_name(int sig);
+
 }  // namespace rprof
 
 #endif  // RPROF_RUN_PASS_H_

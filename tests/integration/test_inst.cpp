@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/inst/inst_cc.h"
 #include "integration/harness.h"
 #include "integration/inst_build.h"
 #include "skip.h"
@@ -433,6 +434,18 @@ TEST_CASE("inst without markers: functions with loops and their loop nests are r
     }
     const std::string notes = notes_of(r);
     CHECK(notes.find("its functions that have loops, and their loop nests") != std::string::npos);
+    // Optimized, every loop nest has a plain copy: times from a run of those,
+    // counts (checked above) from a second run of the counted versions. At
+    // -O0 there are no versions: one run, whose times are the counted code's.
+    const bool versions = opts != "-O0";
+    CHECK(rprof::inst_loops_versioned(exe) == versions);
+    CHECK(std::filesystem::is_directory(r.dir + "/raw-counted") == versions);
+    CHECK((notes.find("times: from a run of the program's plain loop versions") !=
+           std::string::npos) == versions);
+    CHECK((notes.find("times: from this same instrumented run") != std::string::npos) ==
+          !versions);
+    // The timed run's times are kept: every region above has one.
+    CHECK(n.at("main()/" + reps).value("time_s", 0.0) > 0);
     // cos is called from instrumented code and defined in none: named.
     const size_t at = notes.find("not counted: the instrumented code calls");
     REQUIRE(at != std::string::npos);

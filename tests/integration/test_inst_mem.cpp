@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "backends/inst/inst_cc.h"
+#include "backends/inst/inst_counters.h"
 #include "integration/harness.h"
 #include "integration/inst_build.h"
 #include "skip.h"
@@ -60,10 +61,15 @@ struct Line {
 // Runs the program with the hooks preloaded; filter: "" (every access),
 // "none" (the program's initial filter) or "F:C"; select: "F:C" for the
 // selected bytes, or "".
+// counting: RPROF_INST_COUNTING, the loop nests' version: "2" counted with
+// their accesses (as rprof's counted run with the cache model sets it), "1"
+// counted, "" (unset) their plain copies.
 std::map<std::string, Line> run(const std::string& program, const std::string& mode,
-                                const std::string& filter = "", const std::string& select = "") {
+                                const std::string& filter = "", const std::string& select = "",
+                                const std::string& counting = "2") {
   const std::string out = fresh_path("mem_hooks") + ".txt";
   std::vector<std::string> env = {preload_env(kHooks), "RPROF_TEST_MEM_OUT=" + out};
+  if (!counting.empty()) env.push_back(std::string(RPROF_INST_COUNTING_ENV) + "=" + counting);
   if (!filter.empty()) env.push_back("RPROF_TEST_FILTER=" + filter);
   if (!select.empty()) env.push_back("RPROF_TEST_SELECT=" + select);
   const RunResult r = run_command({program, mode}, env);
@@ -149,6 +155,43 @@ TEST_CASE("inst memory: the program's initial filter calls nothing", "[inst][mem
   CHECK(t.calls == 0);
   CHECK(t.loaded == 0);
   CHECK(t.stored == 0);
+}
+
+TEST_CASE("inst memory: without RPROF_INST_COUNTING the loops run their plain copies",
+          "[inst][memory]") {
+  need_plugin();
+  for (const char* opts : {"-O2", "-O2 -fplugin-arg-rprof_inst-versions=off"}) {
+    INFO(opts);
+    const bool versions = std::string(opts).find("versions=off") == std::string::npos;
+    const std::string program = build(opts, versions ? "O2plain" : "O2noversions");
+    CHECK(rprof::inst_loops_versioned(program) == versions);
+    const std::map<std::string, Line> counted = run(program, "all");
+    const std::map<std::string, Line> bytes_only = run(program, "all", "", "", "1");
+    const std::map<std::string, Line> plain = run(program, "all", "", "", "");
+    // Counted: the kernels' bytes, every access passed on.
+    CHECK(counted.at("daxpy").read == 16000);
+    CHECK(counted.at("daxpy").calls > 0);
+    // Counted without accesses: the same bytes, no hook called in the loop
+    // (a filter that passes everything is set: nothing reaches it).
+    CHECK(bytes_only.at("daxpy").read == 16000);
+    CHECK(bytes_only.at("daxpy").write == 8000);
+    CHECK((bytes_only.at("daxpy").calls == 0) == versions);
+    if (versions) {
+      // The plain copy of daxpy's loop counts nothing and calls no hook.
+      CHECK(plain.at("daxpy").read == 0);
+      CHECK(plain.at("daxpy").write == 0);
+      CHECK(plain.at("daxpy").calls == 0);
+    } else {
+      // One version, counted whatever the flag.
+      CHECK(plain.at("daxpy").read == 16000);
+      CHECK(plain.at("daxpy").calls == counted.at("daxpy").calls);
+    }
+  }
+  // A bad value is refused by the plugin, with the reason.
+  const RunResult r = run_command({RPROF_BIN, "cc", kCc, "-O2", "-fplugin-arg-rprof_inst-versions=maybe",
+                                   "-c", kSource, "-o", fresh_path("badv") + ".o"});
+  CHECK(r.status != 0);
+  CHECK(r.err.find("versions=maybe: expected on or off") != std::string::npos);
 }
 
 TEST_CASE("inst memory: a filter of 1 line in F passes every byte of those lines",

@@ -170,7 +170,10 @@ bool libm_function(const std::string& n) {
 
 }  // namespace
 
-bool inst_memory_instrumented(const std::string& program) {
+namespace {
+
+// Whether a calls note of `program` holds the one-letter entry `flag`.
+bool calls_note_flag(const std::string& program, char flag) {
   std::string error;
   const std::optional<ElfFile> elf = ElfFile::load(program, &error);
   if (!elf) return false;
@@ -182,12 +185,20 @@ bool inst_memory_instrumented(const std::string& program) {
     while (at < n.desc.size()) {
       size_t end = n.desc.find('\0', at);
       if (end == std::string::npos) end = n.desc.size();
-      if (end == at + 1 && n.desc[at] == 'M') return true;
+      if (end == at + 1 && n.desc[at] == flag) return true;
       at = end + 1;
     }
   }
   return false;
 }
+
+}  // namespace
+
+bool inst_memory_instrumented(const std::string& program) {
+  return calls_note_flag(program, 'M');
+}
+
+bool inst_loops_versioned(const std::string& program) { return calls_note_flag(program, 'V'); }
 
 std::vector<std::string> uncounted_callees(const std::string& program) {
   std::string error;

@@ -36,6 +36,11 @@ std::vector<std::string> uncounted_callees(const std::string& program);
 // inst_counters.h), so the runtime can run the sampled cache model on it.
 bool inst_memory_instrumented(const std::string& program);
 
+// Whether any unit of `program` has a loop nest compiled twice, counted and
+// plain (plugin option versions=on: a "V" entry in its calls note), so a run
+// with RPROF_INST_COUNTING unset times its loops at native speed.
+bool inst_loops_versioned(const std::string& program);
+
 // What `rprof cc` adds to a compile (`-fplugin=...`) and to a link (the
 // run-time archive and -ldl), for build systems: `rprof cc --cflags/--libs`.
 std::vector<std::string> inst_compile_flags(const InstFiles& files);

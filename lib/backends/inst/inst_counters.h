@@ -53,6 +53,18 @@
 #define RPROF_INST_STORE_SYMBOL "__rprof_inst_store"
 #define RPROF_INST_RT_MEM "rprof_inst_mem"
 
+/* Loop versions (plugin option versions=on, the default when optimizing):
+ * each loop nest is compiled as a plain copy that counts nothing and passes
+ * no access on (it keeps the nest's region entry and exit), a counted copy,
+ * and, in a unit built with memory=on, a counted copy that also passes its
+ * accesses on (RPROF_INST_SET_BITS). Where the nest is entered the int
+ * RPROF_INST_COUNTING_SYMBOL (process-wide, the run-time object's) picks
+ * one: 0 plain, 1 counted, 2 counted with accesses. The run-time object
+ * sets it at start-up from RPROF_INST_COUNTING_ENV ("1" or "2"); unset, the
+ * program's loops run at native speed. A unit with a versioned nest says so
+ * in its calls note (an entry "V"). */
+#define RPROF_INST_COUNTING_SYMBOL "__rprof_inst_counting"
+#define RPROF_INST_COUNTING_ENV "RPROF_INST_COUNTING"
 /* The symbol names the plugin, the run-time object and the runtime share. */
 #define RPROF_INST_COUNTERS_SYMBOL "__rprof_inst_ctr"
 /* Called by the program's run-time object at start-up (found with dlsym in
@@ -86,8 +98,9 @@
  * be built without the plugin): one note per translation unit, in section
  * RPROF_INST_CALLS_SECTION (not loaded), owner "rprof", type
  * RPROF_INST_CALLS_TYPE, descriptor: NUL-terminated assembler names, each
- * prefixed 'C' (called) or 'D' (defined in that unit), and "M" when the unit's
- * memory accesses are instrumented (RPROF_INST_SET_BITS). */
+ * prefixed 'C' (called) or 'D' (defined in that unit), "M" when the unit's
+ * memory accesses are instrumented (RPROF_INST_SET_BITS), and "V" when a loop
+ * nest of it has a plain version (RPROF_INST_COUNTING_SYMBOL). */
 #define RPROF_INST_CALLS_SECTION ".note.rprof.calls"
 #define RPROF_INST_CALLS_TYPE 2
 

@@ -24,6 +24,8 @@
 #include "common/error.h"
 #include "machine/topology.h"
 #include "runtime/handshake.h"
+#include "profile/join.h"
+#include "profile/run_layout.h"
 #include "run/native_driver.h"
 #include "run/preload.h"
 
@@ -44,6 +46,24 @@ const char* const kTimesNote =
     "are those of a program slower than its plain build (1.4-1.8x without --sample, 1.9-3.5x "
     "with it on PolyBench/C and HPCCG at -O3, bench/RESULTS-inst.md), so they are lower "
     "bounds of the native rates; the sim backend times a native run of an unmodified build";
+
+// Where the times come from in a program whose loop nests have plain
+// versions (inst_loops_versioned): a run of those, then a counted run.
+std::string two_runs_note(double timed_s, double counted_s) {
+  std::string ratio;
+  if (timed_s > 0 && counted_s > 0) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, " (%.3g s of wall time against %.3g s: %.2fx)", counted_s,
+                  timed_s, counted_s / timed_s);
+    ratio = buf;
+  }
+  return "times: from a run of the program's plain loop versions (every loop nest is compiled "
+         "twice by rprof cc; this run took the copies without counts or memory calls, at the "
+         "plain build's speed but for the region entry and exit calls); counts: from a second "
+         "run of the counted versions, joined per region and thread (calls that differ "
+         "between the runs are noted), which ran slower" + ratio +
+         "; rates and roof fractions are the first run's times over the second's counts";
+}
 
 std::string refusal_of(const RunRequest& request) {
   std::string why;
@@ -325,11 +345,29 @@ class InstDriver final : public NativeRunDriver {
     std::string unused;
     target_ = instrumented_program(request, &unused);
     preload_librprof_into(target_, plan.env);
+    // Loop nests with plain versions: a timed run of those (the first pass,
+    // raw/; no memory access passed on), then a counted run.
+    two_runs_ = !target_.empty() && inst_loops_versioned(target_);
+    if (two_runs_) {
+      PassPlan counted = plan.passes.front();
+      // The clock only: what the plain run's remaining counted code (outside
+      // loop nests) adds is not read, the counted run's counts are the
+      // region's.
+      plan.passes.front().label = "timed: plain loop versions";
+      plan.passes.front().runtime_backend = "time";
+      plan.passes.front().spec.env[inst::kSampleEnv] = "off";
+      counted.label = "counted";
+      counted.raw_dir = layout::kCountedRawDir;
+      plan.passes.push_back(std::move(counted));
+      plan.announce_passes = true;
+    }
     return plan;
   }
   // The simulated caches (inst_model_run): the machine is known by now.
   void prepare(RunPlan& plan, const std::string& out_dir) override {
     NativeRunDriver::prepare(plan, out_dir);
+    // The counted run takes the loop nests' counted versions (inst_counters.h).
+    plan.passes.back().spec.env[RPROF_INST_COUNTING_ENV] = "1";
     if (!target_.empty() && !inst_memory_instrumented(target_)) {
       // Nothing to simulate: the program passes no accesses.
       plan.env[inst::kSampleEnv] = "off";
@@ -347,6 +385,8 @@ class InstDriver final : public NativeRunDriver {
     }
     model_ = inst_model_run(request_);
     for (const auto& [k, v] : model_.env) plan.env[k] = v;
+    // With their accesses where the model runs.
+    if (model_.on) plan.passes.back().spec.env[RPROF_INST_COUNTING_ENV] = "2";
   }
   std::string function_view_note() const override {
     return "the program has no markers: its functions that have loops, and their loop nests "
@@ -355,24 +395,81 @@ class InstDriver final : public NativeRunDriver {
   }
   // Its functions and loop nests are regions of their own (no sampling).
   bool counts_functions() const override { return true; }
+  bool keep_going(const RunPlan&, const std::vector<PassResult>& done) override {
+    return !interrupted(done.front().launch);
+  }
   RunOutcome finish(const RunPlan& plan, std::vector<PassResult> passes) override {
-    RunOutcome out = NativeRunDriver::finish(plan, std::move(passes));
+    if (!two_runs_) {
+      RunOutcome out = NativeRunDriver::finish(plan, std::move(passes));
+      out.profile.notes.push_back(kNote);
+      out.profile.notes.push_back(kTimesNote);
+      out.profile.notes.push_back(model_.note);
+      if (!target_.empty()) note_uncounted(uncounted_callees(target_), out.profile);
+      return out;
+    }
+    RunOutcome out;
+    PassResult& timed = passes.front();
+    out.result = timed.launch;
+    add_signal_note(timed.profile, timed.launch);
+    if (passes.size() == 1) {
+      out.profile = std::move(timed.profile);
+      const int sig = stop_signal(out.result);
+      out.profile.notes.push_back("the timed run was stopped by signal " + signal_name(sig) +
+                                  ", so the counted run was skipped: no counts");
+      out.stopped = sig;
+      return out;
+    }
+    PassResult& counted = passes.back();
+    add_signal_note(counted.profile, counted.launch);
+    const LaunchResult& t = timed.launch;
+    const LaunchResult& c = counted.launch;
+    out.profile = join_timed_and_counted(std::move(timed.profile), std::move(counted.profile));
+    if (stop_signal(c) == 0 && (t.exit_code != c.exit_code || t.signal != c.signal)) {
+      out.profile.notes.push_back("the program " + outcome_phrase(t) + " when timed but " +
+                                  outcome_phrase(c) + " when counted");
+    }
+    out.stopped = stop_signal(c);
+    if (out.stopped != 0) {
+      out.profile.notes.push_back("the counted run was stopped by signal " +
+                                  signal_name(out.stopped) +
+                                  ": its counts cover what ran before the stop");
+    }
     out.profile.notes.push_back(kNote);
-    out.profile.notes.push_back(kTimesNote);
+    out.profile.notes.push_back(two_runs_note(t.wall_time_s, c.wall_time_s));
     out.profile.notes.push_back(model_.note);
     if (!target_.empty()) note_uncounted(uncounted_callees(target_), out.profile);
     return out;
   }
   Profile merge_saved(SavedPasses saved) const override {
-    Profile p = BackendDriver::merge_saved(std::move(saved));
+    auto counted = saved.passes.find(layout::kCountedRawDir);
+    if (counted == saved.passes.end()) {
+      Profile p = BackendDriver::merge_saved(std::move(saved));
+      p.notes.push_back(kNote);
+      p.notes.push_back(kTimesNote);
+      return p;
+    }
+    auto timed = saved.passes.find(layout::kRawDir);
+    if (timed == saved.passes.end()) {
+      throw Error("rprof merge: a run of the inst backend with loop versions saves its times in "
+                  "raw/; these inputs have counts (raw-counted/) only");
+    }
+    for (const auto& [rel, p] : saved.passes) {
+      if (rel != layout::kRawDir && rel != layout::kCountedRawDir) {
+        throw Error(std::string("rprof merge: a run of the inst backend saves raw/ and "
+                                "raw-counted/, not ") + rel + "/");
+      }
+    }
+    Profile p = join_timed_and_counted(std::move(timed->second), std::move(counted->second));
     p.notes.push_back(kNote);
-    p.notes.push_back(kTimesNote);
+    p.notes.push_back(two_runs_note(0, 0));
     return p;
   }
 
  private:
   // The program built with rprof cc, once plan() found it.
   std::string target_;
+  // Its loop nests have plain versions: a timed run, then a counted one.
+  bool two_runs_ = false;
   RunRequest request_;
   InstModelRun model_;
 };

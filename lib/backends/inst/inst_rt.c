@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "inst_counters.h"
@@ -15,6 +16,19 @@ __attribute__((tls_model("initial-exec"), used, visibility("default")))
 __thread unsigned long long __rprof_inst_ctr[RPROF_INST_ARRAY] = {
     /* B = 0: no memory access is passed on until librprof says so. */
     [RPROF_INST_SET_BITS] = 0};
+
+/* Which version of each loop nest runs (inst_counters.h): 0, the plain copy,
+ * unless the environment asks for counts (1) or counts and accesses (2). Set by the first constructor
+ * (priority 101) of the object it is linked into: the program's constructors
+ * that run instrumented loops come after it; a shared library's, which the
+ * loader runs before the program's, run their loops plain. */
+__attribute__((used, visibility("default"))) int __rprof_inst_counting = 0;
+
+__attribute__((constructor(101), no_instrument_function)) static void rprof_inst_counting_init(
+    void) {
+  const char* v = getenv(RPROF_INST_COUNTING_ENV);
+  __rprof_inst_counting = v == NULL ? 0 : strcmp(v, "1") == 0 ? 1 : strcmp(v, "2") == 0 ? 2 : 0;
+}
 
 /* The calling thread's counters. */
 __attribute__((no_instrument_function)) static unsigned long long* rprof_inst_counters(void) {

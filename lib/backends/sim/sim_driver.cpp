@@ -33,24 +33,6 @@ constexpr bool kSanitizedBuild = true;
 constexpr bool kSanitizedBuild = false;
 #endif
 
-// A timed run stopped from outside (Ctrl-C, a batch system's SIGTERM, sent
-// to rprof or to the program) means stop: no second, far slower run.
-bool interrupted(const LaunchResult& r) {
-  return r.stopped_by != 0 || r.signal == SIGINT || r.signal == SIGTERM ||
-         r.signal == SIGHUP || r.signal == SIGQUIT || r.signal == SIGKILL;
-}
-
-// The signal that stopped a run from outside, 0 when none did.
-int stop_signal(const LaunchResult& r) {
-  if (r.stopped_by != 0) return r.stopped_by;
-  return interrupted(r) ? r.signal : 0;
-}
-
-std::string signal_name(int sig) {
-  const char* name = sigabbrev_np(sig);
-  return std::to_string(sig) + (name != nullptr ? std::string(" (SIG") + name + ")" : "");
-}
-
 // The join's note on runs that differ is about a program that behaves
 // differently from run to run; a counted run that failed or was stopped did
 // not complete, so it says nothing of that.

@@ -70,6 +70,7 @@
 #include "tree-cfg.h"
 #include "ggc.h"
 #include "cfgloop.h"
+#include "cfgloopmanip.h"
 #include "tree-chrec.h"
 #include "tree-scalar-evolution.h"
 #include "tree-ssa-loop-niter.h"
@@ -98,7 +99,9 @@ tree g_enter = NULL_TREE;  // __rprof_inst_enter, __rprof_inst_exit
 tree g_exit = NULL_TREE;
 tree g_load = NULL_TREE;  // __rprof_inst_load, __rprof_inst_store
 tree g_store = NULL_TREE;
+tree g_counting = NULL_TREE;  // __rprof_inst_counting (loop versions)
 const ggc_root_tab g_roots[] = {
+    {&g_counting, 1, sizeof(g_counting), &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node},
     {&g_load, 1, sizeof(g_load), &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node},
     {&g_store, 1, sizeof(g_store), &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node},
     {&g_counters, 1, sizeof(g_counters), &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node},
@@ -110,9 +113,12 @@ FILE* g_dump = nullptr;
 bool g_function_regions = true;
 bool g_loop_regions = true;
 bool g_memory = true;  // memory accesses for the cache model (memory=on)
+bool g_versions = true;  // a plain copy of each loop nest (versions=on)
 // The unit's calls to functions it does not define, and the functions it
 // defines (assembler names), for the calls note.
 std::set<std::string> g_called, g_defined;
+// Whether a loop nest of the unit got a plain version (the calls note's "V").
+bool g_versioned = false;
 
 tree counters_decl() {
   if (g_counters) return g_counters;
@@ -131,6 +137,22 @@ tree counters_decl() {
   set_decl_tls_model(decl, TLS_MODEL_INITIAL_EXEC);
   varpool_node::finalize_decl(decl);
   g_counters = decl;
+  return decl;
+}
+
+// The process-wide flag that picks a loop nest's counted version
+// (inst_counters.h, RPROF_INST_COUNTING_SYMBOL).
+tree counting_decl() {
+  if (g_counting) return g_counting;
+  tree decl = build_decl(UNKNOWN_LOCATION, VAR_DECL, get_identifier(RPROF_INST_COUNTING_SYMBOL),
+                         integer_type_node);
+  TREE_PUBLIC(decl) = 1;
+  DECL_EXTERNAL(decl) = 1;
+  TREE_STATIC(decl) = 1;
+  DECL_ARTIFICIAL(decl) = 1;
+  TREE_USED(decl) = 1;
+  varpool_node::finalize_decl(decl);
+  g_counting = decl;
   return decl;
 }
 
@@ -205,7 +227,13 @@ bool is_memory(tree t) {
          !is_gimple_reg(base);
 }
 
+// The loads of the counting flag that pick a loop nest's version
+// (version_nests): the plugin's, not the program's: neither counted nor
+// passed to the cache model.
+std::set<gimple*> g_flag_loads;
+
 void count_assign(Counts& c, gassign* a) {
+  if (g_flag_loads.count(a)) return;
   // A clobber (a variable's end of life) is no instruction.
   if (gimple_clobber_p(a)) return;
   tree lhs = gimple_assign_lhs(a);
@@ -731,14 +759,16 @@ struct MemStmt {
 };
 using MemBlock = std::vector<MemStmt>;
 
-std::vector<MemBlock> collect_memory(function* fn) {
+std::vector<MemBlock> collect_memory(function* fn, const std::set<int>& plain) {
   std::vector<MemBlock> blocks;
   basic_block bb;
   FOR_EACH_BB_FN(bb, fn) {
+    if (plain.count(bb->index)) continue;
     MemBlock b;
     for (gimple_stmt_iterator g = gsi_after_labels(bb); !gsi_end_p(g); gsi_next(&g)) {
       gimple* st = gsi_stmt(g);
       if (is_gimple_debug(st)) continue;
+      if (g_flag_loads.count(st)) continue;
       std::vector<Access> acc = stmt_accesses(st);
       if (!acc.empty()) b.push_back({st, std::move(acc)});
     }
@@ -1058,6 +1088,90 @@ void function_region(function* fn) {
   }
 }
 
+// Loop versions (option versions=, on by default when optimizing): each
+// loop nest (outermost loop) is compiled as a plain copy (no counts, no
+// memory accesses passed on; the region's entry and exit only), a counted
+// one and, with memory=on, a counted one that also passes its accesses to
+// the cache model. Where the nest is entered the process-wide flag
+// RPROF_INST_COUNTING_SYMBOL picks one: 0 the plain copy, 1 the counted
+// one, 2 the counted one with accesses. So the program runs its loops at
+// native speed when rprof times it, or when nothing runs it, pays for the
+// counters only when rprof counts, and for the accesses only when rprof
+// simulates the caches. GCC's own loop_version, as its loop unswitching and
+// the vectorizer's alias checks use it; a nest it cannot version stays
+// counted (with accesses) in every run.
+struct Versions {
+  std::set<int> plain;      // the plain copies' blocks
+  std::set<int> no_memory;  // the counted copies' without accesses
+};
+
+// Versions `loop` on `flag CMP value` (the flag loaded where the condition
+// is); the copy, on the false edge, is returned (null when GCC cannot).
+class loop* version_on_flag(class loop* loop, tree_code cmp, int value) {
+  edge pre = loop_preheader_edge(loop);
+  if (!pre || !usable_edge(pre)) return nullptr;
+  // The condition on a value (as the vectorizer's alias versioning does):
+  // its load goes into the condition's block once that exists.
+  tree flag = make_ssa_name(integer_type_node);
+  tree cond = build2(cmp, boolean_type_node, flag, build_int_cst(integer_type_node, value));
+  basic_block cond_bb = nullptr;
+  class loop* copy =
+      loop_version(loop, cond, &cond_bb, profile_probability::even(), profile_probability::even(),
+                   profile_probability::always(), profile_probability::always(), true);
+  if (!copy) {
+    release_ssa_name(flag);
+    return nullptr;
+  }
+  gimple_stmt_iterator at = gsi_last_bb(cond_bb);
+  gassign* load = gimple_build_assign(flag, counting_decl());
+  gsi_insert_before(&at, load, GSI_SAME_STMT);
+  g_flag_loads.insert(load);
+  return copy;
+}
+
+void blocks_of(class loop* loop, std::set<int>& into) {
+  basic_block* body = get_loop_body(loop);
+  for (unsigned i = 0; i < loop->num_nodes; ++i) into.insert(body[i]->index);
+  free(body);
+}
+
+Versions version_nests(function* fn) {
+  Versions v;
+  std::vector<class loop*> nests;
+  for (class loop* l = current_loops->tree_root->inner; l; l = l->next) nests.push_back(l);
+  if (nests.empty()) return v;
+  calculate_dominance_info(CDI_DOMINATORS);
+  std::vector<class loop*> counted;
+  initialize_original_copy_tables();
+  for (class loop* l : nests) {
+    if (class loop* copy = version_on_flag(l, NE_EXPR, 0)) {
+      blocks_of(copy, v.plain);
+      counted.push_back(l);
+    }
+  }
+  free_original_copy_tables();
+  if (counted.empty()) return v;
+  // The copies' definitions merge with the originals' where both reach a
+  // use (new PHIs); the flag's loads get their virtual operands.
+  mark_virtual_operands_for_renaming(fn);
+  update_ssa(TODO_update_ssa);
+  if (!g_memory) return v;
+  bool any = false;
+  initialize_original_copy_tables();
+  for (class loop* l : counted) {
+    if (class loop* copy = version_on_flag(l, GT_EXPR, 1)) {
+      blocks_of(copy, v.no_memory);
+      any = true;
+    }
+  }
+  free_original_copy_tables();
+  if (any) {
+    mark_virtual_operands_for_renaming(fn);
+    update_ssa(TODO_update_ssa);
+  }
+  return v;
+}
+
 // The functions this unit's code calls that it does not define (the calls
 // note); internal functions and the counted builtins are not calls.
 void note_calls(function* fn) {
@@ -1111,6 +1225,7 @@ void write_calls_note(void*, void*) {
     if (plain(n)) std::fprintf(asm_out_file, "\t.asciz \"D%s\"\n", n.c_str());
   }
   if (g_memory) std::fprintf(asm_out_file, "\t.asciz \"M\"\n");
+  if (g_versioned) std::fprintf(asm_out_file, "\t.asciz \"V\"\n");
   std::fprintf(asm_out_file, "2:\n\t.balign 4\n\t.popsection\n");
 }
 
@@ -1142,15 +1257,28 @@ class InstPass : public gimple_opt_pass {
     // program's variables live in memory and GCC knows no counts).
     std::set<int> hoisted;
     note_calls(fn);
-    // The memory accesses, before anything is added (the counters' own
-    // loads and stores are not the program's).
-    const std::vector<MemBlock> memory = g_memory ? collect_memory(fn) : std::vector<MemBlock>{};
     const bool hoist = optimize > 0 && gimple_in_ssa_p(fn);
     const bool loops = hoist || g_function_regions || g_loop_regions;
     bool has_loops = false;
+    // The loop nests' plain versions (neither counted nor passing accesses
+    // on) and counted versions without accesses.
+    Versions versions;
     if (loops) {
       loop_optimizer_init(LOOPS_NORMAL | LOOPS_HAVE_RECORDED_EXITS);
       has_loops = current_loops->tree_root->inner != nullptr;
+      if (has_loops && hoist && g_versions) {
+        versions = version_nests(fn);
+        g_versioned |= !versions.plain.empty();
+      }
+    }
+    const std::set<int>& plain = versions.plain;
+    // The memory accesses, before anything is added (the counters' own
+    // loads and stores are not the program's).
+    std::set<int> no_memory = versions.plain;
+    no_memory.insert(versions.no_memory.begin(), versions.no_memory.end());
+    const std::vector<MemBlock> memory =
+        g_memory ? collect_memory(fn, no_memory) : std::vector<MemBlock>{};
+    if (loops) {
       // Regions first: the function's entry, then each nest's entry, then
       // (hoist_loop) the counts added before an innermost loop.
       if (has_loops && g_function_regions) function_region(fn);
@@ -1161,19 +1289,21 @@ class InstPass : public gimple_opt_pass {
     if (hoist) {
       scev_initialize();
       for (auto loop : loops_list(fn, LI_ONLY_INNERMOST)) {
+        if (plain.count(loop->header->index)) continue;
         for (basic_block b : hoist_loop(loop)) hoisted.insert(b->index);
       }
       scev_finalize();
     }
     basic_block bb;
     FOR_EACH_BB_FN(bb, fn) {
-      if (!hoisted.count(bb->index)) instrument_block(bb);
+      if (!hoisted.count(bb->index) && !plain.count(bb->index)) instrument_block(bb);
     }
     if (loops) gsi_commit_edge_inserts();
     // Last, on the statements collected first: each block's filter and
     // its conditional calls (new blocks).
     for (const MemBlock& b : memory) instrument_memory(b);
     if (loops) loop_optimizer_finalize();
+    g_flag_loads.clear();
     const unsigned cfg = memory.empty() ? 0 : TODO_cleanup_cfg;
     if (gimple_in_ssa_p(fn)) {
       mark_virtual_operands_for_renaming(fn);
@@ -1212,6 +1342,13 @@ int plugin_init(struct plugin_name_args* info, struct plugin_gcc_version* versio
         return 1;
       }
       g_memory = v == "on";
+    } else if (std::strcmp(info->argv[i].key, "versions") == 0) {
+      const std::string v = info->argv[i].value ? info->argv[i].value : "";
+      if (v != "on" && v != "off") {
+        std::fprintf(stderr, "rprof_inst: versions=%s: expected on or off\n", v.c_str());
+        return 1;
+      }
+      g_versions = v == "on";
     }
   }
   static struct plugin_info about = {"1", "rprof: counts FLOPs and bytes per block"};
