@@ -57,12 +57,13 @@ std::string two_runs_note(double timed_s, double counted_s) {
                   timed_s, counted_s / timed_s);
     ratio = buf;
   }
-  return "times: from a run of the program's plain loop versions (every loop nest is compiled "
-         "twice by rprof cc; this run took the copies without counts or memory calls, at the "
-         "plain build's speed but for the region entry and exit calls); counts: from a second "
-         "run of the counted versions, joined per region and thread (calls that differ "
-         "between the runs are noted), which ran slower" + ratio +
-         "; rates and roof fractions are the first run's times over the second's counts";
+  return "times: from a run of the program's plain loop versions (rprof cc compiles every loop "
+         "nest as a plain, a counted and a counted-with-accesses copy; this run took the plain "
+         "ones, at the plain build's speed but for the region entry and exit calls); counts: "
+         "from a second run of the counted versions, joined per region and thread (calls that "
+         "differ between the runs are noted), which ran slower" + ratio +
+         "; rates and roof fractions are the first run's times over the second's counts "
+         "(docs/inst-backend.md)";
 }
 
 std::string refusal_of(const RunRequest& request) {
