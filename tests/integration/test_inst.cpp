@@ -453,6 +453,59 @@ TEST_CASE("inst without markers: functions with loops and their loop nests are r
   }
 }
 
+TEST_CASE("inst: a library built with rprof cc is counted, shared or static, under a plain or instrumented main") {
+  need_plugin();
+  const std::string dir = std::string(RPROF_SOURCE_DIR) + "/tests/integration/inst_lib";
+  const std::string work = fresh_dir("inst_lib");
+  const std::string so = work + "/libdx.so", obj = work + "/dx.o", ar = work + "/libdx.a";
+  compile({RPROF_BIN, "cc", kCc, "-O2", "-shared", "-fPIC", dir + "/dx.c", "-o", so}, so);
+  compile({RPROF_BIN, "cc", kCc, "-O2", "-c", dir + "/dx.c", "-o", obj}, obj);
+  compile({"ar", "rcs", ar, obj}, ar);
+  const std::string link_so = "-Wl,-rpath," + work;
+  struct Case {
+    std::string name;
+    std::vector<std::string> build;  // the main's link
+    std::string dx_path;             // dx()'s region path
+  };
+  const std::string main_src = dir + "/dx_main.c";
+  const std::string inst_main = work + "/main_inst", plain_main = work + "/main_plain",
+                    static_main = work + "/main_static";
+  const std::vector<Case> cases = {
+      {"instrumented main, shared library",
+       {RPROF_BIN, "cc", kCc, "-O2", main_src, "-L" + work, "-ldx", link_so, "-o", inst_main},
+       "main()/loop dx_main.c:17/dx()"},
+      {"plain main, shared library",
+       {kCc, "-O2", main_src, "-L" + work, "-ldx", link_so, "-o", plain_main},
+       "dx()"},
+      {"instrumented main, static library",
+       {RPROF_BIN, "cc", kCc, "-O2", main_src, ar, "-o", static_main},
+       "main()/loop dx_main.c:17/dx()"}};
+  for (const Case& c : cases) {
+    INFO(c.name);
+    const std::string exe = compile(c.build, c.build.back());
+    const RunResult r = run_rprof({"--backend=inst", exe, "1000", "7"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const auto n = nodes_of(r);
+    // 7 calls of 1000 elements, 2 FLOPs each (FMA = 2), 24 bytes at L1.
+    CHECK(calls_at(n, c.dx_path) == 7);
+    CHECK(flops_at(n, c.dx_path) == 2.0 * 1000 * 7);
+    CHECK(counter(n.at(c.dx_path).value("counters", json::object()), "bytes.l1.read") ==
+          16.0 * 1000 * 7);
+    CHECK(calls_at(n, c.dx_path + "/loop dx.c:5") == 7);
+    // dx is defined in an instrumented object: never named as uncounted.
+    const std::string notes = notes_of(r);
+    const size_t at = notes.find("not counted: the instrumented code calls");
+    if (at != std::string::npos) {
+      CHECK(notes.find(": dx", at) == std::string::npos);
+      CHECK(notes.find(", dx,", at) == std::string::npos);
+    }
+  }
+  // The plain main is instrumented only through its library.
+  CHECK_FALSE(rprof::inst_refusal(plain_main).empty());
+  CHECK(rprof::inst_libraries(plain_main) == std::vector<std::string>{so});
+}
+
 TEST_CASE("inst with markers: functions and loops are regions inside marked regions only") {
   need_plugin();
   const std::string phase = loop_of("phase"), scale = loop_of("scale");

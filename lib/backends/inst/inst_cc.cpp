@@ -48,9 +48,14 @@ const std::set<std::string>& options_with_value() {
 
 // The major version a compiler reports (`-dumpversion`), "" when it cannot
 // be run.
-std::string compiler_major(const std::string& compiler) {
+// What `argv` prints on stdout (its stderr discarded), "" when it cannot run
+// or fails.
+std::string output_of(const std::vector<std::string>& argv) {
   int fds[2];
-  if (pipe(fds) != 0) return "";
+  if (argv.empty() || pipe(fds) != 0) return "";
+  std::vector<char*> cargv;
+  for (const std::string& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+  cargv.push_back(nullptr);
   const pid_t pid = fork();
   if (pid < 0) {
     close(fds[0]);
@@ -63,12 +68,12 @@ std::string compiler_major(const std::string& compiler) {
     if (null >= 0) dup2(null, 2);
     close(fds[0]);
     close(fds[1]);
-    execlp(compiler.c_str(), compiler.c_str(), "-dumpversion", static_cast<char*>(nullptr));
+    execvp(cargv[0], cargv.data());
     _exit(127);
   }
   close(fds[1]);
   std::string out;
-  std::array<char, 256> buf{};
+  std::array<char, 4096> buf{};
   for (;;) {
     const ssize_t n = ::read(fds[0], buf.data(), buf.size());
     if (n < 0 && errno == EINTR) continue;
@@ -80,6 +85,11 @@ std::string compiler_major(const std::string& compiler) {
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return "";
+  return out;
+}
+
+std::string compiler_major(const std::string& compiler) {
+  const std::string out = output_of({compiler, "-dumpversion"});
   size_t end = 0;
   while (end < out.size() && out[end] >= '0' && out[end] <= '9') ++end;
   return out.substr(0, end);
@@ -200,11 +210,38 @@ bool inst_memory_instrumented(const std::string& program) {
 
 bool inst_loops_versioned(const std::string& program) { return calls_note_flag(program, 'V'); }
 
+std::vector<std::string> inst_libraries(const std::string& program) {
+  // The loader's own resolution (ldd: the loader in list mode, which runs
+  // none of the program's code): RPATH, RUNPATH, LD_LIBRARY_PATH, the cache.
+  if (elf_needed(program).empty()) return {};
+  const std::string out = output_of({"ldd", program});
+  std::vector<std::string> libs;
+  size_t at = 0;
+  while (at < out.size()) {
+    size_t end = out.find('\n', at);
+    if (end == std::string::npos) end = out.size();
+    const std::string line = out.substr(at, end - at);
+    at = end + 1;
+    // "\tlibdx.so => /path/libdx.so (0x...)"
+    const size_t arrow = line.find(" => ");
+    const size_t addr = line.rfind(" (0x");
+    if (arrow == std::string::npos || addr == std::string::npos || addr <= arrow + 4) continue;
+    const std::string path = line.substr(arrow + 4, addr - arrow - 4);
+    if (!path.empty() && path[0] == '/' && inst_refusal(path).empty()) libs.push_back(path);
+  }
+  return libs;
+}
+
 std::vector<std::string> uncounted_callees(const std::string& program) {
-  std::string error;
-  const std::optional<ElfFile> elf = ElfFile::load(program, &error);
-  if (!elf) return {};
+  return uncounted_callees(std::vector<std::string>{program});
+}
+
+std::vector<std::string> uncounted_callees(const std::vector<std::string>& objects) {
   std::set<std::string> called, defined;
+  for (const std::string& object : objects) {
+  std::string error;
+  const std::optional<ElfFile> elf = ElfFile::load(object, &error);
+  if (!elf) continue;
   for (const ElfNote& n : elf->notes()) {
     if (n.owner != RPROF_INST_NOTE_OWNER || n.type != RPROF_INST_CALLS_TYPE) continue;
     size_t at = 0;
@@ -218,6 +255,7 @@ std::vector<std::string> uncounted_callees(const std::string& program) {
       }
       at = end + 1;
     }
+  }
   }
   // libm first, then the program's and its libraries' functions, then the
   // language run-time's (names with a leading underscore, std::, operators).
@@ -249,8 +287,13 @@ std::vector<std::string> inst_compile_flags(const InstFiles& files) {
 }
 
 std::vector<std::string> inst_link_flags(const InstFiles& files) {
+  // Whole: every executable and shared library linked by rprof cc carries
+  // the run-time object and its note, even where an instrumented library on
+  // the command line already defines the counters (its definition would
+  // otherwise satisfy the program's references and leave the program
+  // without the note). The program's definitions interpose on a library's.
   // -ldl: dlsym is in libc from glibc 2.34; older ones need libdl.
-  return {files.runtime, "-ldl"};
+  return {"-Wl,--whole-archive", files.runtime, "-Wl,--no-whole-archive", "-ldl"};
 }
 
 bool compiler_links(const std::vector<std::string>& args) {

@@ -30,6 +30,15 @@ std::string inst_refusal(const std::string& program);
 // markers and the memory functions whose bytes are counted at the call are
 // left out; libm's functions come first, then the rest by name.
 std::vector<std::string> uncounted_callees(const std::string& program);
+// The same over several objects built with rprof cc (a program and its
+// instrumented libraries): a function one defines is not uncounted in another.
+std::vector<std::string> uncounted_callees(const std::vector<std::string>& objects);
+
+// The shared libraries `program` loads at start (resolved as the loader
+// does: ldd) that were built with rprof cc (their note, inst_refusal): their
+// counts reach the program's runtime whether the program is instrumented or
+// not. Libraries loaded later with dlopen are not seen here.
+std::vector<std::string> inst_libraries(const std::string& program);
 
 // Whether any unit of `program` was built with its memory accesses
 // instrumented (plugin option memory=on: an "M" entry in its calls note,

@@ -184,12 +184,26 @@ void check_sample_rate(const std::string& given, double rate, const SimCaches& c
 std::string instrumented_program(const RunRequest& request, std::string* why) {
   *why = inst_refusal(request.program);
   if (why->empty()) return request.program;
+  std::vector<std::string> candidates = {request.program};
   for (size_t i = 1; i < request.app.size(); ++i) {
     const std::string& a = request.app[i];
     if (a.empty() || a[0] == '-' || access(a.c_str(), X_OK) != 0) continue;
     if (inst_refusal(a).empty()) return a;
+    candidates.push_back(a);
+  }
+  // A plain program that loads a library built with rprof cc.
+  for (const std::string& c : candidates) {
+    if (!inst_libraries(c).empty()) return c;
   }
   return "";
+}
+
+std::vector<std::string> inst_objects(const std::string& program) {
+  std::vector<std::string> out;
+  if (program.empty()) return out;
+  if (inst_refusal(program).empty()) out.push_back(program);
+  for (std::string& lib : inst_libraries(program)) out.push_back(std::move(lib));
+  return out;
 }
 
 void check_inst_model_options(const RunRequest& request) {
@@ -348,7 +362,9 @@ class InstDriver final : public NativeRunDriver {
     preload_librprof_into(target_, plan.env);
     // Loop nests with plain versions: a timed run of those (the first pass,
     // raw/; no memory access passed on), then a counted run.
-    two_runs_ = !target_.empty() && inst_loops_versioned(target_);
+    objects_ = inst_objects(target_);
+    two_runs_ = std::any_of(objects_.begin(), objects_.end(),
+                            [](const std::string& o) { return inst_loops_versioned(o); });
     if (two_runs_) {
       PassPlan counted = plan.passes.front();
       // The clock only: what the plain run's remaining counted code (outside
@@ -369,7 +385,9 @@ class InstDriver final : public NativeRunDriver {
     NativeRunDriver::prepare(plan, out_dir);
     // The counted run takes the loop nests' counted versions (inst_counters.h).
     plan.passes.back().spec.env[RPROF_INST_COUNTING_ENV] = "1";
-    if (!target_.empty() && !inst_memory_instrumented(target_)) {
+    if (!target_.empty() &&
+        std::none_of(objects_.begin(), objects_.end(),
+                     [](const std::string& o) { return inst_memory_instrumented(o); })) {
       // Nothing to simulate: the program passes no accesses.
       plan.env[inst::kSampleEnv] = "off";
       model_ = InstModelRun{};
@@ -405,7 +423,7 @@ class InstDriver final : public NativeRunDriver {
       out.profile.notes.push_back(kNote);
       out.profile.notes.push_back(kTimesNote);
       out.profile.notes.push_back(model_.note);
-      if (!target_.empty()) note_uncounted(uncounted_callees(target_), out.profile);
+      if (!objects_.empty()) note_uncounted(uncounted_callees(objects_), out.profile);
       return out;
     }
     RunOutcome out;
@@ -438,7 +456,7 @@ class InstDriver final : public NativeRunDriver {
     out.profile.notes.push_back(kNote);
     out.profile.notes.push_back(two_runs_note(t.wall_time_s, c.wall_time_s));
     out.profile.notes.push_back(model_.note);
-    if (!target_.empty()) note_uncounted(uncounted_callees(target_), out.profile);
+    if (!objects_.empty()) note_uncounted(uncounted_callees(objects_), out.profile);
     return out;
   }
   Profile merge_saved(SavedPasses saved) const override {
@@ -469,6 +487,8 @@ class InstDriver final : public NativeRunDriver {
  private:
   // The program built with rprof cc, once plan() found it.
   std::string target_;
+  // The ELF objects built with rprof cc: target_ and the libraries it loads.
+  std::vector<std::string> objects_;
   // Its loop nests have plain versions: a timed run, then a counted one.
   bool two_runs_ = false;
   RunRequest request_;

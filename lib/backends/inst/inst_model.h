@@ -7,6 +7,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "run/driver.h"
 
@@ -15,7 +16,13 @@ namespace rprof {
 // The program built with rprof cc: the program itself, or the program a
 // launcher runs (`rprof mpirun -np 4 ./app`); "" with *why (the program's
 // own reason) when there is none.
+// A plain program that loads a library built with rprof cc (inst_libraries)
+// is one too: its runtime reads the library's counts.
 std::string instrumented_program(const RunRequest& request, std::string* why);
+
+// The ELF files of `program` built with rprof cc: itself, when it is, and
+// the libraries it loads at start that are (inst_libraries).
+std::vector<std::string> inst_objects(const std::string& program);
 
 // The model's run: its environment (inst_sample.h: RPROF_INST_SAMPLE and
 // RPROF_INST_CACHES) and, for the report, what it simulated.
