@@ -239,23 +239,23 @@ std::vector<std::string> uncounted_callees(const std::string& program) {
 std::vector<std::string> uncounted_callees(const std::vector<std::string>& objects) {
   std::set<std::string> called, defined;
   for (const std::string& object : objects) {
-  std::string error;
-  const std::optional<ElfFile> elf = ElfFile::load(object, &error);
-  if (!elf) continue;
-  for (const ElfNote& n : elf->notes()) {
-    if (n.owner != RPROF_INST_NOTE_OWNER || n.type != RPROF_INST_CALLS_TYPE) continue;
-    size_t at = 0;
-    while (at < n.desc.size()) {
-      size_t end = n.desc.find('\0', at);
-      if (end == std::string::npos) end = n.desc.size();
-      if (end > at + 1) {
-        const std::string name = n.desc.substr(at + 1, end - at - 1);
-        if (n.desc[at] == 'C') called.insert(name);
-        if (n.desc[at] == 'D') defined.insert(name);
+    std::string error;
+    const std::optional<ElfFile> elf = ElfFile::load(object, &error);
+    if (!elf) continue;
+    for (const ElfNote& n : elf->notes()) {
+      if (n.owner != RPROF_INST_NOTE_OWNER || n.type != RPROF_INST_CALLS_TYPE) continue;
+      size_t at = 0;
+      while (at < n.desc.size()) {
+        size_t end = n.desc.find('\0', at);
+        if (end == std::string::npos) end = n.desc.size();
+        if (end > at + 1) {
+          const std::string name = n.desc.substr(at + 1, end - at - 1);
+          if (n.desc[at] == 'C') called.insert(name);
+          if (n.desc[at] == 'D') defined.insert(name);
+        }
+        at = end + 1;
       }
-      at = end + 1;
     }
-  }
   }
   // libm first, then the program's and its libraries' functions, then the
   // language run-time's (names with a leading underscore, std::, operators).
