@@ -82,6 +82,14 @@ Spread Region::process_spread() const {
   return spread_of(t);
 }
 
+int Region::processes_on_one_host() const {
+  std::map<std::string, std::set<int64_t>> pids;
+  for (const ThreadRow& r : threads) pids[r.host].insert(r.pid);
+  size_t most = 0;
+  for (const auto& [host, set] : pids) most = std::max(most, set.size());
+  return static_cast<int>(most);
+}
+
 const Region* Profile::find(const std::vector<std::string>& path) const {
   for (const Region& r : regions) {
     if (r.path == path) return &r;

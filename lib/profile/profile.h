@@ -122,6 +122,9 @@ struct Region {
   Spread thread_spread() const;
   // Over processes (ranks): each process's time is its slowest thread's.
   Spread process_spread() const;
+  // The most processes that ran it on one host (1 for a single process; 0
+  // without thread rows): ranks on one node, or forked children.
+  int processes_on_one_host() const;
   bool is_program() const { return path.size() == 1 && name == kProgramRegion; }
   bool is_function() const { return !fn_object.empty() || !fn_symbol.empty(); }
 };

@@ -232,6 +232,7 @@ InstModelRun inst_model_run(const RunRequest& request) {
   if (m.machine != nullptr) apply_machine_caches(caches, *m.machine, m.file);
   apply_sim_cache_spec(caches, request.sim_cache);
   check_sim_caches(caches);
+  run.caches = caches;
   std::string geometry;
   for (const SimCache* c : {&caches.l1, &caches.l2, &caches.llc}) {
     geometry += (geometry.empty() ? "" : ",") + std::to_string(c->size_bytes) + ":" +
@@ -423,6 +424,7 @@ class InstDriver final : public NativeRunDriver {
       out.profile.notes.push_back(kNote);
       out.profile.notes.push_back(kTimesNote);
       out.profile.notes.push_back(model_.note);
+      add_own_cache_note(out.profile);
       if (!objects_.empty()) note_uncounted(uncounted_callees(objects_), out.profile);
       return out;
     }
@@ -456,6 +458,7 @@ class InstDriver final : public NativeRunDriver {
     out.profile.notes.push_back(kNote);
     out.profile.notes.push_back(two_runs_note(t.wall_time_s, c.wall_time_s));
     out.profile.notes.push_back(model_.note);
+    add_own_cache_note(out.profile);
     if (!objects_.empty()) note_uncounted(uncounted_callees(objects_), out.profile);
     return out;
   }
@@ -487,6 +490,11 @@ class InstDriver final : public NativeRunDriver {
  private:
   // The program built with rprof cc, once plan() found it.
   std::string target_;
+  // Processes that shared a host were each simulated with their own LLC.
+  void add_own_cache_note(Profile& p) const {
+    if (!model_.on) return;
+    if (std::string n = own_cache_note(p, model_.caches); !n.empty()) p.notes.push_back(std::move(n));
+  }
   // The ELF objects built with rprof cc: target_ and the libraries it loads.
   std::vector<std::string> objects_;
   // Its loop nests have plain versions: a timed run, then a counted one.

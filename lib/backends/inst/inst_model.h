@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/sim/sim_config.h"
 #include "run/driver.h"
 
 namespace rprof {
@@ -34,6 +35,7 @@ struct InstModelRun {
   int counters_beside_hardware = 0;
   std::map<std::string, std::string> env;
   std::string note;  // "traffic below L1 (L2, LLC, DRAM): ..." for the profile's notes
+  SimCaches caches;  // what it simulates (when on)
 };
 
 // --sample (request.cache_sample: "" = the default rate) and --sim-cache on

@@ -210,4 +210,23 @@ std::string describe_sim_caches(const SimCaches& c) {
   return s.str();
 }
 
+std::string own_cache_note(const Profile& p, const SimCaches& caches) {
+  int most = 0;
+  size_t regions = 0;
+  for (const Region& r : p.regions) {
+    const int n = r.processes_on_one_host();
+    if (n > 1) ++regions;
+    most = std::max(most, n);
+  }
+  if (most < 2) return "";
+  return std::to_string(most) + " processes (MPI ranks or forked children) ran on one host, in " +
+         std::to_string(regions) + " region" + (regions == 1 ? "" : "s") +
+         ": the cache model simulated each process with caches of its own, an LLC of " +
+         format_bytes_binary(caches.llc.size_bytes) +
+         " included, where on the machine they share one: each process's LLC and DRAM traffic "
+         "is what it would move with the LLC to itself, so when their working sets together "
+         "exceed the LLC its DRAM traffic is a lower bound and its LLC traffic may be high "
+         "(docs/sim-backend.md)";
+}
+
 }  // namespace rprof

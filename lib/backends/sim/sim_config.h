@@ -10,6 +10,7 @@
 
 #include "machine/machine.h"
 #include "machine/topology.h"
+#include "profile/profile.h"
 
 namespace rprof {
 
@@ -57,6 +58,12 @@ std::vector<std::string> sim_tool_options(const SimCaches& caches);
 // thread), LLC 32 MiB 16-way (shared), 64 B lines; LRU, write-back,
 // write-allocate (from ...)".
 std::string describe_sim_caches(const SimCaches& caches);
+
+// For a profile in which several processes ran on one host (MPI ranks, forked
+// children) under a cache model (the sim backend, inst with --sample): each
+// was simulated with caches of its own, the LLC included, where on the
+// machine they share it; "" when no host ran more than one.
+std::string own_cache_note(const Profile& p, const SimCaches& caches);
 
 // "32 KiB", "1 MiB", "1536 B".
 std::string format_bytes_binary(uint64_t bytes);

@@ -238,6 +238,11 @@ RunOutcome SimDriver::finish(const RunPlan&, std::vector<PassResult> passes) {
   // A failed counted run is named once, by its cause (counted_profile).
   if (stopped == 0 && out.problem.empty()) add_signal_note(counted.profile, counted.launch);
   out.profile = counted_profile(counted, out.problem, std::move(out.profile), out.result);
+  if (out.problem.empty()) {
+    if (std::string n = own_cache_note(out.profile, caches_); !n.empty()) {
+      out.profile.notes.push_back(std::move(n));
+    }
+  }
   if (stopped != 0) {
     drop_determinism_notes(out.profile);
     out.profile.notes.push_back(
