@@ -16,7 +16,8 @@ std::string pct(double f) { return fmt::format("{:.0f}%", 100 * f); }
 std::string pct_small(double f) {
   return f < 0.01 ? fmt::format("{:.2g}%", 100 * f) : pct(f);
 }
-std::string g(double v) { return fmt::format("{:.3g}", v); }
+// Three significant digits, as every number in a verdict is printed.
+std::string sig3(double v) { return fmt::format("{:.3g}", v); }
 template <class N>
 const char* plural(N n) {
   return n == 1 ? "" : "s";
@@ -46,11 +47,11 @@ std::string threads_text(int threads, int ceiling_threads) {
 std::string compute_summary(const Verdict& v, const ComputeEvidence& e) {
   const std::string least = e.lower_bound ? "at least " : "";
   const std::string achieved = fmt::format("{}{} of {} GFLOP/s", e.lower_bound ? ">= " : "",
-                                           g(e.gflops), g(e.bound));
+                                           sig3(e.gflops), sig3(e.bound));
   return fmt::format(
       "compute-bound{}: {}{} of the {} roof ({})",
-      e.boundary ? fmt::format(" (intensity {} FLOP/byte at {} >= ridge {})", g(e.intensity),
-                               boundary_name(*e.boundary), g(e.ridge))
+      e.boundary ? fmt::format(" (intensity {} FLOP/byte at {} >= ridge {})", sig3(e.intensity),
+                               boundary_name(*e.boundary), sig3(e.ridge))
                  : "",
       least, e.lower_bound ? pct_small(v.fraction) : pct(v.fraction), e.roof.label(), achieved);
 }
@@ -58,20 +59,20 @@ std::string compute_summary(const Verdict& v, const ComputeEvidence& e) {
 std::string memory_summary(const Verdict& v, const MemoryEvidence& e) {
   const std::string least = e.lower_bound ? "at least " : "";
   const std::string achieved = fmt::format("{}{} of {} GFLOP/s", e.lower_bound ? ">= " : "",
-                                           g(e.gflops), g(e.bound));
+                                           sig3(e.gflops), sig3(e.bound));
   return fmt::format(
       "memory-bound at {} (intensity {} FLOP/byte < ridge {}): {}{} of the bandwidth "
       "roof ({}; {} GB/s x {} FLOP/byte; {})",
-      boundary_name(e.boundary), g(e.intensity), g(e.ridge), least,
-      e.lower_bound ? pct_small(v.fraction) : pct(v.fraction), achieved, g(e.bandwidth_gbs),
-      g(e.intensity), roof_source(e.source));
+      boundary_name(e.boundary), sig3(e.intensity), sig3(e.ridge), least,
+      e.lower_bound ? pct_small(v.fraction) : pct(v.fraction), achieved, sig3(e.bandwidth_gbs),
+      sig3(e.intensity), roof_source(e.source));
 }
 
 std::string memory_view_summary(const BandwidthEvidence& e) {
   return fmt::format(
       "memory-bound at {} (no FLOP roofline: bandwidth view): {}{} GB/s of the {} GB/s "
       "bandwidth roof ({}{}, {}; {}; GB = 1e9 bytes)",
-      boundary_name(e.boundary), e.lower_bound ? ">= " : "", g(e.gbs), g(e.roof_gbs),
+      boundary_name(e.boundary), e.lower_bound ? ">= " : "", sig3(e.gbs), sig3(e.roof_gbs),
       e.lower_bound ? "at least " : "", pct_small(e.fraction),
       threads_text(e.threads, e.ceiling_threads), roof_source(e.source));
 }
@@ -80,7 +81,7 @@ std::string latency_view_summary(const BandwidthEvidence& e) {
   return fmt::format(
       "latency-bound at {}: {:.2g} line misses in flight per thread; {} GB/s is {} of "
       "the {} GB/s {} bandwidth roof ({})",
-      boundary_name(e.boundary), e.in_flight, g(e.gbs), pct_small(e.fraction), g(e.roof_gbs),
+      boundary_name(e.boundary), e.in_flight, sig3(e.gbs), pct_small(e.fraction), sig3(e.roof_gbs),
       boundary_name(e.boundary), threads_text(e.threads, e.ceiling_threads));
 }
 
@@ -107,7 +108,7 @@ std::string waiting_summary(const WaitingEvidence& e) {
         "locks or blocking communication set its time, not a roof",
         pct_small(1 - e.runnable), e.wall_s - e.cpu_s - e.run_delay_s, e.wall_s, e.threads,
         plural(e.threads), pct_small(e.cpu_share), e.cpu_s, pct_small(e.run_delay_share),
-        e.run_delay_s, e.runnable, g(e.max_cpu_share));
+        e.run_delay_s, e.runnable, sig3(e.max_cpu_share));
   }
   return fmt::format(
       "waiting: its threads were on a CPU for {} of their time (CPU/wall {:.3g} = {:.3g} s "
@@ -115,7 +116,7 @@ std::string waiting_summary(const WaitingEvidence& e) {
       "communication or more runnable threads than free CPUs (no run delay was measured "
       "to tell them apart) set its time, not a roof",
       pct_small(e.cpu_share), e.cpu_share, e.cpu_s, e.wall_s, e.threads, plural(e.threads),
-      g(e.max_cpu_share));
+      sig3(e.max_cpu_share));
 }
 
 std::string below_roofs_head(const BelowRoofsEvidence& e) {
@@ -123,25 +124,25 @@ std::string below_roofs_head(const BelowRoofsEvidence& e) {
     return fmt::format(
         "below every roof: {} GFLOP/s is {} of the lowest bound {} GFLOP/s ({}{}), under {} "
         "at every boundary",
-        g(e.gflops), pct_small(e.fraction), g(e.bound),
+        sig3(e.gflops), pct_small(e.fraction), sig3(e.bound),
         e.compute_limited ? "the " + e.roof.label() + " roof" : "bandwidth x intensity",
-        e.boundary ? fmt::format("; intensity {} FLOP/byte at {}, ridge {}", g(e.intensity),
-                                 boundary_name(*e.boundary), g(e.ridge))
+        e.boundary ? fmt::format("; intensity {} FLOP/byte at {}, ridge {}", sig3(e.intensity),
+                                 boundary_name(*e.boundary), sig3(e.ridge))
                    : "",
         pct_small(e.threshold));
   }
   return fmt::format(
       "below every roof (no FLOP roofline: bandwidth view): at most {} of a bandwidth roof "
       "({} GB/s of {} GB/s at {}), under {}",
-      pct_small(e.fraction), g(e.gbs), g(e.roof_gbs), boundary_name(*e.boundary),
+      pct_small(e.fraction), sig3(e.gbs), sig3(e.roof_gbs), boundary_name(*e.boundary),
       pct_small(e.threshold));
 }
 
 // The uncertain times' rates from below: ", >= 1 GFLOP/s, >= 2 GB/s at DRAM".
 std::string lower_rates(const std::optional<double>& gflops, const std::optional<double>& gbs) {
   std::string rates;
-  if (gflops) rates += fmt::format(", >= {} GFLOP/s", g(*gflops));
-  if (gbs) rates += fmt::format(", >= {} GB/s at DRAM", g(*gbs));
+  if (gflops) rates += fmt::format(", >= {} GFLOP/s", sig3(*gflops));
+  if (gbs) rates += fmt::format(", >= {} GB/s at DRAM", sig3(*gbs));
   return rates;
 }
 
@@ -184,14 +185,14 @@ std::string likely_limit_text(const LikelyLimit& l) {
             "the machine's measured {:.3g} ns (page walks, a busier or another host), or other "
             "work separates them",
             l.in_flight, boundary_name(l.boundary), l.line_misses, l.latency_ns,
-            g(l.min_explained), l.latency_ns);
+            sig3(l.min_explained), l.latency_ns);
       } else if (l.little == LikelyLimit::Little::kAbove) {
         little = fmt::format(
             "; by Little's law {:.2g} line misses in flight per thread at {} ({:.3g} misses x "
             "{:.3g} ns), above the {} of one dependent chain: they overlap, yet use under {} "
             "of the bandwidth",
             l.in_flight, boundary_name(l.boundary), l.line_misses, l.latency_ns,
-            g(l.max_in_flight), pct_small(l.bandwidth_fraction));
+            sig3(l.max_in_flight), pct_small(l.bandwidth_fraction));
       }
       return fmt::format(
           "latency/irregular access: no FLOPs, and {} of the bytes loaded at L1 cross L2 (>= "
@@ -206,14 +207,14 @@ std::string likely_limit_text(const LikelyLimit& l) {
       return fmt::format(
           "latency/irregular access: {} bytes at L1 per FLOP (>= {}) and {} of them cross L2 "
           "(>= {}): loads, most of them missing L1, not arithmetic, set its time",
-          g(l.l1_bytes_per_flop), g(l.irregular_l1_bytes_per_flop), pct_small(l.miss_share),
+          sig3(l.l1_bytes_per_flop), sig3(l.irregular_l1_bytes_per_flop), pct_small(l.miss_share),
           pct_small(l.irregular_miss_share));
     case LimitKind::kDependencyChains:
       return fmt::format(
           "dependency chains: scalar FP ({} of FP instructions packed, < {}) at an intensity "
           "above every ridge, {} bytes at L1 per FLOP: each operation waits for the one "
           "before it{}",
-          pct_small(l.vector_share), pct_small(l.low_vector_share), g(l.l1_bytes_per_flop),
+          pct_small(l.vector_share), pct_small(l.low_vector_share), sig3(l.l1_bytes_per_flop),
           l.below_l1_counted
               ? ""
               : "; no traffic below L1 was counted, so loads missing the caches (irregular "
@@ -375,12 +376,12 @@ std::string flag_reason(const VerdictFlag& f) {
       const std::string roof =
           f.kind == FlagKind::kAboveBandwidthRoof
               ? fmt::format("the {} roof of {} GB/s ({}, {} thread{})", boundary_name(e.boundary),
-                            g(e.bandwidth_gbs), roof_source(e.source), e.ceiling_threads,
+                            sig3(e.bandwidth_gbs), roof_source(e.source), e.ceiling_threads,
                             plural(e.ceiling_threads))
               : fmt::format("the {} roof ({} thread{})", e.roof.label(), e.ceiling_threads,
                             plural(e.ceiling_threads));
       return fmt::format("{} GFLOP/s measured is {:.2f}x the bound of {} GFLOP/s set by {}",
-                         g(e.gflops), e.ratio, g(e.bound), roof);
+                         sig3(e.gflops), e.ratio, sig3(e.bound), roof);
     }
     case FlagKind::kTooShortSamples:
       return uncertain_samples_summary(f.as<UncertainEvidence>());

@@ -1,7 +1,9 @@
-// Verdicts: what limits a region, with the numbers that prove it and a
-// direction to try (the seeds' triage). One bound per region (compute, or
-// memory at the limiting boundary, with the fraction of that roof reached)
-// plus flags for the cases where the simple model misleads.
+// Verdicts: what limits a region, with the numbers that prove it (the
+// seeds' triage). One bound per region (compute, or memory at the limiting
+// boundary, with the fraction of that roof reached) plus flags for the cases
+// where the simple model misleads. A verdict is data: a kind plus its
+// numbers; lib/report/verdict_words writes its summary, its direction to try
+// and each flag's reason and direction.
 //
 // Every threshold is a named constant in VerdictThresholds, documented in
 // docs/verdicts.md and written into profile.json ("verdict_thresholds").
