@@ -94,12 +94,13 @@ void vector_flag(const VerdictInput& in, const VerdictThresholds& t, Verdict& v)
   // The share as printed (whole percent) is what is compared: "50% ... below
   // 50%" never prints.
   if (share && std::round(100 * *share) < std::round(100 * t.low_vector_share)) {
-    v.flags.emplace_back(FlagKind::kLowVectorShare,
-                         VectorFlagEvidence{*share, t.low_vector_share, widest.value_or(Width::kScalar),
-                                            offered});
+    v.flags.emplace_back(
+        FlagKind::kLowVectorShare,
+        VectorFlagEvidence{*share, t.low_vector_share, widest.value_or(Width::kScalar), offered});
   } else if (v.bound == Bound::kCompute && widest && *widest < offered) {
-    v.flags.emplace_back(FlagKind::kLowVectorWidth,
-                         VectorFlagEvidence{share.value_or(0), t.low_vector_share, *widest, offered});
+    v.flags.emplace_back(
+        FlagKind::kLowVectorWidth,
+        VectorFlagEvidence{share.value_or(0), t.low_vector_share, *widest, offered});
   }
 }
 

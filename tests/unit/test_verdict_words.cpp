@@ -2,6 +2,9 @@
 // reads as. The verdicts themselves (which kind, which numbers) are tested in
 // test_classify and test_memory_view; these pin the sentences.
 #include <catch2/catch.hpp>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "report/verdict_words.h"
 
@@ -79,7 +82,8 @@ TEST_CASE("verdict words: below every roof ends with the likely limit, or says n
   CHECK(likely_limit_text(v.likely_limit) ==
         "low vectorization: 0% of FP instructions packed (< 50%)");
   CHECK(verdict_summary(v) == head + likely_limit_text(v.likely_limit));
-  CHECK_THAT(verdict_direction(v), Catch::StartsWith("no roof limits it: work on the likely limit"));
+  CHECK_THAT(verdict_direction(v),
+             Catch::StartsWith("no roof limits it: work on the likely limit"));
   // The bandwidth view's head.
   e = {};
   e.bandwidth_view = true;
@@ -188,4 +192,34 @@ TEST_CASE("flag words: busy machine, latency from each view, traffic by cause") 
   const VectorFlagEvidence w{1.0, 0.5, Width::k256, Width::k512};
   CHECK(flag_reason(VerdictFlag(FlagKind::kLowVectorWidth, w)) ==
         "widest FP instructions are 256-bit; this CPU offers 512-bit");
+}
+
+TEST_CASE("flag words: every flag kind has a reason and a direction, under its flag's name") {
+  const std::vector<VerdictFlag> flags = {
+      {FlagKind::kLatencyBound, LatencyFlagEvidence{}},
+      {FlagKind::kLatencyBoundView, LatencyFlagEvidence{}},
+      {FlagKind::kLowVectorShare, VectorFlagEvidence{}},
+      {FlagKind::kLowVectorWidth, VectorFlagEvidence{}},
+      {FlagKind::kTrafficWriteAllocate, TrafficFlagEvidence{}},
+      {FlagKind::kTrafficPoorReuse, TrafficFlagEvidence{}},
+      {FlagKind::kAboveBandwidthRoof, AboveRoofEvidence{}},
+      {FlagKind::kAboveComputeRoof, AboveRoofEvidence{}},
+      {FlagKind::kTooShortSamples, UncertainEvidence{}},
+      {FlagKind::kTooShortNoSample, NoSampleFlagEvidence{}},
+      {FlagKind::kTooShortSelfTime, ShortFlagEvidence{}},
+      {FlagKind::kTooShortMarkers, ShortFlagEvidence{}},
+      {FlagKind::kLoadImbalance, ImbalanceEvidence{}},
+      {FlagKind::kUnderutilized, UnderutilizedEvidence{}},
+      {FlagKind::kBusyMachine, BusyEvidence{}},
+      {FlagKind::kImplausibleLatency, LatencyFlagEvidence{}},
+  };
+  std::set<std::string> reasons;
+  for (const VerdictFlag& f : flags) {
+    INFO(flag_kind_key(f.kind));
+    CHECK(f.name() == std::string(flag_key(flag_of(f.kind))));
+    CHECK_FALSE(flag_reason(f).empty());
+    CHECK_FALSE(flag_direction(f).empty());
+    reasons.insert(flag_reason(f) + " -> " + flag_direction(f));
+  }
+  CHECK(reasons.size() == flags.size());  // one sentence form per kind
 }
