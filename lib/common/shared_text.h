@@ -1,9 +1,9 @@
 // SharedText: an immutable string held once per distinct value for the
 // process's life, a pointer's size. For the texts the analysis attaches to
 // every region that are the same in most of them (where a count came from,
-// what to try, why a view does not apply): 100,000 regions then hold 100,000
-// pointers, not 100,000 copies. Texts unique to a region (a verdict's
-// summary with its numbers) stay std::string.
+// why a view does not apply): 100,000 regions then hold 100,000 pointers,
+// not 100,000 copies. A verdict holds no text: its kind and numbers are
+// worded when a writer renders it (report/verdict_words).
 #ifndef RPROF_COMMON_SHARED_TEXT_H_
 #define RPROF_COMMON_SHARED_TEXT_H_
 

@@ -9,6 +9,7 @@
 #include "common/json_reader.h"
 #include "common/toml_subset.h"
 #include "report/table.h"
+#include "report/verdict_words.h"
 
 namespace rprof {
 namespace {
@@ -207,7 +208,7 @@ void check_region(const Rule& rule, const std::string& file, const RegionAnalysi
       const std::string got = fmt::format("{:.1f}% of roof", 100 * *f.fraction);
       add("fraction of roof", got, want, *f.fraction >= *rule.min_fraction,
           fmt::format("reaches {} ({}), below the required {:.0f}%", got,
-                      v ? v->summary() : std::string(), 100 * *rule.min_fraction));
+                      v ? verdict_summary(*v) : std::string(), 100 * *rule.min_fraction));
     }
   }
   if (rule.bound) {
@@ -215,7 +216,7 @@ void check_region(const Rule& rule, const std::string& file, const RegionAnalysi
     const std::string want = bound_key(*rule.bound);
     add("bound is", got, want, got == want,
         "bound is " + got + ", not " + want +
-            (v && !v->summary().empty() ? " (" + v->summary() + ")" : ""));
+            (v && !verdict_summary(*v).empty() ? " (" + verdict_summary(*v) + ")" : ""));
   }
   if (rule.boundary) {
     const std::string got = v && v->boundary ? boundary_name(*v->boundary) : "none";
@@ -249,7 +250,7 @@ void check_region(const Rule& rule, const std::string& file, const RegionAnalysi
       }
     }
     add("flag absent", hit ? name : "absent", "no " + name, hit == nullptr,
-        "flagged " + name + (hit ? ": " + hit->reason : std::string()));
+        "flagged " + name + (hit ? ": " + flag_reason(*hit) : std::string()));
   }
   const std::string tol = tolerance_text(rule.count_tolerance);
   if (rule.flops) {

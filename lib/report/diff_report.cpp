@@ -7,6 +7,7 @@
 #include "report/chart_scale.h"
 #include "report/table.h"
 #include "report/verdict_report.h"
+#include "report/verdict_words.h"
 
 namespace rprof {
 namespace {
@@ -50,7 +51,7 @@ std::string run_line(const DiffRun& r) {
 
 std::string verdict_text(const std::optional<Verdict>& v) {
   if (!v) return "-";
-  std::string s = v->summary();
+  std::string s = verdict_summary(*v);
   for (const VerdictFlag& f : v->flags) s += " [" + std::string(f.name()) + "]";
   return s;
 }

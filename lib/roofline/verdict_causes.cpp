@@ -1,18 +1,10 @@
 #include "roofline/verdict_causes.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
 
 namespace rprof {
 namespace {
-
-std::string pct(double f) {
-  return f < 0.01 ? fmt::format("{:.2g}%", 100 * f) : fmt::format("{:.0f}%", 100 * f);
-}
-std::string g(double v) { return fmt::format("{:.3g}", v); }
-const char* plural(int n) { return n == 1 ? "" : "s"; }
 
 // The boundary below L1 whose misses by Little's law explain at least
 // latency_min_explained of the time while few are in flight: the region's
@@ -29,15 +21,22 @@ const BoundaryBandwidth* latency_limit(const VerdictInput& in, const VerdictThre
 }
 
 // The likely limit of a region below every roof, from its counts, with the
-// numbers that name it; "" when the counts name none.
-std::string likely_limit(const VerdictInput& in, const VerdictThresholds& t) {
+// numbers that name it; kind kNone when the counts name none.
+LikelyLimit likely_limit(const VerdictInput& in, const VerdictThresholds& t) {
   const Metrics& m = *in.metrics;
+  LikelyLimit l;
+  l.min_explained = t.latency_min_explained;
+  l.max_in_flight = t.latency_max_in_flight;
+  l.irregular_miss_share = t.irregular_miss_share;
+  l.irregular_l1_bytes_per_flop = t.irregular_l1_bytes_per_flop;
+  l.low_vector_share = t.low_vector_share;
   if (const BoundaryBandwidth* b = latency_limit(in, t)) {
-    return fmt::format(
-        "lines in flight / latency: {:.2g} line misses in flight per thread at {} (Little's "
-        "law: {:.3g} misses x {:.3g} ns explain {} of the time; at most {:.2g} in flight)",
-        *b->in_flight, boundary_name(b->boundary), b->line_misses, *b->latency_ns,
-        pct(*b->in_flight), t.latency_max_in_flight);
+    l.kind = LimitKind::kLatency;
+    l.in_flight = *b->in_flight;
+    l.boundary = b->boundary;
+    l.line_misses = b->line_misses;
+    l.latency_ns = *b->latency_ns;
+    return l;
   }
   const double flops = m.has_flops ? m.flops_total() : 0;
   const Traffic& l1 = m.at(Boundary::kL1);
@@ -45,6 +44,7 @@ std::string likely_limit(const VerdictInput& in, const VerdictThresholds& t) {
   const double miss_share = l1.measured && l2.measured && l1.bytes() > 0
                                 ? l2.bytes() / l1.bytes()
                                 : 0;
+  l.miss_share = miss_share;
   if (!(flops > 0)) {
     if (miss_share >= t.irregular_miss_share) {
       // Loads that miss (a pointer chase, a scattered gather) with fewer
@@ -59,60 +59,39 @@ std::string likely_limit(const VerdictInput& in, const VerdictThresholds& t) {
           }
         }
       }
-      std::string little;
-      if (deepest != nullptr && *deepest->in_flight < t.latency_min_explained) {
-        little = fmt::format(
-            "; by Little's law {:.2g} line misses in flight per thread at {} ({:.3g} misses x "
-            "{:.3g} ns), under the {} a latency-bound verdict needs: each miss cost more than "
-            "the machine's measured {:.3g} ns (page walks, a busier or another host), or other "
-            "work separates them",
-            *deepest->in_flight, boundary_name(deepest->boundary), deepest->line_misses,
-            *deepest->latency_ns, g(t.latency_min_explained), *deepest->latency_ns);
-      } else if (deepest != nullptr) {
-        little = fmt::format(
-            "; by Little's law {:.2g} line misses in flight per thread at {} ({:.3g} misses x "
-            "{:.3g} ns), above the {} of one dependent chain: they overlap, yet use under {} "
-            "of the bandwidth",
-            *deepest->in_flight, boundary_name(deepest->boundary), deepest->line_misses,
-            *deepest->latency_ns, g(t.latency_max_in_flight), pct(deepest->fraction));
+      l.kind = LimitKind::kIrregularNoFlops;
+      if (deepest != nullptr) {
+        l.little = *deepest->in_flight < t.latency_min_explained ? LikelyLimit::Little::kUnder
+                                                                 : LikelyLimit::Little::kAbove;
+        l.in_flight = *deepest->in_flight;
+        l.boundary = deepest->boundary;
+        l.line_misses = deepest->line_misses;
+        l.latency_ns = *deepest->latency_ns;
+        l.bandwidth_fraction = deepest->fraction;
       }
-      return fmt::format(
-          "latency/irregular access: no FLOPs, and {} of the bytes loaded at L1 cross L2 (>= "
-          "{}): loads missing the caches set its time{}",
-          pct(miss_share), pct(t.irregular_miss_share), little);
+      return l;
     }
-    return "not memory and not floating point: no FLOPs and far below every bandwidth "
-           "roof, so integer, branch or other non-FP work sets its time (no roof measures "
-           "it)";
+    l.kind = LimitKind::kNonFp;
+    return l;
   }
   const double l1_per_flop = l1.measured ? l1.bytes() / flops : 0;
+  l.l1_bytes_per_flop = l1_per_flop;
   if (l1_per_flop >= t.irregular_l1_bytes_per_flop && miss_share >= t.irregular_miss_share) {
-    return fmt::format(
-        "latency/irregular access: {} bytes at L1 per FLOP (>= {}) and {} of them cross L2 "
-        "(>= {}): loads, most of them missing L1, not arithmetic, set its time",
-        g(l1_per_flop), g(t.irregular_l1_bytes_per_flop), pct(miss_share),
-        pct(t.irregular_miss_share));
+    l.kind = LimitKind::kIrregular;
+    return l;
   }
   const std::optional<double> share = m.vector_share();
   // Compared as printed (whole percent).
   const bool scalar = share && std::round(100 * *share) < std::round(100 * t.low_vector_share);
   const RegionRoofline* rr = in.roofline != nullptr && in.roofline->valid ? in.roofline : nullptr;
+  if (scalar) l.vector_share = *share;
   if (scalar && rr != nullptr && rr->compute_limited) {
-    return fmt::format(
-        "dependency chains: scalar FP ({} of FP instructions packed, < {}) at an intensity "
-        "above every ridge, {} bytes at L1 per FLOP: each operation waits for the one "
-        "before it{}",
-        pct(*share), pct(t.low_vector_share), g(l1_per_flop),
-        l2.measured && l1.measured
-            ? ""
-            : "; no traffic below L1 was counted, so loads missing the caches (irregular "
-              "access) cannot be told apart from this: the sim backend counts it");
+    l.kind = LimitKind::kDependencyChains;
+    l.below_l1_counted = l2.measured && l1.measured;
+    return l;
   }
-  if (scalar) {
-    return fmt::format("low vectorization: {} of FP instructions packed (< {})", pct(*share),
-                       pct(t.low_vector_share));
-  }
-  return "";
+  if (scalar) l.kind = LimitKind::kLowVectorization;
+  return l;
 }
 
 }  // namespace
@@ -161,36 +140,29 @@ bool waiting_verdict(const VerdictInput& in, const VerdictThresholds& t, Verdict
   const double wall = summed_wall_s(r);
   v.bound = Bound::kWaiting;
   v.fraction = 0;
+  WaitingEvidence e;
+  e.has_run_delay = delay.has_value();
+  e.cpu_share = *share;
+  e.cpu_s = *in.metrics->cpu_time_s;
+  e.wall_s = wall;
+  e.threads = threads;
   if (delay) {
-    v.set_summary(fmt::format(
-        "waiting: its threads were off the CPU by their own choice for {} of their time "
-        "({:.3g} s of {:.3g} s wall, {} thread{}): on a CPU {} ({:.3g} s), runnable but not "
-        "running {} ({:.3g} s run delay); runnable {:.3g} of the time, below {}: sleep, I/O, "
-        "locks or blocking communication set its time, not a roof",
-        pct(1 - runnable), wall - *in.metrics->cpu_time_s - *in.metrics->run_delay_s, wall, threads,
-        plural(threads), pct(*share), *in.metrics->cpu_time_s, pct(*delay),
-        *in.metrics->run_delay_s, runnable, g(t.waiting_max_cpu_share)));
-  } else {
-    v.set_summary(fmt::format(
-        "waiting: its threads were on a CPU for {} of their time (CPU/wall {:.3g} = {:.3g} s "
-        "CPU / {:.3g} s wall, {} thread{}; below {}): sleep, I/O, locks, blocking "
-        "communication or more runnable threads than free CPUs (no run delay was measured "
-        "to tell them apart) set its time, not a roof",
-        pct(*share), *share, *in.metrics->cpu_time_s, wall, threads, plural(threads),
-        g(t.waiting_max_cpu_share)));
+    e.run_delay_share = *delay;
+    e.run_delay_s = *in.metrics->run_delay_s;
   }
-  v.direction =
-      "shorten or overlap the wait (asynchronous I/O, shorter critical sections, "
-      "non-blocking communication, less sleeping); its rates say nothing about the roofs";
+  e.runnable = runnable;
+  e.max_cpu_share = t.waiting_max_cpu_share;
+  v.kind = VerdictKind::kWaiting;
+  v.numbers = e;
   return true;
 }
 
-std::string unmeasured_boundaries(const VerdictInput& in) {
-  if (in.metrics == nullptr || !in.metrics->any_traffic()) return "";
+bool unmeasured_below_l1(const VerdictInput& in) {
+  if (in.metrics == nullptr || !in.metrics->any_traffic()) return false;
   for (Boundary b : {Boundary::kL2, Boundary::kLLC, Boundary::kDRAM}) {
-    if (in.metrics->at(b).measured) return "";
+    if (in.metrics->at(b).measured) return false;
   }
-  return "L2, LLC and DRAM";
+  return true;
 }
 
 void busy_machine_flag(const VerdictInput& in, const VerdictThresholds& t, Verdict& v) {
@@ -199,16 +171,9 @@ void busy_machine_flag(const VerdictInput& in, const VerdictThresholds& t, Verdi
   if (!busy_machine(r, in.metrics->run_delay_s, t)) return;
   const double share = *run_delay_share(r, in.metrics->run_delay_s);
   const int threads = static_cast<int>(std::max<size_t>(1, r.threads.size()));
-  v.flags.push_back(
-      {Flag::kBusyMachine,
-       fmt::format("the machine was busy: {} of the time runnable, not running ({:.3g} s run "
-                   "delay of {:.3g} s wall, {} thread{}; at or above {}): its rates are read "
-                   "against its running time, {:.3g} s of its {:.3g} s (the slowest thread's "
-                   "wall minus run delay)",
-                   pct(share), *in.metrics->run_delay_s, summed_wall_s(r), threads, plural(threads),
-                   pct(t.busy_min_run_delay_share), running_time_s(r), r.time_s),
-       "other work shared its CPUs: run on an idle machine, or with no more threads than "
-       "free cores (taskset or the batch system's exclusive node), before reading its time"});
+  v.flags.emplace_back(FlagKind::kBusyMachine,
+                       BusyEvidence{share, *in.metrics->run_delay_s, summed_wall_s(r), threads,
+                                    t.busy_min_run_delay_share, running_time_s(r), r.time_s});
 }
 
 void below_roofs_verdict(const VerdictInput& in, const VerdictThresholds& t, Verdict& v) {
@@ -218,7 +183,7 @@ void below_roofs_verdict(const VerdictInput& in, const VerdictThresholds& t, Ver
   // roof" would claim what was not measured; the verdict stays at the roof
   // that was. A compute-limited region keeps the rule, its likely limit
   // saying what L1 counts cannot tell.
-  if (v.bound == Bound::kMemory && !unmeasured_boundaries(in).empty()) return;
+  if (v.bound == Bound::kMemory && unmeasured_below_l1(in)) return;
   const double threshold = v.bound == Bound::kCompute ? t.below_roofs : t.below_bandwidth_roofs;
   if (!(v.fraction < threshold) || v.has(Flag::kLatencyBound)) return;
   const RegionRoofline* rr = in.roofline != nullptr && in.roofline->valid ? in.roofline : nullptr;
@@ -227,32 +192,33 @@ void below_roofs_verdict(const VerdictInput& in, const VerdictThresholds& t, Ver
     return;  // a rate known from below cannot be far below a roof
   }
   v.likely_limit = likely_limit(in, t);
-  // The summary ends "; likely limit: " and the likely limit (Verdict::summary()).
+  BelowRoofsEvidence e;
+  e.threshold = threshold;
   if (rr != nullptr) {
     const BoundaryRoof* b = rr->limiting ? rr->at(*rr->limiting) : nullptr;
-    v.set_summary_ending_with_limit(fmt::format(
-        "below every roof: {} GFLOP/s is {} of the lowest bound {} GFLOP/s ({}{}), under {} "
-        "at every boundary",
-        g(rr->gflops), pct(rr->fraction), g(rr->bound),
-        rr->compute_limited ? "the " + rr->roof.label() + " roof" : "bandwidth x intensity",
-        b ? fmt::format("; intensity {} FLOP/byte at {}, ridge {}", g(b->intensity),
-                        boundary_name(b->boundary), g(b->ridge))
-          : "",
-        pct(threshold)));
+    e.fraction = rr->fraction;
+    e.gflops = rr->gflops;
+    e.bound = rr->bound;
+    e.compute_limited = rr->compute_limited;
+    e.roof = rr->roof;
+    if (b) {
+      e.boundary = b->boundary;
+      e.intensity = b->intensity;
+      e.ridge = b->ridge;
+    }
   } else {
     const BoundaryBandwidth& b = *mv->at(*mv->limiting);
-    v.set_summary_ending_with_limit(fmt::format(
-        "below every roof (no FLOP roofline: bandwidth view): at most {} of a bandwidth roof "
-        "({} GB/s of {} GB/s at {}), under {}",
-        pct(mv->fraction), g(b.gbs), g(b.roof_gbs), boundary_name(b.boundary), pct(threshold)));
+    e.bandwidth_view = true;
+    e.fraction = mv->fraction;
+    e.gbs = b.gbs;
+    e.roof_gbs = b.roof_gbs;
+    e.boundary = b.boundary;
   }
+  v.kind = VerdictKind::kBelowRoofs;
+  v.numbers = e;
   v.bound = Bound::kBelowRoofs;
   v.boundary.reset();
   v.at_roof = false;
-  v.direction =
-      "no roof limits it: work on the likely limit (independent chains and unrolling for "
-      "dependency chains, prefetch or a sequential layout for latency and irregular access, "
-      "vectorization) before moving bytes or adding FLOP/s";
 }
 
 void implausible_latency_flag(const VerdictInput& in, Verdict& v) {
@@ -260,17 +226,10 @@ void implausible_latency_flag(const VerdictInput& in, Verdict& v) {
   const MemoryView& mv = *in.memory;
   for (const BoundaryBandwidth& b : mv.boundaries) {
     if (!b.in_flight_implausible) continue;
-    v.flags.push_back(
-        {Flag::kImplausibleLatency,
-         fmt::format("{:.3g} line misses in flight per thread at {} by Little's law ({:.3g} "
-                     "misses x {:.3g} ns / {:.3g} s / {} thread{}) is above the {:.0f} one "
-                     "core tracks: the latency behind {} in the machine file is too high "
-                     "(measured outside that level?), so no latency conclusion is drawn",
-                     *b.in_flight, boundary_name(b.boundary), b.line_misses, *b.latency_ns,
-                     mv.time_s, mv.threads, plural(mv.threads), kMaxLinesInFlightPerCore,
-                     boundary_name(b.boundary)),
-         "recalibrate (rprof machine) and check its latency ladder note (L1 < L2 < LLC < "
-         "DRAM)"});
+    v.flags.emplace_back(FlagKind::kImplausibleLatency,
+                         LatencyFlagEvidence{b.boundary, b.fraction, *b.in_flight, b.line_misses,
+                                             *b.latency_ns, mv.time_s, mv.threads, 0,
+                                             static_cast<double>(kMaxLinesInFlightPerCore)});
   }
 }
 

@@ -37,10 +37,10 @@ double running_time_s(const Region& r);
 // time runnable) is below t.waiting_max_cpu_share; returns whether it did.
 bool waiting_verdict(const VerdictInput& in, const VerdictThresholds& t, Verdict& v);
 
-// "L2, LLC and DRAM" when the region's traffic was counted at L1 only (the
-// inst backend with --sample=off): none of the boundaries that usually
-// limit was measured. "" otherwise, or without traffic counts.
-std::string unmeasured_boundaries(const VerdictInput& in);
+// Whether the region's traffic was counted at L1 only (the inst backend with
+// --sample=off): none of the boundaries that usually limit (L2, LLC and
+// DRAM) was measured. False otherwise, or without traffic counts.
+bool unmeasured_below_l1(const VerdictInput& in);
 
 // Flags a region whose run delay reaches t.busy_min_run_delay_share.
 void busy_machine_flag(const VerdictInput& in, const VerdictThresholds& t, Verdict& v);

@@ -12,6 +12,7 @@
 #include "report/html_report.h"
 #include "report/markup.h"
 #include "report/svg_chart.h"
+#include "report/verdict_words.h"
 #include "report_fixture.h"
 
 using namespace rprof;
@@ -388,19 +389,29 @@ TEST_CASE("html data: regions, roofline, conventions and verdicts when the analy
 
   // The analysis' verdicts show in the data, as they are.
   a.verdicts = true;
+  ShortFlagEvidence e;
+  e.time_s = 2e-5;
+  e.min_total_s = 1e-4;
+  const VerdictFlag too_short(FlagKind::kTooShortSelfTime, e);
   for (RegionAnalysis& ra : a.regions) {
     if (ra.valid_roofline() == nullptr) continue;
     Verdict v;
-    v.set_summary(ra.region->name + " verdict");
-    v.flags.push_back({Flag::kTooShort, "because " + ra.region->name, "run longer"});
+    v.kind = VerdictKind::kNoRoofline;  // its words: "no roofline: " and why
+    v.numbers = NoRooflineEvidence{SharedText(ra.region->name + " verdict")};
+    v.flags.push_back(too_short);
     ra.verdict = v;
   }
   c = build_chart_model(a);
   d = html_report_data(a, c);
   CHECK(d["verdicts_available"] == true);
-  CHECK(d["regions"][0]["verdict"]["summary"] == "stream verdict");
-  CHECK(d["regions"][0]["verdict"]["flags"][0]["reason"] == "because stream");
-  CHECK(d["regions"][0]["verdict"]["flags"][0]["direction"] == "run longer");
+  CHECK(d["regions"][0]["verdict"]["summary"] == "no roofline: stream verdict");
+  CHECK(d["regions"][0]["verdict"]["kind"] == "no-roofline");
+  CHECK(d["regions"][0]["verdict"]["numbers"]["why_not"] == "stream verdict");
+  CHECK(d["regions"][0]["verdict"]["flags"][0]["name"] == "too-short");
+  CHECK(d["regions"][0]["verdict"]["flags"][0]["kind"] == "too-short-self-time");
+  CHECK(d["regions"][0]["verdict"]["flags"][0]["numbers"]["time_s"] == 2e-5);
+  CHECK(d["regions"][0]["verdict"]["flags"][0]["reason"] == flag_reason(too_short));
+  CHECK(d["regions"][0]["verdict"]["flags"][0]["direction"] == flag_direction(too_short));
   CHECK(d["regions"][2]["verdict"].is_null());  // no roofline, no verdict
   REQUIRE(c.regions[0].verdict.has_value());
 

@@ -111,7 +111,8 @@ TEST_CASE("diff: bounds and verdicts from the two analyses") {
     for (RegionAnalysis& ra : a->regions) {
       Verdict v;  // a bound, so the verdict is shown
       v.bound = Bound::kMemory;
-      v.set_summary(ra.region->time_s > 0.8 ? "slow" : "fast");
+      v.kind = VerdictKind::kNoRoofline;  // its words: "no roofline: " and why
+      v.numbers = NoRooflineEvidence{SharedText(ra.region->time_s > 0.8 ? "slow" : "fast")};
       ra.verdict = v;
     }
   }
@@ -121,12 +122,13 @@ TEST_CASE("diff: bounds and verdicts from the two analyses") {
   // Scalar DP, DRAM-bound: the bound scales with the DRAM intensity.
   CHECK(*sweep->bound_gflops.ratio() == Approx(56.0 / 32));
   CHECK(sweep->limited_before == std::optional<std::string>("memory (DRAM)"));
-  CHECK(sweep->verdict_before->summary() == "slow");
-  CHECK(sweep->verdict_after->summary() == "fast");
+  CHECK(sweep->verdict_before->as<NoRooflineEvidence>().why_not == "slow");
+  CHECK(sweep->verdict_after->as<NoRooflineEvidence>().why_not == "fast");
   std::ostringstream text;
   const Profile b = unfused(), a = fused();
   write_diff_text(d, {"u", &b}, {"f", &a}, text);
-  CHECK(text.str().find("  Verdict before: slow\n  Verdict after:  fast\n") != std::string::npos);
+  CHECK(text.str().find("  Verdict before: no roofline: slow\n"
+                        "  Verdict after:  no roofline: fast\n") != std::string::npos);
 }
 
 TEST_CASE("diff writers: units on every number, JSON with ratios and one-sided regions") {

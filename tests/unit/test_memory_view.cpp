@@ -101,8 +101,11 @@ TEST_CASE("memory view: a chase's bandwidth, fraction and lines in flight per bo
   CHECK(v.fraction == Approx(0.64 / 20));
   CHECK(v.has(Flag::kLatencyBound));
   CHECK_FALSE(v.has(Flag::kUnderutilized));
-  CHECK(v.summary().find("latency-bound at DRAM") == 0);
-  CHECK(v.direction.find("independent") != std::string::npos);
+  CHECK(v.kind == VerdictKind::kLatencyView);
+  CHECK(v.as<BandwidthEvidence>().boundary == Boundary::kDRAM);
+  CHECK(v.as<BandwidthEvidence>().in_flight == Approx(*mv.at(Boundary::kDRAM)->in_flight));
+  REQUIRE(v.flag(Flag::kLatencyBound) != nullptr);
+  CHECK(v.flag(Flag::kLatencyBound)->kind == FlagKind::kLatencyBoundView);
 }
 
 TEST_CASE("memory view: latency-bound at and around the in-flight and fraction thresholds") {
@@ -120,9 +123,10 @@ TEST_CASE("memory view: latency-bound at and around the in-flight and fraction t
   // a bandwidth roof), its likely limit named from the counts: no FLOPs, and
   // every byte loaded at L1 a line crossing L2 (misses, overlapping).
   CHECK(above.bound == Bound::kBelowRoofs);
-  CHECK(above.summary().find("below every roof") == 0);
-  CHECK_THAT(above.likely_limit, Catch::StartsWith("latency/irregular access: no FLOPs") &&
-                                     Catch::Contains("above the"));
+  CHECK(above.kind == VerdictKind::kBelowRoofs);
+  CHECK(above.as<BelowRoofsEvidence>().bandwidth_view);
+  CHECK(above.likely_limit.kind == LimitKind::kIrregularNoFlops);
+  CHECK(above.likely_limit.little == LikelyLimit::Little::kAbove);
 
   t = {};
   t.latency_max_fraction = mv.fraction;  // at the fraction threshold: not latency-bound
@@ -147,8 +151,9 @@ TEST_CASE("memory view: a stream near the DRAM roof is memory-bound, at the roof
   CHECK(v.fraction == Approx(0.9));
   CHECK_FALSE(v.has(Flag::kLatencyBound));
   CHECK_FALSE(v.has(Flag::kUnderutilized));
-  CHECK(v.summary().find("memory-bound at DRAM") == 0);
-  CHECK(v.summary().find("90%") != std::string::npos);
+  CHECK(v.kind == VerdictKind::kMemoryView);
+  CHECK(v.as<BandwidthEvidence>().boundary == Boundary::kDRAM);
+  CHECK(v.as<BandwidthEvidence>().fraction == Approx(0.9));
 
   // At roof threshold 0.8: exactly at is at the roof, just below is not.
   VerdictThresholds t;
