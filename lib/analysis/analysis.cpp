@@ -169,6 +169,7 @@ Analysis analyze(const Profile& p, const MachineSource& machine,
       in.time_relative_error = ra.sampling->relative_error;
     }
     in.clock_resolution_s = resolution;
+    in.caches_simulated_per_process = p.run.per_process_cache_model;
     ra.verdict = classify(in, thresholds);
   }
   a.machine.chart = chart_ceilings(a);

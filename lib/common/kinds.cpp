@@ -57,6 +57,7 @@ const char* flag_key(Flag f) {
     case Flag::kTooShort: return "too-short";
     case Flag::kImplausibleLatency: return "implausible-latency";
     case Flag::kBusyMachine: return "busy-machine";
+    case Flag::kOwnCache: return "own-cache";
   }
   return "unknown";
 }

@@ -50,6 +50,9 @@ enum class Flag {
   // Its threads were runnable but not running (waiting for a CPU) for a
   // large share of their time: the machine was busy.
   kBusyMachine,
+  // Several processes ran it on one host, and the cache model simulated
+  // each with an LLC of its own.
+  kOwnCache,
 };
 const char* flag_key(Flag f);  // "latency-bound", "low-vectorization", ...
 

@@ -153,6 +153,9 @@ struct RunInfo {
   std::vector<int> missing_ranks;  // ranks that left no profile
   int threads = 0;             // threads that ran markers
   int repeat = 0;              // --repeat N: timed runs of the program (0: one, not repeated)
+  // Traffic below L1 from a cache model that simulates each process with
+  // caches of its own (the sim backend, inst's --sample), not the hardware.
+  bool per_process_cache_model = false;
   // A run of rprof's own that failed (the sim backend's counted run), for
   // people; every writer's header names it. Nothing it counted is reported.
   std::string failure;

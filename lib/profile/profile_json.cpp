@@ -366,6 +366,7 @@ void write_profile_json(std::ostream& out, const Profile& p, const ProfileJsonPa
   w.member("host", r.host);
   w.key("missing_ranks").array(r.missing_ranks);
   w.member("processes", r.processes);
+  if (r.per_process_cache_model) w.member("per_process_cache_model", true);
   if (r.repeat > 0) w.member("repeat", r.repeat);
   w.member("signal", r.signal);
   w.member("start_unix_s", r.start_unix_s);
@@ -417,6 +418,9 @@ Profile profile_from_json(const json& doc, const std::string& file) {
   p.run.threads = static_cast<int>(rr.in_range(run, "threads", 0, INT32_MAX));
   if (run.contains("repeat")) {
     p.run.repeat = static_cast<int>(rr.in_range(run, "repeat", 1, 1000000));
+  }
+  if (run.contains("per_process_cache_model")) {
+    p.run.per_process_cache_model = rr.get<bool>(run, "per_process_cache_model");
   }
   p.run.world_size = -1;
   if (run.contains("world_size")) {

@@ -27,10 +27,11 @@ constexpr const char* kRuleKeys =
 constexpr std::array<Bound, 6> kAllBounds = {Bound::kUnknown,   Bound::kCompute,
                                              Bound::kMemory,    Bound::kWaiting,
                                              Bound::kBelowRoofs, Bound::kDependencyChain};
-constexpr std::array<Flag, 9> kAllFlags = {
+constexpr std::array<Flag, 10> kAllFlags = {
     Flag::kLatencyBound,      Flag::kLowVectorization,   Flag::kUnderutilized,
     Flag::kTrafficAboveIdeal, Flag::kAboveRoof,          Flag::kLoadImbalance,
-    Flag::kTooShort,          Flag::kImplausibleLatency, Flag::kBusyMachine};
+    Flag::kTooShort,          Flag::kImplausibleLatency, Flag::kBusyMachine,
+    Flag::kOwnCache};
 
 // Reads one rule's keys; `where` names it in messages ("rules.toml:12").
 class RuleReader {

@@ -173,7 +173,9 @@ void fields(const ImbalanceEvidence& e, Fields f) {
   f("max_s", e.max_s);
   f("threads", e.threads);
   f("waits", e.waits);
+  f("processes", e.processes);
 }
+void fields(const OwnCacheEvidence& e, Fields f) { f("processes", e.processes); }
 void fields(const UnderutilizedEvidence& e, Fields f) { f("fraction", e.fraction); }
 void fields(const BusyEvidence& e, Fields f) {
   f("share", e.share);

@@ -415,6 +415,26 @@ std::string flag_reason(const VerdictFlag& f) {
           "waits {} of the slowest's time",
           e.min_s, e.max_s, e.threads, pct(e.waits));
     }
+    case FlagKind::kRankImbalance: {
+      const ImbalanceEvidence& e = f.as<ImbalanceEvidence>();
+      if (e.threads == e.processes) {
+        return fmt::format(
+            "rank times range {:.3g}-{:.3g} s over {} ranks (processes, one thread each): the "
+            "fastest waits {} of the slowest's time",
+            e.min_s, e.max_s, e.processes, pct(e.waits));
+      }
+      return fmt::format(
+          "thread times range {:.3g}-{:.3g} s over {} threads of {} ranks (processes): the "
+          "fastest waits {} of the slowest's time",
+          e.min_s, e.max_s, e.threads, e.processes, pct(e.waits));
+    }
+    case FlagKind::kOwnCache: {
+      const OwnCacheEvidence& e = f.as<OwnCacheEvidence>();
+      return fmt::format(
+          "{} processes ran it on one host, each simulated with caches of its own, the LLC "
+          "included, where on the machine they share one",
+          e.processes);
+    }
     case FlagKind::kUnderutilized:
       return fmt::format("{} of the applicable roof with no more specific cause found",
                          pct(f.as<UnderutilizedEvidence>().fraction));
@@ -477,6 +497,15 @@ std::string flag_direction(const VerdictFlag& f) {
     case FlagKind::kLoadImbalance:
       return "balance the work: smaller chunks or dynamic scheduling, or split the largest "
              "items";
+    case FlagKind::kRankImbalance:
+      return "balance the work between the ranks: the domain decomposition (equal work per "
+             "rank, not equal cells), or fewer ranks per node; within a rank's threads, smaller "
+             "chunks or dynamic scheduling";
+    case FlagKind::kOwnCache:
+      return "read its LLC and DRAM figures as one process's with the LLC to itself (DRAM "
+             "traffic a lower bound where the processes' working sets together exceed the "
+             "LLC); for the shared LLC's effect, count with hardware counters or run the same "
+             "work in one process";
     case FlagKind::kUnderutilized:
       return "profile inside the region: dependency chains, branches, synchronization, "
              "problem size";

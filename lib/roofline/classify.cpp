@@ -259,6 +259,8 @@ const char* flag_kind_key(FlagKind k) {
     case FlagKind::kUnderutilized: return "underutilized";
     case FlagKind::kBusyMachine: return "busy-machine";
     case FlagKind::kImplausibleLatency: return "implausible-latency";
+    case FlagKind::kRankImbalance: return "rank-imbalance";
+    case FlagKind::kOwnCache: return "own-cache";
   }
   return "underutilized";
 }
@@ -281,6 +283,8 @@ Flag flag_of(FlagKind k) {
     case FlagKind::kUnderutilized: return Flag::kUnderutilized;
     case FlagKind::kBusyMachine: return Flag::kBusyMachine;
     case FlagKind::kImplausibleLatency: return Flag::kImplausibleLatency;
+    case FlagKind::kRankImbalance: return Flag::kLoadImbalance;
+    case FlagKind::kOwnCache: return Flag::kOwnCache;
   }
   return Flag::kUnderutilized;
 }
@@ -356,9 +360,20 @@ Verdict classify(const VerdictInput& in, const VerdictThresholds& t) {
 
   const Spread s = r.thread_spread();
   if (s.count > 1 && s.max_s > 0 && (s.max_s - s.min_s) / s.max_s > t.load_imbalance) {
-    v.flags.emplace_back(FlagKind::kLoadImbalance,
+    // Threads of several processes (MPI ranks): the ranks' work is what to
+    // balance, not a loop's schedule.
+    const size_t processes = r.process_spread().count;
+    v.flags.emplace_back(processes > 1 ? FlagKind::kRankImbalance : FlagKind::kLoadImbalance,
                          ImbalanceEvidence{s.min_s, s.max_s, static_cast<size_t>(s.count),
-                                           (s.max_s - s.min_s) / s.max_s});
+                                           (s.max_s - s.min_s) / s.max_s, processes});
+  }
+  // Processes that share a host's LLC, simulated with one each: their LLC
+  // and DRAM traffic is each one's alone.
+  if (in.caches_simulated_per_process && in.metrics != nullptr &&
+      (in.metrics->at(Boundary::kLLC).measured || in.metrics->at(Boundary::kDRAM).measured)) {
+    if (const int n = r.processes_on_one_host(); n > 1) {
+      v.flags.emplace_back(FlagKind::kOwnCache, OwnCacheEvidence{n});
+    }
   }
   const double overhead = t.marker_pair_s + in.clock_resolution_s;
   const double per_call = r.calls > 0 ? r.time_s / static_cast<double>(r.calls) : r.time_s;

@@ -70,7 +70,10 @@ struct VerdictThresholds {
   // operation (an add, or an FMA where most are FMAs: machine fp_latency),
   // k a whole number from 1 to chain_max, within chain_tolerance x k, runs
   // at the pace of k dependent chains (a loop-carried sum or dot product).
-  double chain_max_roof_fraction = 0.60;
+  // 0.5: PolyBench's gemm at -O3 -march=native (512-bit FMAs, no
+  // loop-carried chain) ran at 1.03 FMAs per latency at 59% of its LLC
+  // roof; HPCCG's ddot, a chain, at 14% of its DRAM roof.
+  double chain_max_roof_fraction = 0.50;
   double chain_tolerance = 0.08;
   double chain_max = 8;
   // Low vectorization: packed share of FP instructions below this.
@@ -249,6 +252,8 @@ enum class FlagKind : uint8_t {
   kUnderutilized,          // (UnderutilizedEvidence)
   kBusyMachine,            // (BusyEvidence)
   kImplausibleLatency,     // (LatencyFlagEvidence)
+  kRankImbalance,          // over the threads of several processes (ImbalanceEvidence)
+  kOwnCache,               // processes sharing a host, simulated apart (OwnCacheEvidence)
 };
 const char* flag_kind_key(FlagKind k);
 Flag flag_of(FlagKind k);  // the flag a kind is named by
@@ -293,6 +298,11 @@ struct ImbalanceEvidence {
   double min_s = 0, max_s = 0;
   size_t threads = 0;
   double waits = 0;  // (max - min) / max
+  size_t processes = 1;  // the processes (MPI ranks) its threads belong to
+};
+// Several processes on one host, each simulated with an LLC of its own.
+struct OwnCacheEvidence {
+  int processes = 2;  // the most on one host
 };
 struct UnderutilizedEvidence {
   double fraction = 0;
@@ -306,7 +316,7 @@ struct BusyEvidence {
 using FlagEvidence =
     std::variant<LatencyFlagEvidence, VectorFlagEvidence, TrafficFlagEvidence, AboveRoofEvidence,
                  UncertainEvidence, NoSampleFlagEvidence, ShortFlagEvidence, ImbalanceEvidence,
-                 UnderutilizedEvidence, BusyEvidence>;
+                 UnderutilizedEvidence, BusyEvidence, OwnCacheEvidence>;
 
 struct VerdictFlag {
   Flag flag = Flag::kUnderutilized;
@@ -365,6 +375,10 @@ struct VerdictInput {
   uint64_t time_samples = 0;
   double time_relative_error = 0;
   double clock_resolution_s = 1e-9;
+  // Its traffic below L1 is a cache model's (the sim backend, inst with
+  // --sample), which simulates each process with caches of its own; false:
+  // the hardware's, or none.
+  bool caches_simulated_per_process = false;
 };
 
 Verdict classify(const VerdictInput& in, const VerdictThresholds& t = {});

@@ -127,7 +127,7 @@ TEST_CASE(
   // "*" stands for every flag.
   CHECK(parse_rules("[[rule]]\nregion='x'\nflags_absent=['*']", "r", false)
             .rules[0]
-            .flags_absent.size() == 9);
+            .flags_absent.size() == 10);
 
   auto err = [](const std::string& text) {
     return bad_input([&] { parse_rules(text, "r.toml", false); });
@@ -147,7 +147,7 @@ TEST_CASE(
   CHECK(err("[[rule]]\nregion = 'x'\nflags_absent = ['slow']") ==
         "r.toml:1: flags_absent: 'slow' is not a flag (latency-bound, low-vectorization, "
         "underutilized, traffic-above-ideal, above-roof, load-imbalance, too-short, "
-        "implausible-latency, busy-machine)");
+        "implausible-latency, busy-machine, own-cache)");
   CHECK(err("[[rule]]\nregion = 'x'") ==
         "r.toml:1: region: the rule checks nothing (give at least one of its checks)");
   CHECK(err("[[rule]]\nflops = 1") == "r.toml:1: region: every rule needs a region path pattern");

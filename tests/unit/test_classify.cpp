@@ -215,6 +215,42 @@ TEST_CASE("load-imbalance around 20% between threads") {
   CHECK_FALSE(run(region(10, {1.0, 0.80}), m, &rr).has(Flag::kLoadImbalance));
 }
 
+TEST_CASE("load-imbalance over ranks names ranks, and own-cache flags processes that shared a host's simulated LLC") {
+  const Metrics m = fp_metrics(1.0, 1e9);  // DRAM traffic counted
+  auto rr = memory_bound(0.9);
+  // Two processes (MPI ranks) of one thread each on one host, 40% apart.
+  Region r = region(10, {1.0, 0.6});
+  r.threads[0].host = r.threads[1].host = "node1";
+  r.threads[0].pid = 100;
+  r.threads[1].pid = 101;
+  Verdict v = run(r, m, &rr);
+  const VerdictFlag* f = v.flag(Flag::kLoadImbalance);
+  REQUIRE(f != nullptr);
+  CHECK(f->kind == FlagKind::kRankImbalance);
+  CHECK(f->as<ImbalanceEvidence>().processes == 2);
+  CHECK(f->as<ImbalanceEvidence>().threads == 2);
+  CHECK(f->as<ImbalanceEvidence>().waits == Approx(0.4));
+  // Not simulated (hardware counts): no own-cache flag.
+  CHECK_FALSE(v.has(Flag::kOwnCache));
+  static const Machine mach = machine();
+  VerdictInput in;
+  in.region = &r;
+  in.metrics = &m;
+  in.roofline = &rr;
+  in.machine = &mach;
+  in.caches_simulated_per_process = true;
+  v = classify(in);
+  REQUIRE(v.has(Flag::kOwnCache));
+  CHECK(v.flag(Flag::kOwnCache)->as<OwnCacheEvidence>().processes == 2);
+  // The same ranks on two hosts share no LLC: no flag.
+  r.threads[1].host = "node2";
+  CHECK_FALSE(classify(in).has(Flag::kOwnCache));
+  // Threads of one process: the loop's schedule, not the ranks.
+  const Verdict t = run(region(10, {1.0, 0.6}), m, &rr);
+  REQUIRE(t.has(Flag::kLoadImbalance));
+  CHECK(t.flag(Flag::kLoadImbalance)->kind == FlagKind::kLoadImbalance);
+}
+
 TEST_CASE("too-short around the overhead and total thresholds") {
   const Metrics m = fp_metrics(1.0);
   const double overhead = kT.marker_pair_s + 1e-9;

@@ -194,6 +194,22 @@ TEST_CASE("flag words: busy machine, latency from each view, traffic by cause") 
         "widest FP instructions are 256-bit; this CPU offers 512-bit");
 }
 
+TEST_CASE("flag words: ranks, not threads, where the threads are ranks") {
+  // Two ranks of one thread: "ranks"; four threads of two ranks: both.
+  const VerdictFlag ranks(FlagKind::kRankImbalance, ImbalanceEvidence{0.6, 1.0, 2, 0.4, 2});
+  CHECK(flag_reason(ranks) ==
+        "rank times range 0.6-1 s over 2 ranks (processes, one thread each): the fastest waits "
+        "40% of the slowest's time");
+  const VerdictFlag mixed(FlagKind::kRankImbalance, ImbalanceEvidence{0.6, 1.0, 4, 0.4, 2});
+  CHECK(flag_reason(mixed) ==
+        "thread times range 0.6-1 s over 4 threads of 2 ranks (processes): the fastest waits 40% "
+        "of the slowest's time");
+  CHECK_THAT(flag_direction(ranks), Catch::Contains("between the ranks"));
+  CHECK(flag_reason(VerdictFlag(FlagKind::kOwnCache, OwnCacheEvidence{4})) ==
+        "4 processes ran it on one host, each simulated with caches of its own, the LLC "
+        "included, where on the machine they share one");
+}
+
 TEST_CASE("flag words: every flag kind has a reason and a direction, under its flag's name") {
   const std::vector<VerdictFlag> flags = {
       {FlagKind::kLatencyBound, LatencyFlagEvidence{}},
@@ -212,6 +228,8 @@ TEST_CASE("flag words: every flag kind has a reason and a direction, under its f
       {FlagKind::kUnderutilized, UnderutilizedEvidence{}},
       {FlagKind::kBusyMachine, BusyEvidence{}},
       {FlagKind::kImplausibleLatency, LatencyFlagEvidence{}},
+      {FlagKind::kRankImbalance, ImbalanceEvidence{}},
+      {FlagKind::kOwnCache, OwnCacheEvidence{}},
   };
   std::set<std::string> reasons;
   for (const VerdictFlag& f : flags) {

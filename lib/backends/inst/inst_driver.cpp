@@ -493,6 +493,7 @@ class InstDriver final : public NativeRunDriver {
   // Processes that shared a host were each simulated with their own LLC.
   void add_own_cache_note(Profile& p) const {
     if (!model_.on) return;
+    p.run.per_process_cache_model = true;
     if (std::string n = own_cache_note(p, model_.caches); !n.empty()) p.notes.push_back(std::move(n));
   }
   // The ELF objects built with rprof cc: target_ and the libraries it loads.

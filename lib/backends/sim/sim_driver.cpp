@@ -239,6 +239,7 @@ RunOutcome SimDriver::finish(const RunPlan&, std::vector<PassResult> passes) {
   if (stopped == 0 && out.problem.empty()) add_signal_note(counted.profile, counted.launch);
   out.profile = counted_profile(counted, out.problem, std::move(out.profile), out.result);
   if (out.problem.empty()) {
+    out.profile.run.per_process_cache_model = true;
     if (std::string n = own_cache_note(out.profile, caches_); !n.empty()) {
       out.profile.notes.push_back(std::move(n));
     }
@@ -357,8 +358,10 @@ Profile SimDriver::merge_saved(SavedPasses saved) const {
     no_totals = "no " + std::string(layout::kSimDir) + "/totals.*.txt in " + short_list(lacking) +
                 ": the whole program ([program]) has no counts, its regions have";
   }
-  return sim_profile(std::move(timed), std::move(counted->second), std::move(program), no_totals,
-                     "caches", saved.from());
+  Profile p = sim_profile(std::move(timed), std::move(counted->second), std::move(program),
+                          no_totals, "caches", saved.from());
+  p.run.per_process_cache_model = true;
+  return p;
 }
 
 }  // namespace
