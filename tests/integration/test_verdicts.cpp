@@ -113,22 +113,26 @@ TEST_CASE("a tiny region: too-short") {
 // host disturbed (a busy CI machine) is made again, up to 3 runs.
 TEST_CASE("dot product: one accumulator is a dependency chain and four run at least twice as fast") {
   const std::string dir = fresh_dir("chain");
-  const RunResult cal =
-      run_tool({"machine", "--tiny", "--output", dir + "/host.json"}, real_machine_env());
-  INFO(cal.err);
-  REQUIRE(cal.status == 0);
-  nlohmann::json host = load_json(dir + "/host.json");
-  REQUIRE(host["fp_latency"].is_array());
-  REQUIRE(host["fp_latency"].size() >= 4);
-  nlohmann::json recorded = load_json(machine_file(default_machine()));
-  recorded["fp_latency"] = host["fp_latency"];
-  {
-    std::ofstream f(dir + "/machine.json");
-    f << recorded.dump(1);
-  }
-  const std::vector<std::string> env = {"RPROF_MACHINE_FILE=" + dir + "/machine.json"};
-  nlohmann::json dot1, dot4;
+  nlohmann::json dot1, dot4, host;
+  // The calibration's latency and the run's rate are both this host's: a
+  // disturbance in either (a busy CI machine, another test beside it) moves
+  // the ratio, so both are made again, up to 3 times.
+  double per_latency = 0, add_ns = 0;
   for (int run = 1; run <= 3; ++run) {
+    const RunResult cal =
+        run_tool({"machine", "--tiny", "--output", dir + "/host.json"}, real_machine_env());
+    INFO(cal.err);
+    REQUIRE(cal.status == 0);
+    host = load_json(dir + "/host.json");
+    REQUIRE(host["fp_latency"].is_array());
+    REQUIRE(host["fp_latency"].size() >= 4);
+    nlohmann::json recorded = load_json(machine_file(default_machine()));
+    recorded["fp_latency"] = host["fp_latency"];
+    {
+      std::ofstream f(dir + "/machine.json");
+      f << recorded.dump(1);
+    }
+    const std::vector<std::string> env = {"RPROF_MACHINE_FILE=" + dir + "/machine.json"};
     auto r = run_rprof_on_cpu({"--backend=sim", sample("dot_chain"), "50000"}, "dot1", env);
     INFO(r.err);
     REQUIRE(r.status == 0);
@@ -137,23 +141,22 @@ TEST_CASE("dot product: one accumulator is a dependency chain and four run at le
     dot4 = find_region(p, "dot4");
     REQUIRE(dot1.is_object());
     REQUIRE(dot4.is_object());
-    if (dot1["verdict"]["bound"] == "dependency-chain") break;
-    std::cerr << "WARNING: run " << run << ": dot1 " << dot1["verdict"]["summary"] << std::endl;
-  }
-  INFO(dot1["verdict"].dump(2));
-  if (dot1["verdict"]["bound"] != "dependency-chain") {
-    // Slower than one chain allows in every run: the host took the CPU away
-    // (a shared VM). Faster than it would be a wrong verdict: that fails.
-    double add_ns = 0;
+    add_ns = 0;
     for (const auto& l : host["fp_latency"]) {
       if (l["op"] == "add" && l["precision"] == "dp") add_ns = l["ns"].get<double>();
     }
-    const double per_latency =
-        (2.0 * 1024 + 1) * 50000 / dot1["time_s"].get<double>() * add_ns * 1e-9;
-    if (add_ns > 0 && per_latency < 2 * (1 - 0.08)) {
-      skip_test("this host ran dot1 at " + std::to_string(per_latency) +
-                " FP instructions per add latency in 3 runs, under the chain's 2: disturbed");
-    }
+    per_latency = (2.0 * 1024 + 1) * 50000 / dot1["time_s"].get<double>() * add_ns * 1e-9;
+    if (dot1["verdict"]["bound"] == "dependency-chain") break;
+    std::cerr << "WARNING: run " << run << ": dot1 at " << per_latency
+              << " FP instructions per add latency: " << dot1["verdict"]["summary"] << std::endl;
+  }
+  INFO(dot1["verdict"].dump(2));
+  if (dot1["verdict"]["bound"] != "dependency-chain" && add_ns > 0 &&
+      per_latency < 2 * (1 - 0.08)) {
+    // Slower than one chain allows in every run: the host took the CPU away
+    // (a shared VM). Faster than it would be a wrong verdict: that fails.
+    skip_test("this host ran dot1 at " + std::to_string(per_latency) +
+              " FP instructions per add latency in 3 runs, under the chain's 2: disturbed");
   }
   // Exact counts: 1,024 multiplies and adds per pass and the add of its
   // result into the total, 50,000 passes.
