@@ -46,6 +46,12 @@
 //                                        byte counters count, with its address,
 //                                        to __rprof_inst_load/store when it
 //                                        touches a line the thread samples
+//   -fplugin-arg-rprof_inst-versions=on|off
+//                                        each loop nest compiled as a plain, a
+//                                        counted and a counted-with-accesses
+//                                        copy, picked at run time
+//                                        (version_nests; default on when
+//                                        optimizing)
 #include "gcc-plugin.h"
 #include "plugin-version.h"
 
