@@ -58,6 +58,21 @@ TEST_CASE("2 MPI ranks: one raw profile per rank, merged with exact summed calls
   std::set<int> ranks;
   for (const auto& rank : compute["threads"]["rank"]) ranks.insert(rank.get<int>());
   CHECK(ranks == std::set<int>{0, 1});
+  // Rank 1 computes twice, rank 0 once: imbalanced between ranks, said of
+  // ranks (kind rank-imbalance), with the ranks counted.
+  const double waits = (spread["max_time_s"].get<double>() - spread["min_time_s"].get<double>()) /
+                       spread["max_time_s"].get<double>();
+  if (waits > 0.2) {
+    bool found = false;
+    for (const auto& f : compute["verdict"]["flags"]) {
+      if (f["name"] != "load-imbalance") continue;
+      found = true;
+      CHECK(f["kind"] == "rank-imbalance");
+      CHECK(f["numbers"]["processes"] == 2);
+      CHECK(f["numbers"]["threads"] == 2);
+    }
+    CHECK(found);
+  }
 }
 
 TEST_CASE("a rank killed by SIGKILL: its completed regions kept from the shared tables") {
