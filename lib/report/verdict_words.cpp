@@ -18,6 +18,27 @@ std::string pct_small(double f) {
 }
 // Three significant digits, as every number in a verdict is printed.
 std::string sig3(double v) { return fmt::format("{:.3g}", v); }
+
+// A value the verdict found below `threshold`, as `usual` prints it unless
+// that would not read below the threshold as printed (0.4995 as "50%" or
+// "0.5" beside "below 0.5"): then with one more significant digit at a time
+// (up to 6) until it does.
+std::string below(double v, double threshold, bool percent, const std::string& usual) {
+  const double scale = percent ? 100 : 1;
+  const std::string limit = fmt::format("{:.3g}", scale * threshold);
+  const auto reads_below = [&](const std::string& s) {
+    return std::stod(s) < std::stod(limit);
+  };
+  std::string s = usual;
+  if (percent && !s.empty() && s.back() == '%') s.pop_back();
+  if (reads_below(s)) return usual;
+  for (int digits = 3; digits <= 6; ++digits) {
+    s = fmt::format("{:.{}g}", scale * v, digits);
+    if (reads_below(s)) break;
+  }
+  return percent ? s + "%" : s;
+}
+
 template <class N>
 const char* plural(N n) {
   return n == 1 ? "" : "s";
@@ -104,19 +125,21 @@ std::string waiting_summary(const WaitingEvidence& e) {
     return fmt::format(
         "waiting: its threads were off the CPU by their own choice for {} of their time "
         "({:.3g} s of {:.3g} s wall, {} thread{}): on a CPU {} ({:.3g} s), runnable but not "
-        "running {} ({:.3g} s run delay); runnable {:.3g} of the time, below {}: sleep, I/O, "
+        "running {} ({:.3g} s run delay); runnable {} of the time, below {}: sleep, I/O, "
         "locks or blocking communication set its time, not a roof",
         pct_small(1 - e.runnable), e.wall_s - e.cpu_s - e.run_delay_s, e.wall_s, e.threads,
         plural(e.threads), pct_small(e.cpu_share), e.cpu_s, pct_small(e.run_delay_share),
-        e.run_delay_s, e.runnable, sig3(e.max_cpu_share));
+        e.run_delay_s, below(e.runnable, e.max_cpu_share, false, sig3(e.runnable)),
+        sig3(e.max_cpu_share));
   }
   return fmt::format(
-      "waiting: its threads were on a CPU for {} of their time (CPU/wall {:.3g} = {:.3g} s "
+      "waiting: its threads were on a CPU for {} of their time (CPU/wall {} = {:.3g} s "
       "CPU / {:.3g} s wall, {} thread{}; below {}): sleep, I/O, locks, blocking "
       "communication or more runnable threads than free CPUs (no run delay was measured "
       "to tell them apart) set its time, not a roof",
-      pct_small(e.cpu_share), e.cpu_share, e.cpu_s, e.wall_s, e.threads, plural(e.threads),
-      sig3(e.max_cpu_share));
+      below(e.cpu_share, e.max_cpu_share, true, pct_small(e.cpu_share)),
+      below(e.cpu_share, e.max_cpu_share, false, sig3(e.cpu_share)), e.cpu_s, e.wall_s, e.threads,
+      plural(e.threads), sig3(e.max_cpu_share));
 }
 
 std::string below_roofs_head(const BelowRoofsEvidence& e) {

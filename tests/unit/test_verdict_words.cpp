@@ -132,6 +132,22 @@ TEST_CASE("verdict words: waiting, with and without a run delay") {
         "delay); runnable 0.4 of the time, below 0.5: sleep, I/O, locks or blocking "
         "communication set its time, not a roof");
   CHECK_THAT(verdict_direction(v), Catch::StartsWith("shorten or overlap the wait"));
+  // Just below the threshold, the value is printed as it compared: below it
+  // as printed, never "50%" or "0.5" beside "below 0.5".
+  e.has_run_delay = false;
+  e.cpu_share = 0.4996;
+  e.cpu_s = 9.99;
+  e.runnable = 0.4996;
+  v.numbers = e;
+  CHECK_THAT(verdict_summary(v),
+             Catch::StartsWith("waiting: its threads were on a CPU for 49.96% of their time "
+                               "(CPU/wall 0.4996 = 9.99 s CPU / 20 s wall, 1 thread; below 0.5)"));
+  e.has_run_delay = true;
+  e.cpu_share = 0.3;
+  e.run_delay_share = 0.1996;
+  e.runnable = 0.4996;
+  v.numbers = e;
+  CHECK_THAT(verdict_summary(v), Catch::Contains("runnable 0.4996 of the time, below 0.5"));
 }
 
 TEST_CASE("verdict words: uncertain times and the no-verdict kind") {
