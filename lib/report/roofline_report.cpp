@@ -282,7 +282,9 @@ void write_roofline_text(const Analysis& a, const ReportOptions& opt, const Show
       // --boundary X: of the bound at X (the compute roof where X has no bytes).
       if (fixed) fraction = br ? br->fraction : rr.gflops / rr.roof.gflops;
     }
-    row.push_back(least + fmt::format("{:.1f}", 100 * fraction));
+    // A time of few samples claims no fraction of any bound (its verdict says
+    // so): none is printed beside it.
+    row.push_back(rr.uncertain ? "-" : least + fmt::format("{:.1f}", 100 * fraction));
     row.push_back(rr.uncertain ? "uncertain (few samples)" : limited_by_text(rr, *rap));
     table.add_row(std::move(row));
     notes.push_back(printable(r->name) + ": roof " + rr.roof_why);
@@ -303,7 +305,8 @@ void write_roofline_text(const Analysis& a, const ReportOptions& opt, const Show
   for (const RegionAnalysis& ra : a.regions) {
     if (ra.roofline && ra.roofline->uncertain) {
       out << fmt::format("; ~ = uncertain (a function time of fewer than {:.0f} cpu-clock "
-                         "samples: not judged)", a.thresholds.function_min_samples);
+                         "samples: not judged, no % of bound)",
+                         a.thresholds.function_min_samples);
       break;
     }
   }

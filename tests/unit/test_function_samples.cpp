@@ -117,6 +117,21 @@ TEST_CASE("a function of few samples is uncertain in every writer and gets no bo
   CHECK_THAT(text, Catch::Contains("4000 (±1.6%)"));
   CHECK_THAT(text, Catch::Contains("uncertain (few samples)"));
   CHECK_THAT(text, Catch::Contains("tiny: uncertain: 4 cpu-clock samples"));
+  // No % of bound beside "no bound claimed": the row's % column is "-".
+  {
+    std::istringstream lines(text);
+    bool found = false;
+    for (std::string line; std::getline(lines, line);) {
+      if (line.find("tiny ") == std::string::npos ||
+          line.find("uncertain (few samples)") == std::string::npos) {
+        continue;
+      }
+      found = true;
+      INFO(line);
+      CHECK_THAT(line, Catch::Matches(".* - +uncertain \\(few samples\\) *"));
+    }
+    CHECK(found);
+  }
   CHECK(text.find("tiny: compute") == std::string::npos);
 
   // HTML data and the SVG chart.
