@@ -318,6 +318,16 @@ TEST_CASE("inst counts every OpenMP thread's FLOPs and a Fortran program's") {
   const auto o = regions_of(run_rprof({"--backend=inst", omp, "40000", "3"}, {"OMP_NUM_THREADS=2"}));
   CHECK(flops_total(o.at("triad")) == 2.0 * 40000 * 3);
   CHECK(counter(o.at("triad"), "bytes.l1.write") >= 8.0 * 40000 * 3);
+  // samples/omp_sum.c: a reduction(+) whose combine GCC writes as a
+  // compare-and-swap retry loop at the pragma's line: not the program's loop,
+  // so no region of it; the chunk loop (line 23) is one.
+  const std::string sum = build(source("samples/omp_sum.c"), "-O2 -fopenmp", true, {"-I" + source("samples")});
+  const auto s = regions_of(run_rprof({"--backend=inst", sum, "40000", "4"}, {"OMP_NUM_THREADS=2"}));
+  CHECK(s.count("parallel/main._omp_fn.0()/loop omp_sum.c:23/work") == 1);
+  for (const auto& [path, counters] : s) {
+    INFO(path);
+    CHECK(path.find("omp_sum.c:21") == std::string::npos);
+  }
 #if RPROF_TEST_FORTRAN
   // samples/triad_f.f90 through gfortran: 2n FLOPs and 24n bytes per call.
   const std::string out = fresh_path("triad_f_inst");

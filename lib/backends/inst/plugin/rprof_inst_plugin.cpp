@@ -1051,11 +1051,57 @@ std::string loop_region_name(class loop* loop) {
 
 bool usable_edge(edge e) { return !(e->flags & (EDGE_EH | EDGE_ABNORMAL | EDGE_FAKE)); }
 
+// A compare-and-swap retry loop (an OpenMP reduction's combine, an atomic
+// update of a float): a few blocks around an atomic compare-exchange, no
+// inner loop. Not the program's loop: neither a region nor versioned.
+bool cas_retry_loop(class loop* loop) {
+  if (loop->inner != nullptr || loop->num_nodes > 4) return false;
+  basic_block* body = get_loop_body(loop);
+  bool cas = false;
+  for (unsigned i = 0; !cas && i < loop->num_nodes; ++i) {
+    for (gimple_stmt_iterator g = gsi_start_bb(body[i]); !gsi_end_p(g); gsi_next(&g)) {
+      gcall* c = dyn_cast<gcall*>(gsi_stmt(g));
+      if (c == nullptr) continue;
+      if (gimple_call_internal_p(c)) {
+        cas |= gimple_call_internal_fn(c) == IFN_ATOMIC_COMPARE_EXCHANGE;
+        continue;
+      }
+      tree fn = gimple_call_fndecl(c);
+      if (fn == NULL_TREE || !fndecl_built_in_p(fn, BUILT_IN_NORMAL)) continue;
+      switch (DECL_FUNCTION_CODE(fn)) {
+        case BUILT_IN_ATOMIC_COMPARE_EXCHANGE:
+        case BUILT_IN_ATOMIC_COMPARE_EXCHANGE_1:
+        case BUILT_IN_ATOMIC_COMPARE_EXCHANGE_2:
+        case BUILT_IN_ATOMIC_COMPARE_EXCHANGE_4:
+        case BUILT_IN_ATOMIC_COMPARE_EXCHANGE_8:
+        case BUILT_IN_ATOMIC_COMPARE_EXCHANGE_16:
+        case BUILT_IN_SYNC_VAL_COMPARE_AND_SWAP_1:
+        case BUILT_IN_SYNC_VAL_COMPARE_AND_SWAP_2:
+        case BUILT_IN_SYNC_VAL_COMPARE_AND_SWAP_4:
+        case BUILT_IN_SYNC_VAL_COMPARE_AND_SWAP_8:
+        case BUILT_IN_SYNC_VAL_COMPARE_AND_SWAP_16:
+        case BUILT_IN_SYNC_BOOL_COMPARE_AND_SWAP_1:
+        case BUILT_IN_SYNC_BOOL_COMPARE_AND_SWAP_2:
+        case BUILT_IN_SYNC_BOOL_COMPARE_AND_SWAP_4:
+        case BUILT_IN_SYNC_BOOL_COMPARE_AND_SWAP_8:
+        case BUILT_IN_SYNC_BOOL_COMPARE_AND_SWAP_16:
+          cas = true;
+          break;
+        default:
+          break;
+      }
+    }
+  }
+  free(body);
+  return cas;
+}
+
 // A loop nest's entry and exits (pending edge insertions, committed with the
 // pass's others; made before the hoisted counts so that those, on the same
 // preheader edge, come after the entry). An exit by an exception or longjmp
 // has no call: the runtime closes the nest at the function's next end.
 void loop_region(class loop* loop) {
+  if (cas_retry_loop(loop)) return;
   edge pre = loop_preheader_edge(loop);
   if (!pre || !usable_edge(pre)) return;
   auto_vec<edge> exits = get_loop_exit_edges(loop);
@@ -1144,7 +1190,9 @@ void blocks_of(class loop* loop, std::set<int>& into) {
 Versions version_nests(function* fn) {
   Versions v;
   std::vector<class loop*> nests;
-  for (class loop* l = current_loops->tree_root->inner; l; l = l->next) nests.push_back(l);
+  for (class loop* l = current_loops->tree_root->inner; l; l = l->next) {
+    if (!cas_retry_loop(l)) nests.push_back(l);
+  }
   if (nests.empty()) return v;
   calculate_dominance_info(CDI_DOMINATORS);
   std::vector<class loop*> counted;
