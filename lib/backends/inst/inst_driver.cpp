@@ -80,11 +80,12 @@ void note_uncounted(const std::vector<std::string>& names, Profile& p) {
   std::string list;
   for (size_t i = 0; i < names.size() && i < kShown; ++i) list += (i ? ", " : "") + names[i];
   if (names.size() > kShown) list += ", and " + std::to_string(names.size() - kShown) + " more";
-  p.notes.push_back("not counted: the instrumented code calls " +
+  p.notes.push_back("not counted: the instrumented code has calls to " +
                     std::to_string(names.size()) + " function" +
                     (names.size() == 1 ? "" : "s") +
                     " that no unit built with rprof cc defines (a library's, or built without "
-                    "the plugin); their FLOPs and bytes are in no region's counts: " +
+                    "the plugin; read from the compiled code, so some may never have run); the "
+                    "FLOPs and bytes of those that ran are in no region's counts: " +
                     list);
 }
 
