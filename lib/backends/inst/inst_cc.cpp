@@ -14,6 +14,7 @@
 #include <cstring>
 #include <optional>
 #include <set>
+#include <string_view>
 
 #include "backends/inst/inst_counters.h"
 #include "common/elf_file.h"
@@ -182,24 +183,34 @@ bool libm_function(const std::string& n) {
 
 namespace {
 
-// Whether a calls note of `program` holds the one-letter entry `flag`.
-bool calls_note_flag(const std::string& program, char flag) {
+// Each entry of the calls notes of `object` (NUL-terminated: a one-letter
+// flag, "M" or "V", or a name prefixed 'C' or 'D'), to `f`; none when it is
+// no readable ELF file.
+template <class F>
+void for_each_calls_entry(const std::string& object, F f) {
   std::string error;
-  const std::optional<ElfFile> elf = ElfFile::load(program, &error);
-  if (!elf) return false;
+  const std::optional<ElfFile> elf = ElfFile::load(object, &error);
+  if (!elf) return;
   for (const ElfNote& n : elf->notes()) {
     if (n.owner != RPROF_INST_NOTE_OWNER || n.type != RPROF_INST_CALLS_TYPE) continue;
-    // Entries are NUL-terminated: "M" alone, not a name that starts with M
-    // (names are prefixed 'C' or 'D').
     size_t at = 0;
     while (at < n.desc.size()) {
       size_t end = n.desc.find('\0', at);
       if (end == std::string::npos) end = n.desc.size();
-      if (end == at + 1 && n.desc[at] == flag) return true;
+      if (end > at) f(std::string_view(n.desc).substr(at, end - at));
       at = end + 1;
     }
   }
-  return false;
+}
+
+// Whether a calls note of `program` holds the one-letter entry `flag` ("M"
+// alone, not a name that starts with M).
+bool calls_note_flag(const std::string& program, char flag) {
+  bool found = false;
+  for_each_calls_entry(program, [&](std::string_view e) {
+    found |= e.size() == 1 && e[0] == flag;
+  });
+  return found;
 }
 
 }  // namespace
@@ -239,23 +250,11 @@ std::vector<std::string> uncounted_callees(const std::string& program) {
 std::vector<std::string> uncounted_callees(const std::vector<std::string>& objects) {
   std::set<std::string> called, defined;
   for (const std::string& object : objects) {
-    std::string error;
-    const std::optional<ElfFile> elf = ElfFile::load(object, &error);
-    if (!elf) continue;
-    for (const ElfNote& n : elf->notes()) {
-      if (n.owner != RPROF_INST_NOTE_OWNER || n.type != RPROF_INST_CALLS_TYPE) continue;
-      size_t at = 0;
-      while (at < n.desc.size()) {
-        size_t end = n.desc.find('\0', at);
-        if (end == std::string::npos) end = n.desc.size();
-        if (end > at + 1) {
-          const std::string name = n.desc.substr(at + 1, end - at - 1);
-          if (n.desc[at] == 'C') called.insert(name);
-          if (n.desc[at] == 'D') defined.insert(name);
-        }
-        at = end + 1;
-      }
-    }
+    for_each_calls_entry(object, [&](std::string_view e) {
+      if (e.size() < 2) return;
+      if (e[0] == 'C') called.emplace(e.substr(1));
+      if (e[0] == 'D') defined.emplace(e.substr(1));
+    });
   }
   // libm first, then the program's and its libraries' functions, then the
   // language run-time's (names with a leading underscore, std::, operators).

@@ -126,17 +126,22 @@ std::set<std::string> g_called, g_defined;
 // Whether a loop nest of the unit got a plain version (the calls note's "V").
 bool g_versioned = false;
 
-tree counters_decl() {
-  if (g_counters) return g_counters;
-  tree elem = long_long_unsigned_type_node;
-  tree type = build_array_type_nelts(elem, RPROF_INST_ARRAY);
-  tree decl = build_decl(UNKNOWN_LOCATION, VAR_DECL, get_identifier(RPROF_INST_COUNTERS_SYMBOL),
-                         type);
+// An external variable of the run-time archive (inst_rt.c), declared once
+// per translation unit.
+tree extern_var_decl(const char* name, tree type) {
+  tree decl = build_decl(UNKNOWN_LOCATION, VAR_DECL, get_identifier(name), type);
   TREE_PUBLIC(decl) = 1;
   DECL_EXTERNAL(decl) = 1;
   TREE_STATIC(decl) = 1;
   DECL_ARTIFICIAL(decl) = 1;
   TREE_USED(decl) = 1;
+  return decl;
+}
+
+tree counters_decl() {
+  if (g_counters) return g_counters;
+  tree type = build_array_type_nelts(long_long_unsigned_type_node, RPROF_INST_ARRAY);
+  tree decl = extern_var_decl(RPROF_INST_COUNTERS_SYMBOL, type);
   // initial-exec: the array is the executable's (inst_rt.c), in the static
   // TLS block, so a shared library built with the plugin reaches it without
   // __tls_get_addr; in the executable the linker relaxes this to local-exec.
@@ -150,13 +155,7 @@ tree counters_decl() {
 // (inst_counters.h, RPROF_INST_COUNTING_SYMBOL).
 tree counting_decl() {
   if (g_counting) return g_counting;
-  tree decl = build_decl(UNKNOWN_LOCATION, VAR_DECL, get_identifier(RPROF_INST_COUNTING_SYMBOL),
-                         integer_type_node);
-  TREE_PUBLIC(decl) = 1;
-  DECL_EXTERNAL(decl) = 1;
-  TREE_STATIC(decl) = 1;
-  DECL_ARTIFICIAL(decl) = 1;
-  TREE_USED(decl) = 1;
+  tree decl = extern_var_decl(RPROF_INST_COUNTING_SYMBOL, integer_type_node);
   varpool_node::finalize_decl(decl);
   g_counting = decl;
   return decl;
