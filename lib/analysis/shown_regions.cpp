@@ -1,6 +1,7 @@
 #include "analysis/shown_regions.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include <fmt/format.h>
@@ -23,7 +24,90 @@ bool is_prefix(const std::vector<std::string>& parent, const std::vector<std::st
   return parent.size() + 1 == path.size() && std::equal(parent.begin(), parent.end(), path.begin());
 }
 
+// Regions are in tree order: each one's parent, SIZE_MAX for a root (or a
+// hand-edited profile's orphan).
+std::vector<size_t> parents(const std::vector<Region>& regions) {
+  const size_t n = regions.size();
+  std::vector<size_t> parent(n, SIZE_MAX), stack;
+  for (size_t i = 0; i < n; ++i) {
+    while (!stack.empty() && regions[stack.back()].path.size() >= regions[i].path.size()) {
+      stack.pop_back();
+    }
+    if (!stack.empty() && is_prefix(regions[stack.back()].path, regions[i].path)) {
+      parent[i] = stack.back();
+    }
+    stack.push_back(i);
+  }
+  return parent;
+}
+
+bool close(double a, double b, double share) {
+  return std::fabs(a - b) <= share * std::max(std::fabs(a), std::fabs(b));
+}
+
+// Every counter of one is the other's (within kFoldCountShare; a counter
+// absent from one is 0 there).
+bool same_counts(const CounterMap& a, const CounterMap& b) {
+  if (a.empty() || b.empty()) return false;
+  for (const auto& [name, v] : a) {
+    const auto it = b.find(name);
+    if (!close(static_cast<double>(v), it == b.end() ? 0.0 : static_cast<double>(it->second),
+               kFoldCountShare)) {
+      return false;
+    }
+  }
+  for (const auto& [name, v] : b) {
+    if (v != 0 && !a.contains(name)) return false;
+  }
+  return true;
+}
+
+// Is `child`, the only child of `parent`, the same finding as it?
+bool same_finding(const Region& parent, const Region& child) {
+  if (parent.is_program() || !parent.complete || !child.complete) return false;
+  if (parent.threads.size() != child.threads.size()) return false;
+  if (parent.time_s <= 0 || parent.exclusive_time_s > kFoldTimeShare * parent.time_s) {
+    return false;
+  }
+  return same_counts(parent.counters, child.counters);
+}
+
+void fold_single_children(const std::vector<Region>& regions, ShownRegions& s) {
+  const size_t n = regions.size();
+  const std::vector<size_t> parent = parents(regions);
+  std::vector<size_t> children(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    if (parent[i] != SIZE_MAX) ++children[parent[i]];
+  }
+  s.folded.assign(n, false);
+  s.also.assign(n, {});
+  s.folded_above.assign(n, 0);
+  // Innermost first, so a chain (function, marker, loop) folds into one row.
+  for (size_t i = n; i-- > 0;) {
+    const size_t p = parent[i];
+    if (p == SIZE_MAX || children[p] != 1 || !s.shown[p] || !s.shown[i]) continue;
+    if (!same_finding(regions[p], regions[i])) continue;
+    s.folded[i] = true;
+    s.shown[i] = false;
+    std::vector<std::string>& names = s.also[p];
+    names.push_back(regions[i].name);
+    names.insert(names.end(), s.also[i].begin(), s.also[i].end());
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const size_t p = parent[i];
+    if (p != SIZE_MAX) s.folded_above[i] = s.folded_above[p] + (s.folded[p] ? 1 : 0);
+  }
+}
+
 }  // namespace
+
+std::string ShownRegions::name(size_t i, const Region& r) const {
+  std::string out = r.name;
+  if (i < also.size()) {
+    for (const std::string& n : also[i]) out += " = " + n;
+  }
+  return out;
+}
 
 std::string ShownRegions::line() const {
   if (left_out == 0) return "";
@@ -40,20 +124,12 @@ ShownRegions shown_regions(const Profile& p, size_t limit) {
   s.limit = limit;
   const size_t n = regions.size();
   s.shown.assign(n, true);
-  if (n <= limit) return s;
-  s.shown.assign(n, false);
-  // Each region's parent: the regions are in tree order, so the open
-  // ancestors form a stack (a hand-edited profile may break it: no parent).
-  std::vector<size_t> parent(n, SIZE_MAX), stack;
-  for (size_t i = 0; i < n; ++i) {
-    while (!stack.empty() && regions[stack.back()].path.size() >= regions[i].path.size()) {
-      stack.pop_back();
-    }
-    if (!stack.empty() && is_prefix(regions[stack.back()].path, regions[i].path)) {
-      parent[i] = stack.back();
-    }
-    stack.push_back(i);
+  if (n <= limit) {
+    fold_single_children(regions, s);
+    return s;
   }
+  s.shown.assign(n, false);
+  const std::vector<size_t> parent = parents(regions);
   std::vector<size_t> order(n);
   std::iota(order.begin(), order.end(), size_t{0});
   auto longer = [&](size_t a, size_t b) {
@@ -67,6 +143,7 @@ ShownRegions shown_regions(const Profile& p, size_t limit) {
     for (size_t i = order[k]; i != SIZE_MAX && !s.shown[i]; i = parent[i]) s.shown[i] = true;
   }
   s.left_out = static_cast<size_t>(std::count(s.shown.begin(), s.shown.end(), false));
+  fold_single_children(regions, s);
   return s;
 }
 

@@ -3,6 +3,11 @@
 // for people show at most kMaxShownRegions of them, the longest by inclusive
 // time with the regions enclosing them (so the tree still reads), and say how
 // many they left out. profile.json and profile.csv keep every region.
+//
+// They also show each finding once: a region whose only child has its counts
+// and (but for a sliver of its own) its time, such as a marker around one
+// loop nest or a function that is one loop nest, is one row named for both
+// ("dot = loop dot.c:12"); the child's row is folded into it.
 #ifndef RPROF_ANALYSIS_SHOWN_REGIONS_H_
 #define RPROF_ANALYSIS_SHOWN_REGIONS_H_
 
@@ -18,13 +23,32 @@ inline constexpr size_t kMaxShownRegions = 200;
 
 struct ShownRegions {
   std::vector<bool> shown;  // per region of the profile, same order
+  // Per region: folded into its parent's row (not shown, not left out).
+  std::vector<bool> folded;
+  // Per region: the names of the regions folded into its row, innermost last.
+  std::vector<std::vector<std::string>> also;
+  // Per region: how many of its ancestors are folded (its row sits that many
+  // levels higher in the tree).
+  std::vector<size_t> folded_above;
   size_t left_out = 0;
   size_t limit = kMaxShownRegions;
   // "99,800 of 100,001 regions are left out of this report: ..." or "".
   std::string line() const;
   // Regions past the selection (none chosen: a default ShownRegions) show.
   bool operator[](size_t i) const { return i >= shown.size() || shown[i]; }
+  // The row's name: the region's, then those folded into it, " = " between.
+  std::string name(size_t i, const Region& r) const;
+  // The row's depth in the shown tree.
+  size_t depth(size_t i, const Region& r) const {
+    return r.depth() - (i < folded_above.size() ? folded_above[i] : 0);
+  }
 };
+
+// A parent's exclusive time up to this share of its time still folds its
+// only child into its row (the marker or loop entry and exit calls'
+// sliver); each counter must agree within kFoldCountShare.
+inline constexpr double kFoldTimeShare = 0.1;
+inline constexpr double kFoldCountShare = 0.001;
 
 // All regions when there are at most `limit`; else the `limit` longest (by
 // inclusive time, [program] always) and every region enclosing one of them.

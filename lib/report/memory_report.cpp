@@ -92,15 +92,15 @@ void write_roof_conventions(const Analysis& a, const ShownRegions& shown, std::o
     for (const BoundaryBandwidth& b : mv->boundaries) {
       if (b.boundary == Boundary::kL1 || !(b.roof_gbs > 0)) continue;
       if (!done.insert({mv->ceiling_threads, b.boundary}).second) continue;
-      out << fmt::format(
-          "  {} roof ({} thread{}): {:.4g} GB/s counting write-allocate, the best of any kernel "
+      out << wrap_paragraph(fmt::format(
+          "{} roof ({} thread{}): {:.4g} GB/s counting write-allocate, the best of any kernel "
           "({}{}); for a region whose bytes there are a share w written, min(that, the best "
           "read rate {:.4g} GB/s ({} kernel) / (1 - w)) (the % above); {:.4g} GB/s in STREAM's "
-          "convention, explicit bytes ({} kernel)\n",
+          "convention, explicit bytes ({} kernel)",
           boundary_name(b.boundary), mv->ceiling_threads, mv->ceiling_threads == 1 ? "" : "s",
           b.best_gbs, stream_key(b.best_kernel),
           b.best_pages.empty() ? "" : ", " + b.best_pages + " pages", b.read_gbs,
-          stream_key(b.read_kernel), b.stream_roof_gbs, stream_key(b.stream_kernel));
+          stream_key(b.read_kernel), b.stream_roof_gbs, stream_key(b.stream_kernel)), 2);
     }
   }
 }
@@ -115,36 +115,54 @@ void write_memory_text(const Analysis& a, const ShownRegions& shown, std::ostrea
       for (const BoundaryBandwidth& b : mv->boundaries) measured.insert(b.boundary);
     }
   }
-  out << "\nMemory (GB/s with GB = 1e9 bytes, all threads / region time; % of the "
-         "boundary's measured bandwidth roof; in flight = line misses x latency / "
-         "time / threads, Little's law):\n";
-  std::vector<std::string> headers = {"Region", "Threads"};
-  for (Boundary b : measured) {
-    headers.push_back(fmt::format("{} [GB/s]", boundary_name(b)));
-    headers.push_back(fmt::format("{} [% roof]", boundary_name(b)));
+  out << "\n"
+      << wrap_paragraph(
+             "Memory (GB/s with GB = 1e9 bytes, all threads / region time; (%) = % of the "
+             "boundary's measured bandwidth roof; in flight = line misses in flight per "
+             "thread: misses x latency / time / threads, Little's law):");
+  // A column of 1s says nothing: one thread everywhere is said once, above.
+  bool threads_column = false;
+  for (size_t i = 0; i < a.regions.size(); ++i) {
+    const MemoryView* mv = a.regions[i].valid_memory();
+    if (mv != nullptr && shown[i]) {
+      threads_column |= mv->threads != 1 || mv->ceiling_threads != mv->threads;
+    }
   }
-  headers.insert(headers.end(), {"Limiting", "In flight [lines/thread]"});
+  if (!threads_column) out << "Every region ran on 1 thread.\n";
+  std::vector<std::string> headers = {"Region"};
+  if (threads_column) headers.push_back("Threads");
+  for (Boundary b : measured) headers.push_back(fmt::format("{} GB/s (%)", boundary_name(b)));
+  headers.insert(headers.end(), {"Limiting", "In flight"});
   TextTable table(headers);
+  table.wrap_last_at(kTextColumns);
   bool any_sampled = false;
+  std::set<Boundary> sampled_at;
   for (size_t i = 0; i < a.regions.size(); ++i) {
     const RegionAnalysis& ra = a.regions[i];
     const MemoryView* mv = ra.valid_memory();
     if (mv == nullptr || !shown[i]) continue;
     const Region& r = *ra.region;
-    std::vector<std::string> row = {std::string(2 * r.depth(), ' ') + printable(r.name)};
-    row.push_back(mv->ceiling_threads == mv->threads
-                      ? fmt::format("{}", mv->threads)
-                      : fmt::format("{} (ceil. {})", mv->threads, mv->ceiling_threads));
+    std::vector<std::string> row = {std::string(2 * shown.depth(i, r), ' ') +
+                                    printable(shown.name(i, r))};
+    if (threads_column) {
+      row.push_back(mv->ceiling_threads == mv->threads
+                        ? fmt::format("{}", mv->threads)
+                        : fmt::format("{} (ceil. {})", mv->threads, mv->ceiling_threads));
+    }
     // A time bound: rates from below; a time of few samples: rates marked ~.
     const std::string least = mv->lower_bound ? ">= " : mv->uncertain ? "~" : "";
     for (Boundary b : measured) {
       const BoundaryBandwidth* x = mv->at(b);
-      const bool sampled = x && ra.sampled_at(b) != nullptr;
-      any_sampled |= sampled;
-      row.push_back(x ? least + num(x->gbs) + (x->approximate ? "~" : "") + (sampled ? " ±" : "")
-                      : "-");
-      row.push_back(x && x->roof_gbs > 0 ? least + fmt::format("{:.1f}", 100 * x->fraction)
-                                         : "-");
+      const SampledBoundary* sb = x ? ra.sampled_at(b) : nullptr;
+      any_sampled |= sb != nullptr;
+      if (x == nullptr) {
+        row.push_back("-");
+        continue;
+      }
+      if (sb != nullptr) sampled_at.insert(b);
+      std::string cell = least + num(x->gbs) + (x->approximate ? "~" : "");
+      if (x->roof_gbs > 0) cell += fmt::format(" ({:.1f})", 100 * x->fraction);
+      row.push_back(std::move(cell));
     }
     row.push_back(boundary_name(*mv->limiting));
     const BoundaryBandwidth* lb = mv->latency_boundary ? mv->at(*mv->latency_boundary) : nullptr;
@@ -159,20 +177,22 @@ void write_memory_text(const Analysis& a, const ShownRegions& shown, std::ostrea
     table.add_row(std::move(row));
   }
   out << table.render();
-  out << "Roof: at each boundary, the measured roof for the region's own mix of reads and "
+  std::string legend = "Roof: at each boundary, the measured roof for the region's own mix of reads and "
          "writes (below), its bytes counted as the region's are (below L1: write-allocate "
          "included); ~ = approximate traffic";
   if (any_sampled) {
-    out << "; ± = sampled traffic: an estimate, its 95% interval under Sampled traffic";
+    std::string where;
+    for (Boundary b : sampled_at) where += (where.empty() ? "" : ", ") + std::string(boundary_name(b));
+    legend += "; sampled traffic (estimates, their 95% intervals under Sampled traffic) at " + where;
   }
   for (const RegionAnalysis& ra : a.regions) {
     if (ra.memory && ra.memory->uncertain) {
-      out << fmt::format("; a leading ~ = uncertain (a function time of fewer than {:.0f} "
+      legend += fmt::format("; a leading ~ = uncertain (a function time of fewer than {:.0f} "
                          "cpu-clock samples: not judged)", a.thresholds.function_min_samples);
       break;
     }
   }
-  out << ".\n";
+  out << wrap_paragraph(legend + ".");
   write_roof_conventions(a, shown, out);
 }
 

@@ -72,8 +72,12 @@ void write_ceilings(jo::Writer& w, const Machine& m) {
 
 }  // namespace
 
+static bool ra_waiting(const RegionAnalysis& ra) {
+  return ra.verdict && ra.verdict->bound == Bound::kWaiting;
+}
+
 std::string limited_by_text(const RegionRoofline& rr, const RegionAnalysis& ra) {
-  if (ra.verdict && ra.verdict->bound == Bound::kWaiting) return "waiting (off the CPU)";
+  if (ra_waiting(ra)) return "waiting (off the CPU)";
   if (rr.compute_limited) return "compute";
   return fmt::format("memory ({})", boundary_name(*rr.limiting));
 }
@@ -203,8 +207,10 @@ nlohmann::json sample_stats_json(const SampleStats& s) {
 void write_roofline_text(const Analysis& a, const ReportOptions& opt, const ShownRegions& kept,
                          std::ostream& out) {
   if (!a.any_flops) return;
-  out << "\nRoofline (FMA = 2 FLOPs; GFLOP/s = 1e9 FLOP/s; GB = 1e9 bytes; I = FLOP/byte "
-         "at the boundary; bound = min(roof, B * I)):\n";
+  out << "\n"
+      << wrap_paragraph("Roofline (FMA = 2 FLOPs; GFLOP/s = 1e9 FLOP/s; GB = 1e9 bytes; I = "
+                        "FLOP/byte at the boundary; bound = min(roof, B * I), by the compute "
+                        "roof or memory bandwidth at the boundary):");
   if (a.machine.machine == nullptr) {
     for (const std::string& n : a.machine.notes) out << "  " << n << "\n";
     if (a.machine.notes.empty()) out << "  no machine ceilings (run rprof machine)\n";
@@ -215,53 +221,81 @@ void write_roofline_text(const Analysis& a, const ReportOptions& opt, const Show
                      m.cpu.model_name);
   for (const std::string& n : a.machine.notes) out << "  " << n << "\n";
 
-  std::vector<std::pair<const RegionAnalysis*, const RegionRoofline*>> rows;
+  std::vector<std::pair<size_t, const RegionRoofline*>> rows;
   std::set<Boundary> measured;
   for (size_t i = 0; i < a.regions.size(); ++i) {
     const RegionAnalysis& ra = a.regions[i];
     if (!ra.roofline || !kept[i]) continue;
-    rows.emplace_back(&ra, &*ra.roofline);
+    rows.emplace_back(i, &*ra.roofline);
     for (const BoundaryRoof& b : ra.roofline->boundaries) measured.insert(b.boundary);
   }
   const bool all = opt.boundary == "all";
   const std::optional<Boundary> fixed =
       all || opt.boundary.empty() ? std::nullopt : parse_boundary(opt.boundary);
-  std::vector<std::string> headers = {"Region", "Threads", "GFLOP/s", "Roof [GFLOP/s]"};
+  // A column of 1s says nothing: one thread everywhere is said once, above.
+  bool threads_column = false;
+  for (const auto& [index, rrp] : rows) {
+    threads_column |= rrp->threads != 1 || rrp->ceiling_threads != rrp->threads;
+  }
+  if (!threads_column && !rows.empty()) out << "Every region ran on 1 thread.\n";
+  std::vector<std::string> headers = {"Region", "GFLOP/s", "Roof [GFLOP/s]"};
+  if (threads_column) headers.insert(headers.begin() + 1, "Threads");
   if (all) {
     for (Boundary b : measured) {
       headers.push_back(fmt::format("I {} [FLOP/B]", boundary_name(b)));
       headers.push_back(fmt::format("Bound {} [GFLOP/s]", boundary_name(b)));
     }
   } else {
+    // What limits the bound is said beside it: "5.17 (memory)".
     headers.insert(headers.end(), {"Boundary", "I [FLOP/B]", "Bound [GFLOP/s]"});
   }
-  headers.insert(headers.end(), {"% of bound", "Limited by"});
+  headers.push_back("% of bound");
+  if (all) headers.push_back("Limited by");
   TextTable table(headers);
-  std::vector<std::string> notes;
+  table.wrap_last_at(kTextColumns);
+  // Each note once, with the regions it is said of.
+  std::vector<std::pair<std::string, std::vector<std::string>>> notes;
+  auto note = [&notes](const std::string& text, const std::string& region) {
+    auto it = std::find_if(notes.begin(), notes.end(),
+                           [&](const auto& n) { return n.first == text; });
+    if (it == notes.end()) {
+      notes.emplace_back(text, std::vector<std::string>{region});
+    } else {
+      it->second.push_back(region);
+    }
+  };
   bool any_sampled = false;
-  for (const auto& [rap, rrp] : rows) {
+  for (const auto& [index, rrp] : rows) {
     const RegionRoofline& rr = *rrp;
+    const RegionAnalysis* rap = &a.regions[index];
     const Region* r = rap->region;
+    const std::string name = printable(kept.name(index, *r));
     // A sampled boundary's intensity is an estimate: marked ±, its interval
     // under "Sampled traffic".
     auto intensity_cell = [&, rap = rap](const BoundaryRoof& br) {
-      const bool sampled = rap->sampled_at(br.boundary) != nullptr;
-      any_sampled |= sampled;
-      return num(br.intensity) + (br.approximate ? "~" : "") + (sampled ? " ±" : "");
+      const SampledBoundary* sb = rap->sampled_at(br.boundary);
+      any_sampled |= sb != nullptr;
+      std::string cell = num(br.intensity) + (br.approximate ? "~" : "");
+      if (sb != nullptr && sb->bytes > 0) {
+        cell += fmt::format(" ±{:.2g}%", 100 * sb->ci95_bytes / sb->bytes);
+      }
+      return cell;
     };
-    std::vector<std::string> row = {std::string(2 * r->depth(), ' ') + printable(r->name)};
+    std::vector<std::string> row = {std::string(2 * kept.depth(index, *r), ' ') + name};
     if (!rr.valid) {
       // Why there is no roofline goes under the table: a sentence in the
       // last column would run past it.
-      row.push_back(fmt::format("{}", rr.threads));
+      if (threads_column) row.push_back(fmt::format("{}", rr.threads));
       row.resize(headers.size(), "-");
       table.add_row(std::move(row));
-      notes.push_back(printable(r->name) + ": no roofline: " + rr.why_not);
+      note("no roofline: " + std::string(rr.why_not), name);
       continue;
     }
-    row.push_back(rr.ceiling_threads == rr.threads
-                      ? fmt::format("{}", rr.threads)
-                      : fmt::format("{} (ceil. {})", rr.threads, rr.ceiling_threads));
+    if (threads_column) {
+      row.push_back(rr.ceiling_threads == rr.threads
+                        ? fmt::format("{}", rr.threads)
+                        : fmt::format("{} (ceil. {})", rr.threads, rr.ceiling_threads));
+    }
     // A time bound: rates from below; a time of few samples: rates marked ~.
     const std::string least = rr.lower_bound ? ">= " : rr.uncertain ? "~" : "";
     row.push_back(least + num(rr.gflops));
@@ -278,40 +312,51 @@ void write_roofline_text(const Analysis& a, const ReportOptions& opt, const Show
       const BoundaryRoof* br = shown ? rr.at(*shown) : nullptr;
       row.push_back(br ? boundary_name(br->boundary) : "-");
       row.push_back(br ? intensity_cell(*br) : "-");
-      row.push_back(br ? num(br->bound) : num(rr.roof.gflops));
+      const std::string bound = br ? num(br->bound) : num(rr.roof.gflops);
+      row.push_back(rr.uncertain                              ? "uncertain (few samples)"
+                    : ra_waiting(*rap)                        ? bound + " waiting"
+                    : rr.compute_limited                      ? bound + " compute"
+                                                              : bound + " memory");
       // --boundary X: of the bound at X (the compute roof where X has no bytes).
       if (fixed) fraction = br ? br->fraction : rr.gflops / rr.roof.gflops;
     }
     // A time of few samples claims no fraction of any bound (its verdict says
     // so): none is printed beside it.
     row.push_back(rr.uncertain ? "-" : least + fmt::format("{:.1f}", 100 * fraction));
-    row.push_back(rr.uncertain ? "uncertain (few samples)" : limited_by_text(rr, *rap));
+    if (all) {
+      row.push_back(rr.uncertain ? "uncertain (few samples)" : limited_by_text(rr, *rap));
+    }
     table.add_row(std::move(row));
-    notes.push_back(printable(r->name) + ": roof " + rr.roof_why);
-    for (const SharedText& n : rr.notes) notes.push_back(printable(r->name) + ": " + n);
+    note("roof " + std::string(rr.roof_why), name);
+    for (const SharedText& n : rr.notes) note(n, name);
   }
   out << table.render();
-  out << "Roof: the compute ceiling for the region's precision and widest vector width; "
+  std::string legend = "Roof: the compute ceiling for the region's precision and widest vector width; "
          "~ = approximate traffic";
   if (any_sampled) {
-    out << "; ± = sampled traffic: an estimate, its 95% interval under Sampled traffic";
+    legend += "; ±N% = sampled traffic: an estimate and the half-width of its 95% interval of "
+           "bytes, the interval under Sampled traffic";
   }
   for (const RegionAnalysis& ra : a.regions) {
     if (ra.roofline && ra.roofline->lower_bound) {
-      out << "; >= = a lower bound (a function no sample hit: its time is an upper bound)";
+      legend += "; >= = a lower bound (a function no sample hit: its time is an upper bound)";
       break;
     }
   }
   for (const RegionAnalysis& ra : a.regions) {
     if (ra.roofline && ra.roofline->uncertain) {
-      out << fmt::format("; ~ = uncertain (a function time of fewer than {:.0f} cpu-clock "
+      legend += fmt::format("; ~ = uncertain (a function time of fewer than {:.0f} cpu-clock "
                          "samples: not judged, no % of bound)",
                          a.thresholds.function_min_samples);
       break;
     }
   }
-  out << ".\n";
-  for (const std::string& n : notes) out << "  " << n << "\n";
+  out << wrap_paragraph(legend + ".");
+  for (const auto& [text, regions] : notes) {
+    std::string line = text + ": " + regions.front();
+    for (size_t k = 1; k < regions.size(); ++k) line += "; " + regions[k];
+    out << wrap_paragraph(line, 2);
+  }
 }
 
 }  // namespace rprof

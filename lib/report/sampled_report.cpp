@@ -82,23 +82,25 @@ void write_sampled_traffic_text(const Analysis& a, const ShownRegions& shown, st
     // Too few units: no estimate, and the reason (profile/metrics.cpp).
     const Traffic& dram = ra.metrics.at(Boundary::kDRAM);
     if (ra.sampled_traffic.empty() && dram.sampled && !dram.measured) {
-      lines.push_back(std::string(2 + 2 * r.depth(), ' ') + printable(r.name) +
+      lines.push_back(std::string(2 + 2 * shown.depth(i, r), ' ') + printable(shown.name(i, r)) +
                       ": L2, LLC, DRAM " + dram.note);
       continue;
     }
     if (ra.sampled_traffic.empty()) continue;
-    lines.push_back(std::string(2 + 2 * r.depth(), ' ') + printable(r.name) + ":");
+    lines.push_back(std::string(2 + 2 * shown.depth(i, r), ' ') + printable(shown.name(i, r)) + ":");
     for (const SampledBoundary& s : ra.sampled_traffic) {
-      std::string line = std::string(4 + 2 * r.depth(), ' ') + sampled_bytes_text(s);
+      std::string line = sampled_bytes_text(s);
       const std::string i_text = sampled_intensity_text(s), g_text = sampled_gbs_text(s);
       if (!i_text.empty()) line += "; I " + i_text;
       if (!g_text.empty()) line += "; " + g_text;
       unbounded |= s.intensity_ci && !s.intensity_ci->hi;
-      lines.push_back(std::move(line));
+      std::string wrapped = wrap_paragraph(line, 4 + 2 * shown.depth(i, r), 2);
+      wrapped.pop_back();  // the lines are written with their newlines below
+      lines.push_back(std::move(wrapped));
     }
   }
   if (lines.empty()) return;
-  out << "\nSampled traffic (" << kSampledTrafficConventions << "):\n";
+  out << "\n" << wrap_paragraph("Sampled traffic (" + std::string(kSampledTrafficConventions) + "):");
   for (const std::string& l : lines) out << l << "\n";
   if (unbounded) {
     out << "unbounded = the interval's low end of bytes is 0, so the intensity has no upper "

@@ -10,6 +10,7 @@
 #include "report/roofline_report.h"
 #include "report/sampled_report.h"
 #include "report/verdict_report.h"
+#include "report/verdict_words.h"
 #include "report/table.h"
 
 namespace rprof {
@@ -118,6 +119,41 @@ void write_function_text(const Analysis& a, const ShownRegions& shown, std::ostr
   }
 }
 
+// One screen before the details: each shown row's time, rate, fraction of its
+// bound and verdict in a few words.
+void write_summary_text(const Analysis& a, std::ostream& out) {
+  if (!a.verdicts) return;
+  const Profile& p = a.prof();
+  const ShownRegions& shown = a.shown;
+  bool any = false;
+  for (const RegionAnalysis& ra : a.regions) any |= ra.shown_verdict() != nullptr;
+  if (!any) return;
+  TextTable table({"Region", "Time [s]", "% run", "GFLOP/s", "% of bound", "Verdict"});
+  table.wrap_last_at(kTextColumns);
+  for (size_t i = 0; i < a.regions.size(); ++i) {
+    const RegionAnalysis& ra = a.regions[i];
+    const Region& r = *ra.region;
+    if (!shown[i] || r.is_program()) continue;
+    const Verdict* v = ra.shown_verdict();
+    const RegionRoofline* rr = ra.valid_roofline();
+    const double wall = p.run.wall_time_s;
+    const std::string least = rr && rr->lower_bound ? ">= " : rr && rr->uncertain ? "~" : "";
+    table.add_row(
+        {std::string(2 * shown.depth(i, r), ' ') + printable(shown.name(i, r)),
+         ra.time_bound ? "< " + fmt::format("{:.4g}", ra.time_bound->max_time_s)
+                       : fmt::format("{:.4g}", r.time_s),
+         wall > 0 && !ra.time_bound ? fmt::format("{:.1f}", 100 * r.time_s / wall) : "",
+         rr ? least + fmt::format("{:.4g}", rr->gflops) : "",
+         rr && !rr->uncertain ? least + fmt::format("{:.0f}", 100 * rr->fraction) : "",
+         v ? verdict_headline(*v) : ""});
+  }
+  out << wrap_paragraph(
+             "Summary (one row per finding: a region and its only child of the same counts "
+             "and time are one row, \" = \" between their names; GFLOP/s with FMA = 2 FLOPs; "
+             "the details and each verdict's numbers below):")
+      << table.render();
+}
+
 }  // namespace
 
 void TextReporter::write(const Analysis& a, const ReportOptions& opt,
@@ -156,7 +192,9 @@ void TextReporter::write(const Analysis& a, const ReportOptions& opt,
     any_open |= !r.complete;
     any_work |= r.work_calls > 0;
   }
-  out << "Times in seconds; a region's time is its slowest thread's; "
+  out << "\n";
+  write_summary_text(a, out);
+  out << "\nTimes in seconds; a region's time is its slowest thread's; "
          "Excl = time outside child regions.\n";
   if (any_cpu) {
     out << "CPU = thread CPU time summed over the region's threads (time on a CPU, not "
@@ -204,7 +242,7 @@ void TextReporter::write(const Analysis& a, const ReportOptions& opt,
   for (size_t i = 0; i < p.regions.size(); ++i) {
     if (!shown[i]) continue;
     const Region& r = p.regions[i];
-    std::string label = std::string(2 * r.depth(), ' ') + printable(r.name);
+    std::string label = std::string(2 * shown.depth(i, r), ' ') + printable(shown.name(i, r));
     if (r.is_program() && !run.command.empty()) {
       label += " " + printable(run.command.front());
     }
@@ -288,7 +326,7 @@ void TextReporter::write(const Analysis& a, const ReportOptions& opt,
   }
   if (!p.notes.empty()) {
     out << "\nNotes:\n";
-    for (const std::string& n : p.notes) out << "  " << n << "\n";
+    for (const std::string& n : p.notes) out << wrap_paragraph(n, 2);
   }
 }
 

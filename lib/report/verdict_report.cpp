@@ -319,11 +319,13 @@ void write_verdict_text(const Analysis& a, const ShownRegions& shown, std::ostre
     if (vp == nullptr) continue;
     const Verdict& v = *vp;
     const Region& r = *ra.region;
-    body += "  " + printable(path_string(r.path)) + ": " + verdict_summary(v) + "\n";
-    if (v.bound != Bound::kUnknown) body += "    -> " + verdict_direction(v) + "\n";
+    std::vector<std::string> path(r.path.begin(), r.path.end() - 1);
+    path.push_back(shown.name(i, r));
+    body += wrap_paragraph(printable(path_string(path)) + ": " + verdict_summary(v), 2, 4);
+    if (v.bound != Bound::kUnknown) body += wrap_paragraph("-> " + verdict_direction(v), 4, 3);
     for (const VerdictFlag& f : v.flags) {
-      body += "    [" + std::string(f.name()) + "] " + flag_reason(f) + "\n      -> " +
-              flag_direction(f) + "\n";
+      body += wrap_paragraph("[" + std::string(f.name()) + "] " + flag_reason(f), 4, 2);
+      body += wrap_paragraph("-> " + flag_direction(f), 6, 3);
     }
   }
   if (body.empty()) return;

@@ -1,6 +1,10 @@
 #include "report/verdict_words.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <vector>
 
 #include "machine/fp_latency.h"
 #include "machine/stream_kernels.h"
@@ -303,6 +307,88 @@ std::string verdict_summary(const Verdict& v) {
         "; {} were not measured (traffic counted at L1 only) and may be "
         "what limits it: count them (the sim backend, or inst with --sample)",
         "L2, LLC and DRAM");
+  }
+  return s;
+}
+
+std::string verdict_headline(const Verdict& v) {
+  // The fraction of the bound is the summary's own column: not repeated here.
+  std::string s;
+  switch (v.kind) {
+    case VerdictKind::kNone:
+      break;
+    case VerdictKind::kCompute:
+      s = fmt::format("compute-bound ({} roof)", v.as<ComputeEvidence>().roof.label());
+      break;
+    case VerdictKind::kMemory:
+      s = fmt::format("memory-bound at {}", boundary_name(v.as<MemoryEvidence>().boundary));
+      break;
+    case VerdictKind::kMemoryView: {
+      const BandwidthEvidence& e = v.as<BandwidthEvidence>();
+      s = fmt::format("memory-bound at {} ({}{} of its bandwidth roof)", boundary_name(e.boundary),
+                      e.lower_bound ? ">= " : "", pct_small(e.fraction));
+      break;
+    }
+    case VerdictKind::kLatencyView: {
+      const BandwidthEvidence& e = v.as<BandwidthEvidence>();
+      s = fmt::format("latency-bound at {} ({:.2g} lines in flight per thread)",
+                      boundary_name(e.boundary), e.in_flight);
+      break;
+    }
+    case VerdictKind::kDependencyChain: {
+      const ChainEvidence& c = *v.chain;
+      s = fmt::format("dependency chain ({} of {} {} {} chain{}'s rate)", pct(v.fraction), c.chains,
+                      precision_name(c.precision), fp_op_key(c.op), c.chains == 1 ? "" : "s");
+      break;
+    }
+    case VerdictKind::kWaiting:
+      s = fmt::format("waiting ({} of its time on a CPU)",
+                      pct_small(v.as<WaitingEvidence>().cpu_share));
+      break;
+    case VerdictKind::kBelowRoofs: {
+      const LikelyLimit& l = v.likely_limit;
+      s = "below every roof";
+      switch (l.kind) {
+        case LimitKind::kNone:
+          break;
+        case LimitKind::kLatency:
+          s += fmt::format("; likely latency at {}", boundary_name(l.boundary));
+          break;
+        case LimitKind::kIrregularNoFlops:
+        case LimitKind::kIrregular:
+          s += "; likely irregular access";
+          break;
+        case LimitKind::kNonFp:
+          s += "; likely non-FP work";
+          break;
+        case LimitKind::kDependencyChains:
+          s += "; likely dependency chains";
+          break;
+        case LimitKind::kLowVectorization:
+          s += "; likely scalar code";
+          break;
+      }
+      break;
+    }
+    case VerdictKind::kUncertainSamples: {
+      const UncertainEvidence& e = v.as<UncertainEvidence>();
+      s = fmt::format("uncertain ({} cpu-clock sample{})", e.samples, plural(e.samples));
+      break;
+    }
+    case VerdictKind::kUncertainNoSample:
+      s = "uncertain (no cpu-clock sample)";
+      break;
+    case VerdictKind::kNoRoofline:
+      s = "no roofline";
+      break;
+  }
+  if (v.unmeasured_below_l1 && !s.empty()) s += " (L1 only)";
+  if (!v.flags.empty()) {
+    std::vector<std::string> names;
+    for (const VerdictFlag& f : v.flags) {
+      if (std::find(names.begin(), names.end(), f.name()) == names.end()) names.emplace_back(f.name());
+    }
+    s += fmt::format("{}[{}]", s.empty() ? "" : " ", fmt::join(names, ", "));
   }
   return s;
 }

@@ -17,6 +17,11 @@ namespace rprof {
 // the bandwidth roof (...)"); below every roof it ends with the likely limit.
 // "" for VerdictKind::kNone.
 std::string verdict_summary(const Verdict& v);
+// The verdict in a few words for a summary row beside its % of bound
+// ("memory-bound at DRAM"; "dependency chain (94% of 1 DP add chain's
+// rate)"), its flags' names after it in brackets; "" for VerdictKind::kNone
+// without flags.
+std::string verdict_headline(const Verdict& v);
 // What would raise performance or the roof; "" where none is said (an
 // uncertain time of a few samples).
 std::string verdict_direction(const Verdict& v);

@@ -100,8 +100,9 @@ TEST_CASE("sampled traffic: text, JSON and CSV give the interval, with units") {
                   "[0.2273, 0.2778]; 2 GB/s [1.8, 2.2]") != std::string::npos);
   // The tables mark the sampled boundary (the roofline's limiting one) and
   // say what ± means; L1 (exact) is not in the section.
-  CHECK(text.find("0.25 ±") != std::string::npos);
-  CHECK(text.find("± = sampled traffic: an estimate") != std::string::npos);
+  // 0.4 GB of 4 GB: "±10%" beside the intensity.
+  CHECK(text.find("0.25 ±10%") != std::string::npos);
+  CHECK(text.find("±N% = sampled traffic: an estimate") != std::string::npos);
   size_t lines = 0;
   for (size_t k = text.find("(95%, sampled:"); k != std::string::npos;
        k = text.find("(95%, sampled:", k + 1)) {
