@@ -70,14 +70,16 @@ std::string TextTable::render() const {
   if (can_wrap && total_width() > max_columns_) {
     const size_t floor = std::max<size_t>(display_width(headers_[n - 1]), 24);
     if (width[n - 1] > floor) {
-      width[n - 1] = std::max(floor, width[n - 1] - (total_width() - max_columns_));
+      const size_t excess = total_width() - max_columns_;
+      width[n - 1] = width[n - 1] > floor + excess ? width[n - 1] - excess : floor;
       wrap_last = true;
     }
   }
   if (can_wrap && total_width() > max_columns_) {
     const size_t floor = std::max<size_t>(display_width(headers_[0]), 20);
     if (width[0] > floor) {
-      width[0] = std::max(floor, width[0] - (total_width() - max_columns_));
+      const size_t excess = total_width() - max_columns_;
+      width[0] = width[0] > floor + excess ? width[0] - excess : floor;
       wrap_first = true;
     }
   }
