@@ -255,6 +255,7 @@ class LineReader {
 TomlDocument parse_toml_subset(const std::string& text, const std::string& name) {
   TomlDocument doc;
   json* table = &doc.root;  // where key = value lines go
+  std::map<std::string, int>* lines_of_keys = nullptr;  // its key lines, in an array of tables
   size_t begin = 0;
   int number = 0;
   while (begin <= text.size()) {
@@ -281,11 +282,13 @@ TomlDocument parse_toml_subset(const std::string& text, const std::string& name)
         if (!slot.is_array()) r.fail("'" + t + "' is already a table or a key, not [[" + t + "]]");
         slot.push_back(json::object());
         doc.table_lines[t].push_back(number);
+        lines_of_keys = &doc.key_lines[t].emplace_back();
         table = &slot.back();
       } else {
         if (!slot.is_null()) r.fail("'" + t + "' is defined twice");
         slot = json::object();
         table = &slot;
+        lines_of_keys = nullptr;
       }
       continue;
     }
@@ -296,6 +299,7 @@ TomlDocument parse_toml_subset(const std::string& text, const std::string& name)
     r.expect_end();
     if (table->contains(key)) r.fail("the key '" + shown(key) + "' is set twice");
     (*table)[key] = std::move(value);
+    if (lines_of_keys != nullptr) (*lines_of_keys)[key] = number;
   }
   return doc;
 }

@@ -22,6 +22,8 @@ struct TomlDocument {
   nlohmann::json root = nlohmann::json::object();
   // For each array of tables, the 1-based line of each element's header.
   std::map<std::string, std::vector<int>> table_lines;
+  // For each array of tables, per element, the 1-based line of each key.
+  std::map<std::string, std::vector<std::map<std::string, int>>> key_lines;
 };
 
 // Parses `text` (`name` for messages: "rules.toml"). Throws Error (exit code

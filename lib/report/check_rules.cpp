@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <map>
 
 #include "common/error.h"
 #include "common/fs.h"
@@ -36,10 +37,18 @@ constexpr std::array<Flag, 10> kAllFlags = {
 // Reads one rule's keys; `where` names it in messages ("rules.toml:12").
 class RuleReader {
  public:
-  RuleReader(const json& j, std::string where) : j_(j), where_(std::move(where)) {}
+  // `key_lines`: the line of each key (a TOML file), for messages that name
+  // the line of the bad key rather than of its [[rule]].
+  RuleReader(const json& j, std::string where, std::string file = "",
+             std::map<std::string, int> key_lines = {})
+      : j_(j), where_(std::move(where)), file_(std::move(file)),
+        key_lines_(std::move(key_lines)) {}
 
   [[noreturn]] void fail(const std::string& key, const std::string& what) const {
-    throw Error(printable(fmt::format("{}: {}: {}", where_, key, what)), 2);
+    const auto line = key_lines_.find(key);
+    const std::string where =
+        line != key_lines_.end() ? fmt::format("{}:{}", file_, line->second) : where_;
+    throw Error(printable(fmt::format("{}: {}: {}", where, key, what)), 2);
   }
   const json* get(const char* key) const {
     auto it = j_.find(key);
@@ -66,11 +75,14 @@ class RuleReader {
  private:
   const json& j_;
   std::string where_;
+  std::string file_;
+  std::map<std::string, int> key_lines_;
 };
 
-Rule read_rule(const json& j, const std::string& where, int line) {
+Rule read_rule(const json& j, const std::string& where, int line, const std::string& file,
+               const std::map<std::string, int>& key_lines) {
   if (!j.is_object()) throw Error(where + ": a rule must be a table (object) of keys", 2);
-  const RuleReader r(j, where);
+  const RuleReader r(j, where, file, key_lines);
   static const std::vector<std::string> known = {
       "region",   "name",       "optional",   "min_fraction_of_roof", "bound",
       "boundary", "min_gflops", "max_time_s", "flags_absent",         "flops",
@@ -301,6 +313,7 @@ RuleSet parse_rules(const std::string& text, const std::string& name, bool is_js
   set.file = name;
   json root;
   std::vector<int> lines;
+  std::vector<std::map<std::string, int>> key_lines;
   if (is_json) {
     // The checked reader: syntax errors with line:column, caps on depth,
     // strings and values; a rules file needs few.
@@ -315,6 +328,7 @@ RuleSet parse_rules(const std::string& text, const std::string& name, bool is_js
     TomlDocument doc = parse_toml_subset(text, name);
     root = std::move(doc.root);
     lines = doc.table_lines["rule"];
+    key_lines = doc.key_lines["rule"];
   }
   if (!root.is_object())
     throw Error(name + ": the rules must be an object with a \"rule\" list", 2);
@@ -333,7 +347,8 @@ RuleSet parse_rules(const std::string& text, const std::string& name, bool is_js
     const int line = i < lines.size() ? lines[i] : 0;
     const std::string where =
         line > 0 ? fmt::format("{}:{}", name, line) : fmt::format("{}: rule {}", name, i + 1);
-    set.rules.push_back(read_rule((*it)[i], where, line));
+    set.rules.push_back(read_rule((*it)[i], where, line, name,
+                                  i < key_lines.size() ? key_lines[i] : std::map<std::string, int>{}));
   }
   return set;
 }

@@ -206,7 +206,22 @@ nlohmann::json sample_stats_json(const SampleStats& s) {
 
 void write_roofline_text(const Analysis& a, const ReportOptions& opt, const ShownRegions& kept,
                          std::ostream& out) {
-  if (!a.any_flops) return;
+  if (!a.any_flops) {
+    // Declared work is not a count: say why there is no roofline beside it.
+    bool declared = false;
+    for (const Region& r : a.prof().regions) declared |= r.work_calls > 0;
+    if (declared) {
+      out << "\n"
+          << wrap_paragraph(fmt::format(
+                 "Roofline: none. The {} backend counted no FLOPs and no bytes; the work the "
+                 "program declared (rprof_work, the Declared columns above) is what it should "
+                 "do, not what it did, so no rate is held against a roof. For counts: rprof "
+                 "cc and --backend=inst, --backend=sim, or a hardware backend where the "
+                 "machine has a PMU (rprof doctor).",
+                 a.prof().run.backend.empty() ? "time" : a.prof().run.backend));
+    }
+    return;
+  }
   out << "\n"
       << wrap_paragraph("Roofline (FMA = 2 FLOPs; GFLOP/s = 1e9 FLOP/s; GB = 1e9 bytes; I = "
                         "FLOP/byte at the boundary; bound = min(roof, B * I), by the compute "
@@ -353,9 +368,9 @@ void write_roofline_text(const Analysis& a, const ReportOptions& opt, const Show
   }
   out << wrap_paragraph(legend + ".");
   for (const auto& [text, regions] : notes) {
-    std::string line = text + ": " + regions.front();
+    std::string line = regions.front();
     for (size_t k = 1; k < regions.size(); ++k) line += "; " + regions[k];
-    out << wrap_paragraph(line, 2);
+    out << wrap_paragraph(line + ": " + text, 2);
   }
 }
 

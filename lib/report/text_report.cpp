@@ -173,7 +173,7 @@ void TextReporter::write(const Analysis& a, const ReportOptions& opt,
   // markers) has no marked processes or threads to count.
   out << fmt::format("backend {}, {}, {}\n", run.backend.empty() ? "time" : run.backend,
                      run.processes > 0
-                         ? fmt::format("{} process{}, {} thread{} with markers", run.processes,
+                         ? fmt::format("{} process{}, {} thread{} with regions", run.processes,
                                        run.processes == 1 ? "" : "es", run.threads,
                                        run.threads == 1 ? "" : "s")
                          : std::string("no markers"),

@@ -19,6 +19,7 @@
 
 #include "common/error.h"
 #include "common/fs.h"
+#include "profile/run_layout.h"
 #include "runtime/handshake.h"
 #include "sampling/cpu_clock_sampler.h"
 
@@ -157,16 +158,50 @@ std::string resolve_program(const std::string& name) {
               127);
 }
 
-std::string make_output_dir(const std::string& requested, const std::string& app) {
+namespace {
+
+// What a run's output directory holds (profile/run_layout.h, report/output_dir.cpp).
+bool rprof_output_entry(const std::string& name) {
+  static const char* const kEntries[] = {
+      layout::kProfileJson, "report.txt",         "roofline.svg",     "report.html",
+      "bandwidth.svg",      "profile.csv",        layout::kRawDir,    layout::kSimRawDir,
+      layout::kCountedRawDir, layout::kSimDir,    layout::kRepeatDir};
+  for (const char* e : kEntries) {
+    if (name == e) return true;
+  }
+  return false;
+}
+
+// Empties `dir` when everything in it is rprof's; else throws, naming the
+// first entry that is not (nothing is removed then).
+void empty_rprof_output_dir(const std::string& dir) {
+  std::vector<fs::path> entries;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (!rprof_output_entry(name) || e.is_symlink()) {
+      throw Error("--force replaces only an rprof output directory: " + printable(dir) +
+                      " holds " + printable(name) + ", which rprof does not write (nothing removed)",
+                  2);
+    }
+    entries.push_back(e.path());
+  }
+  for (const fs::path& p : entries) fs::remove_all(p);
+}
+
+}  // namespace
+
+std::string make_output_dir(const std::string& requested, const std::string& app, bool replace) {
   std::error_code ec;
   if (!requested.empty()) {
     if (fs::exists(requested, ec)) {
       if (!fs::is_directory(requested, ec)) {
         throw Error("output " + printable(requested) + " exists and is not a directory", 2);
       }
+      if (!fs::is_empty(requested, ec) && replace) empty_rprof_output_dir(requested);
       if (!fs::is_empty(requested, ec)) {
         throw Error("output directory " + printable(requested) +
-                        " is not empty; choose a new one so profiles are not mixed",
+                        " is not empty; choose a new one so profiles are not mixed, or "
+                        "replace it with --force (only an rprof output directory)",
                     2);
       }
       if (access(requested.c_str(), W_OK | X_OK) != 0) {

@@ -56,9 +56,14 @@ struct LaunchResult {
 std::string resolve_program(const std::string& name);
 
 // Creates the output directory: `requested` (created with mode 0700 if absent;
-// refused if it exists and is not empty), or, when empty, a fresh directory
+// refused if it exists and is not empty, but see `replace`), or, when empty, a fresh directory
 // ./rprof-<app>-<random> (mkdtemp, mode 0700). Returns its absolute path.
-std::string make_output_dir(const std::string& requested, const std::string& app);
+// With `replace` (--force), an existing `requested` that is an rprof output
+// directory (every entry one rprof writes: profile.json, raw/, ...) is
+// emptied and reused; anything else there is refused, naming what is not
+// rprof's.
+std::string make_output_dir(const std::string& requested, const std::string& app,
+                            bool replace = false);
 
 // Called once at rprof's start: an inherited SIGCHLD = SIG_IGN would make
 // the kernel reap the app before rprof can wait for it, so rprof takes

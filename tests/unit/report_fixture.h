@@ -41,6 +41,21 @@ inline Region counted_region(const std::vector<std::string>& path, double time_s
   return r;
 }
 
+// The text report with its wrapped lines joined (a newline and the
+// indentation after it become one space), for checks of whole sentences.
+inline std::string unwrapped(const std::string& text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n' && i + 1 < text.size() && text[i + 1] == ' ') {
+      while (i + 1 < text.size() && text[i + 1] == ' ') ++i;
+      out += ' ';
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
 inline Profile profile_of(std::vector<Region> regions, double wall_s) {
   Profile p;
   p.run.command = {"./app", "42"};

@@ -129,27 +129,29 @@ TEST_CASE(
             .rules[0]
             .flags_absent.size() == 10);
 
+  // Each message names the line of the bad key (the [[rule]]'s line when
+  // the key is missing).
   auto err = [](const std::string& text) {
     return bad_input([&] { parse_rules(text, "r.toml", false); });
   };
   CHECK(err("[[rule]]\nregion = 'x'\nmin_gflop = 1") ==
-        "r.toml:1: min_gflop: unknown key (the keys are: region, name, optional, "
+        "r.toml:3: min_gflop: unknown key (the keys are: region, name, optional, "
         "min_fraction_of_roof, bound, boundary, min_gflops, max_time_s, flags_absent, flops, "
         "bytes_l1, bytes_l2, bytes_llc, bytes_dram, count_tolerance)");
   CHECK(err("[[rule]]\nregion = 'x'\nbound = 'cpu'") ==
-        "r.toml:1: bound: 'cpu' is not one of compute, memory, below-roofs, waiting, unknown");
+        "r.toml:3: bound: 'cpu' is not one of compute, memory, below-roofs, waiting, unknown");
   CHECK(err("[[rule]]\nregion = 'x'\nboundary = 'L3'") ==
-        "r.toml:1: boundary: 'L3' is not one of L1, L2, LLC, DRAM");
+        "r.toml:3: boundary: 'L3' is not one of L1, L2, LLC, DRAM");
   CHECK(err("\n[[rule]]\nregion = 'x'\nmin_fraction_of_roof = 1.5") ==
-        "r.toml:2: min_fraction_of_roof: 1.5 is out of range (0 to 1)");
+        "r.toml:4: min_fraction_of_roof: 1.5 is out of range (0 to 1)");
   CHECK(err("[[rule]]\nregion = 'x'\nmax_time_s = '1'") ==
-        "r.toml:1: max_time_s: must be a number");
+        "r.toml:3: max_time_s: must be a number");
   CHECK(err("[[rule]]\nregion = 'x'\nflags_absent = ['slow']") ==
-        "r.toml:1: flags_absent: 'slow' is not a flag (latency-bound, low-vectorization, "
+        "r.toml:3: flags_absent: 'slow' is not a flag (latency-bound, low-vectorization, "
         "underutilized, traffic-above-ideal, above-roof, load-imbalance, too-short, "
         "implausible-latency, busy-machine, own-cache)");
   CHECK(err("[[rule]]\nregion = 'x'") ==
-        "r.toml:1: region: the rule checks nothing (give at least one of its checks)");
+        "r.toml:2: region: the rule checks nothing (give at least one of its checks)");
   CHECK(err("[[rule]]\nflops = 1") == "r.toml:1: region: every rule needs a region path pattern");
   CHECK(err("[rules]\nregion = 'x'") ==
         "r.toml: unknown key 'rules' (a rules file holds [[rule]] tables only)");

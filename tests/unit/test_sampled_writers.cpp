@@ -94,7 +94,7 @@ TEST_CASE("sampled traffic: text, JSON and CSV give the interval, with units") {
   CHECK(render(a, "text").find("Sampled traffic") == std::string::npos);
   sample(a, 0, Boundary::kDRAM, 0.4e9, 412);
 
-  const std::string text = render(a, "text");
+  const std::string text = rprof::test::unwrapped(render(a, "text"));
   CHECK(text.find("Sampled traffic (sampled cache model:") != std::string::npos);
   CHECK(text.find("DRAM 4 GB ± 0.4 GB (95%, sampled: 412 units); I 0.25 FLOP/byte "
                   "[0.2273, 0.2778]; 2 GB/s [1.8, 2.2]") != std::string::npos);

@@ -183,7 +183,7 @@ TEST_CASE("text, JSON, CSV and HTML show the same numbers for one profile") {
   const Profile p = two_regions();
   const Analysis a = analyze(p, {&m, "/tmp/m.json", {}});
   const json doc = json::parse(render(a, "json"));
-  const std::string text = render(a, "text");
+  const std::string text = rprof::test::unwrapped(render(a, "text"));
   const std::string csv = render(a, "csv");
   const json html = html_report_data(a, build_chart_model(a));
 
@@ -346,7 +346,7 @@ TEST_CASE("reports: a region without FLOPs, a run without markers, the DRAM roof
       4.0);
   p.regions.back().counters["flops.dp.256"] = 0;
   const Analysis a = analyze(p, {&m, "/tmp/m.json", {}});
-  const std::string text = render(a, "text");
+  const std::string text = rprof::test::unwrapped(render(a, "text"));
   // Why there is no roofline is a note under the table, not a cell.
   CHECK_THAT(text, Catch::Contains("copy: no roofline: no floating-point operations counted"));
   for (std::istringstream in(text); !in.eof();) {

@@ -1,10 +1,64 @@
 #include "tools/rprof/cli.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <iostream>
 
 #include "common/error.h"
 
 namespace rprof {
+namespace {
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// "--bakend=inst" -> "--bakend"; "-x" stays.
+std::string option_name(const std::string& arg) { return arg.substr(0, arg.find('=')); }
+
+// For an unknown option among args: " (did you mean --backend?)", or "".
+std::string option_suggestion(const CLI::App& app, const std::vector<std::string>& args) {
+  std::vector<std::string> names;
+  for (const CLI::Option* o : app.get_options()) {
+    for (const std::string& l : o->get_lnames()) names.push_back("--" + l);
+  }
+  for (size_t k = 1; k < args.size(); ++k) {
+    if (args[k] == "--") break;
+    if (args[k].rfind("--", 0) != 0) continue;
+    const std::string name = option_name(args[k]);
+    if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+    const std::string near = nearest_word(name, names);
+    if (!near.empty()) return " (did you mean " + near + "?)";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string nearest_word(const std::string& word, const std::vector<std::string>& candidates) {
+  std::string best;
+  size_t best_d = SIZE_MAX;
+  for (const std::string& c : candidates) {
+    const size_t d = edit_distance(word, c);
+    if (d < best_d) {
+      best_d = d;
+      best = c;
+    }
+  }
+  if (best_d == 0 || best_d > 2 || 2 * best_d >= word.size()) return "";
+  return best;
+}
 
 bool parse_cli(CLI::App& app, const std::vector<std::string>& args) {
   std::vector<std::string> rev(args.rbegin(), args.rend() - 1);
@@ -19,7 +73,9 @@ bool parse_cli(CLI::App& app, const std::vector<std::string>& args) {
   } catch (const CLI::Success&) {  // --version and similar: already printed
     return false;
   } catch (const CLI::ParseError& e) {
-    throw Error(std::string(e.what()) + " (see " + app.get_name() + " --help)", 2);
+    const std::string hint = option_suggestion(app, args);
+    throw Error(std::string(e.what()) + (hint.empty() ? " (see " + app.get_name() + " --help)" : hint),
+                2);
   }
   return true;
 }

@@ -12,6 +12,10 @@ namespace rprof {
 // printed (the caller exits 0); throws Error (exit 2) on a usage error.
 bool parse_cli(CLI::App& app, const std::vector<std::string>& args);
 
+// The candidate closest to `word` when it is a likely typo of it (edit
+// distance at most 2, and under half its length); "" when none is.
+std::string nearest_word(const std::string& word, const std::vector<std::string>& candidates);
+
 inline const char* kVersion = RPROF_VERSION;
 
 }  // namespace rprof

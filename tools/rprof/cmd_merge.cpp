@@ -30,6 +30,10 @@ int cmd_merge(const Args& args) {
   app.add_option("inputs", inputs, "output directories, raw-profile directories or files")
       ->required();
   app.add_option("-o,--output", output, "directory for the merged profile (created)");
+  bool force = false;
+  app.add_flag("--force", force,
+               "replace the -o directory when it is an rprof output directory (not one of "
+               "the inputs)");
   app.add_option("--format", format, "report printed on stdout: text, json or csv")
       ->check(CLI::IsMember({"text", "json", "csv"}));
   std::string machine_file;
@@ -46,7 +50,21 @@ int cmd_merge(const Args& args) {
   const MachineChoice machine = load_report_machine({&p}, machine_file);
   const Analysis a = analyze(p, machine_source(machine));
   if (!output.empty()) {
-    const std::string dir = make_output_dir(output, "merge");
+    if (force) {
+      // Its raw profiles would be gone: what was measured is never removed.
+      namespace stdfs = std::filesystem;
+      std::error_code ec;
+      for (const std::string& in : inputs) {
+        const stdfs::path parent = stdfs::path(in).parent_path();
+        if (stdfs::equivalent(in, output, ec) ||
+            stdfs::equivalent(parent.empty() ? stdfs::path(".") : parent, output, ec)) {
+          throw Error("--force: the output directory " + printable(output) +
+                          " is an input of this merge; choose another -o",
+                      2);
+        }
+      }
+    }
+    const std::string dir = make_output_dir(output, "merge", force);
     const std::string written = write_output_files(dir, a, format == "csv");
     std::cerr << "rprof: merged profile of " << p.run.processes << " processes written to "
               << dir << " (" << written << "; open " << dir << "/report.html)\n";

@@ -36,6 +36,7 @@ namespace {
 
 struct RunOptions {
   std::string output;
+  bool force = false;  // --force: replace the -o directory of an earlier run
   std::string backend = "auto";
   std::string format = "text";
   bool quiet = false;
@@ -55,6 +56,9 @@ struct RunOptions {
 void add_run_options(CLI::App& app, RunOptions& o) {
   app.add_option("-o,--output", o.output,
                  "output directory (created, mode 0700; default ./rprof-<app>-<random>)");
+  app.add_flag("--force", o.force,
+               "replace the -o directory when it is an earlier run's (it holds only what "
+               "rprof writes: profile.json, raw/, ...); anything else is refused");
   app.add_option("--backend", o.backend, backend_help());
   app.add_flag("--sim-only", o.sim_only,
                "sim: skip the native run (times are then the simulator's, "
@@ -329,7 +333,7 @@ int cmd_run(const Args& args) {
   // Launch-environment additions that are no backend's go into plan.env here:
   // LIKWID / PAPI marker programs get rprof's drop-in preloaded.
   preload_marker_shims(marker_apis, plan.env);
-  const std::string out_dir = make_output_dir(o.output, o.app.front());
+  const std::string out_dir = make_output_dir(o.output, o.app.front(), o.force);
   plan.progress_line = !o.quiet && progress_line_wanted();
   if (!backend.notice.empty()) std::cerr << "rprof: " << backend.notice << "\n";
   RunOutcome run = run_plan(*backend.driver, plan, out_dir, [](const std::string& m) {

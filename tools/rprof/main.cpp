@@ -58,7 +58,13 @@ int cmd_help(const Args& args) {
   for (const Command& c : kCommands) {
     if (args[1] == c.name) return c.run({std::string("rprof ") + c.name, "--help"});
   }
-  throw Error("no subcommand '" + args[1] + "' (rprof help lists them)", 2);
+  std::vector<std::string> names;
+  for (const Command& c : kCommands) names.emplace_back(c.name);
+  const std::string near = nearest_word(args[1], names);
+  throw Error("no subcommand '" + args[1] + "'" +
+                  (near.empty() ? "" : "; did you mean '" + near + "'?") +
+                  " (rprof help lists them)",
+              2);
 }
 
 }  // namespace
@@ -157,7 +163,19 @@ int run_command(int argc, char** argv) {
       rprof::cmd_help({"rprof help"});
       std::cout << "\n";
     }
-    return rprof::cmd_run(Args(argv, argv + argc));
+    try {
+      return rprof::cmd_run(Args(argv, argv + argc));
+    } catch (const rprof::Error& e) {
+      // "rprof reprot run": no program of that name; a subcommand was meant.
+      if (e.exit_code() != 127 || first.find('/') != std::string::npos) throw;
+      std::vector<std::string> names;
+      for (const rprof::Command& c : rprof::commands()) names.emplace_back(c.name);
+      const std::string near = rprof::nearest_word(first, names);
+      if (near.empty()) throw;
+      throw rprof::Error(std::string(e.what()) + "; did you mean the subcommand 'rprof " + near +
+                             "'? (rprof help lists them)",
+                         127);
+    }
   } catch (const rprof::Error& e) {
     std::cerr << "rprof: " << e.what() << "\n";
     return e.exit_code();

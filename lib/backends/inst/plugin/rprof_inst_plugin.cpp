@@ -987,6 +987,23 @@ namespace {
 // (waxpby._omp_fn.0).
 std::string function_region_name(tree decl) {
   if (DECL_ABSTRACT_ORIGIN(decl)) decl = DECL_ORIGIN(decl);
+  // At link time (-flto) the front end's names are gone: lto1 prints a
+  // constructor as "__ct " and drops namespaces. The assembler name, demangled
+  // without parameters, is the front end's qualified name.
+  if (in_lto_p && cplus_demangle && DECL_ASSEMBLER_NAME_SET_P(decl)) {
+    const char* mangled = IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(decl));
+    const char* omp_fn = strstr(mangled, "._omp_fn.");
+    const std::string head = omp_fn ? std::string(mangled, omp_fn) : std::string(mangled);
+    const std::string tail = omp_fn ? std::string(omp_fn) : std::string();
+    if (head.rfind("_Z", 0) == 0) {
+      if (char* d = cplus_demangle(head.c_str(), 0)) {  // no parameters
+        std::string s = std::string(d) + tail;
+        free(d);
+        if (s.empty() || s.back() != ')') s += "()";
+        return s;
+      }
+    }
+  }
   const char* n = lang_hooks.decl_printable_name(decl, 1);  // qualified, no parameters
   std::string s = n ? n : "?";
   const size_t omp = s.find("._omp_fn.");
