@@ -72,9 +72,32 @@ bool same_finding(const Region& parent, const Region& child) {
   return same_counts(parent.counters, child.counters);
 }
 
+// A function row that says nothing: a sample or none, and own counts that
+// are a sliver of its parent's.
+bool quiet_function(const Region& r, const Region& parent) {
+  if (!r.is_function() || !r.fn_sampled || r.fn_samples > kQuietFunctionSamples) return false;
+  for (const auto& [name, v] : r.counters) {
+    const auto it = parent.counters.find(name);
+    const double whole = it == parent.counters.end() ? 0.0 : static_cast<double>(it->second);
+    if (static_cast<double>(v) > kQuietFunctionShare * whole) return false;
+  }
+  return true;
+}
+
 void fold_single_children(const std::vector<Region>& regions, ShownRegions& s) {
   const size_t n = regions.size();
   const std::vector<size_t> parent = parents(regions);
+  // Quiet function rows first (a leaf of them only: a parent keeps its row).
+  std::vector<bool> has_child(n, false);
+  for (size_t i = 0; i < n; ++i) {
+    if (parent[i] != SIZE_MAX) has_child[parent[i]] = true;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (parent[i] == SIZE_MAX || !s.shown[i] || has_child[i]) continue;
+    if (!quiet_function(regions[i], regions[parent[i]])) continue;
+    s.shown[i] = false;
+    ++s.quiet_functions;
+  }
   std::vector<size_t> children(n, 0);
   for (size_t i = 0; i < n; ++i) {
     if (parent[i] != SIZE_MAX) ++children[parent[i]];
@@ -110,6 +133,13 @@ std::string ShownRegions::name(size_t i, const Region& r) const {
 }
 
 std::string ShownRegions::line() const {
+  if (left_out == 0 && quiet_functions > 0) {
+    return fmt::format("{} function row{} of at most {} cpu-clock sample{} and under {:.0f}% of "
+                       "the enclosing region's counts {} not shown (profile.json has {})",
+                       quiet_functions, quiet_functions == 1 ? "" : "s", kQuietFunctionSamples,
+                       kQuietFunctionSamples == 1 ? "" : "s", 100 * kQuietFunctionShare,
+                       quiet_functions == 1 ? "is" : "are", quiet_functions == 1 ? "it" : "them");
+  }
   if (left_out == 0) return "";
   const size_t total = shown.size();
   return fmt::format(

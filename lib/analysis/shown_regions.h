@@ -12,6 +12,7 @@
 #define RPROF_ANALYSIS_SHOWN_REGIONS_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,11 @@ struct ShownRegions {
   // levels higher in the tree).
   std::vector<size_t> folded_above;
   size_t left_out = 0;
+  // Function rows (the function view) of at most kQuietFunctionSamples
+  // cpu-clock samples whose own counts are each under kQuietFunctionShare of
+  // the enclosing region's: not shown (main's marker calls under each
+  // marker); their number.
+  size_t quiet_functions = 0;
   size_t limit = kMaxShownRegions;
   // "99,800 of 100,001 regions are left out of this report: ..." or "".
   std::string line() const;
@@ -48,6 +54,8 @@ struct ShownRegions {
 // only child into its row (the marker or loop entry and exit calls'
 // sliver); each counter must agree within kFoldCountShare.
 inline constexpr double kFoldTimeShare = 0.1;
+inline constexpr uint64_t kQuietFunctionSamples = 1;
+inline constexpr double kQuietFunctionShare = 0.01;
 inline constexpr double kFoldCountShare = 0.001;
 
 // All regions when there are at most `limit`; else the `limit` longest (by

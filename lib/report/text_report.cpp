@@ -92,25 +92,45 @@ std::string sample_cell(const Boxed<SampleStats>& s) {
 // (what the tables show) beside its inclusive ones (callees included).
 void write_function_text(const Analysis& a, const ShownRegions& shown, std::ostream& out) {
   if (!a.any_function) return;
-  TextTable table({"Function region", "Symbol", "Source", "Object", "Self [GFLOP]",
-                   "Incl. [GFLOP]", "Self DRAM [GB]", "Incl. DRAM [GB]", "Time samples"});
+  // The region's name is the function's; the symbol (its signature) and the
+  // object are printed once below the table where they add something, the
+  // source as file:line.
+  TextTable table({"Function region", "Source", "Self [GFLOP]", "Incl. [GFLOP]",
+                   "Self DRAM [GB]", "Incl. DRAM [GB]", "Time samples"});
+  table.wrap_last_at(kTextColumns);
+  std::vector<std::string> objects;
   bool any_uncertain = false;
   for (size_t i = 0; i < a.regions.size(); ++i) {
     const RegionAnalysis& ra = a.regions[i];
     if (!shown[i] || !ra.function) continue;
     const FunctionInfo& f = *ra.function;
-    table.add_row({printable(path_string(ra.region->path)),
-                   f.symbol.empty() ? "(no symbol)" : printable(f.symbol),
-                   f.source.empty() ? "(no debug info)" : printable(f.source), printable(f.object),
+    const Region& r = *ra.region;
+    const size_t slash = f.source.rfind('/');
+    table.add_row({std::string(2 * shown.depth(i, r), ' ') + printable(shown.name(i, r)),
+                   f.source.empty() ? "(no debug info)"
+                                    : printable(slash == std::string::npos
+                                                    ? f.source
+                                                    : f.source.substr(slash + 1)),
                    gigas(ra.metrics, std::nullopt), gigas(f.inclusive, std::nullopt),
                    gigas(ra.metrics, Boundary::kDRAM), gigas(f.inclusive, Boundary::kDRAM),
                    sample_cell(ra.sampling)});
+    if (std::find(objects.begin(), objects.end(), f.object) == objects.end()) {
+      objects.push_back(f.object);
+    }
     any_uncertain |= ra.sampling && ra.sampling->uncertain;
   }
-  out << "\nFunctions (self = the function's own instructions, as in the tables; "
-         "Incl. = with its callees; FMA = 2 FLOPs, GB = 1e9 bytes; time samples: cpu-clock "
-         "samples of its self time, ± = relative error 1/sqrt(samples)):\n"
+  out << "\n"
+      << wrap_paragraph("Functions (self = the function's own instructions, as in the tables; "
+                        "Incl. = with its callees; FMA = 2 FLOPs, GB = 1e9 bytes; time samples: "
+                        "cpu-clock samples of its self time, ± = relative error "
+                        "1/sqrt(samples)):")
       << table.render();
+  if (!objects.empty()) {
+    std::string in;
+    for (const std::string& o : objects) in += (in.empty() ? "" : ", ") + printable(o);
+    out << wrap_paragraph("Objects (ELF files) of these functions: " + in +
+                          "; each function's symbol and object are in profile.json.");
+  }
   if (any_uncertain) {
     out << fmt::format("uncertain = fewer than {:.0f} samples (error above {:.0f}%): its rates "
                        "are marked ~, no bound is claimed for it.\n",
@@ -311,7 +331,7 @@ void TextReporter::write(const Analysis& a, const ReportOptions& opt,
     }
   }
   out << table.render();
-  if (shown.left_out > 0) out << shown.line() << ".\n";
+  if (!shown.line().empty()) out << wrap_paragraph(shown.line() + ".");
   if (any_work) {
     out << "Declared work is what rprof_work() stated (FMA = 2 FLOPs; GB = 1e9 bytes).\n";
   }

@@ -3,11 +3,20 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
 
 #include "integration/harness.h"
 
 using namespace rprof::test;
 namespace fs = std::filesystem;
+
+namespace {
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+}  // namespace
 
 TEST_CASE("cli: --help, --version, help for every subcommand") {
   auto r = run_command({RPROF_BIN, "--help"});
@@ -89,5 +98,57 @@ TEST_CASE("cli: a newline in the -o path is printed escaped, never as a line of 
   CHECK(r.status == 2);
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   CHECK(r.err.find("\\nrprof: all good is not empty") != std::string::npos);
+  fs::remove_all(out);
+}
+
+TEST_CASE("cli: a mistyped subcommand or option gets the one meant") {
+  auto r = run_command({RPROF_BIN, "reprot", "run"});
+  CHECK(r.status == 127);
+  CHECK_THAT(r.err, Catch::Contains("did you mean the subcommand 'rprof report'?"));
+  r = run_command({RPROF_BIN, "help", "mrege"});
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("did you mean 'merge'?"));
+  r = run_command({RPROF_BIN, "--bakend=time", "/bin/true"});
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("(did you mean --backend?)"));
+  r = run_command({RPROF_BIN, "report", "--formt", "json", "x"});
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("(did you mean --format?)"));
+  // Nothing near: no guess (a program of that name is simply not found).
+  r = run_command({RPROF_BIN, "no-such-program-xyz"});
+  CHECK(r.status == 127);
+  CHECK_THAT(r.err, !Catch::Contains("did you mean"));
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+}
+
+TEST_CASE("cli: --force replaces an earlier run's directory and nothing else") {
+  const std::string out = fresh_path("forced");
+  auto r = run_command({RPROF_BIN, "-q", "-o", out, "--backend=time", sample("daxpy"), "1000", "1"});
+  REQUIRE(r.status == 0);
+  // Again without --force: refused, and the message says how to replace it.
+  r = run_command({RPROF_BIN, "-q", "-o", out, "--backend=time", sample("daxpy"), "1000", "1"});
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("--force"));
+  // With --force: the old files are replaced by the new run's.
+  write_text(out + "/report.txt", "stale");
+  r = run_command(
+      {RPROF_BIN, "-q", "-o", out, "--force", "--backend=time", sample("daxpy"), "1000", "1"});
+  CHECK(r.status == 0);
+  CHECK(read_text(out + "/report.txt") != "stale");
+  CHECK(fs::exists(out + "/profile.json"));
+  // A file rprof does not write: refused, nothing removed.
+  write_text(out + "/my-notes.txt", "keep me");
+  r = run_command(
+      {RPROF_BIN, "-q", "-o", out, "--force", "--backend=time", sample("daxpy"), "1000", "1"});
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("my-notes.txt") && Catch::Contains("nothing removed"));
+  CHECK(read_text(out + "/my-notes.txt") == "keep me");
+  CHECK(fs::exists(out + "/profile.json"));
+  // merge --force never replaces one of its inputs.
+  fs::remove(out + "/my-notes.txt");
+  r = run_command({RPROF_BIN, "merge", out, "-o", out, "--force"});
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("is an input of this merge"));
+  CHECK(fs::exists(out + "/raw"));
   fs::remove_all(out);
 }

@@ -27,24 +27,18 @@ size_t edit_distance(const std::string& a, const std::string& b) {
 // "--bakend=inst" -> "--bakend"; "-x" stays.
 std::string option_name(const std::string& arg) { return arg.substr(0, arg.find('=')); }
 
-// For an unknown option among args: " (did you mean --backend?)", or "".
-std::string option_suggestion(const CLI::App& app, const std::vector<std::string>& args) {
+}  // namespace
+
+std::string suggest_option(const CLI::App& app, const std::string& arg) {
+  if (arg.rfind("--", 0) != 0) return "";
   std::vector<std::string> names;
   for (const CLI::Option* o : app.get_options()) {
     for (const std::string& l : o->get_lnames()) names.push_back("--" + l);
   }
-  for (size_t k = 1; k < args.size(); ++k) {
-    if (args[k] == "--") break;
-    if (args[k].rfind("--", 0) != 0) continue;
-    const std::string name = option_name(args[k]);
-    if (std::find(names.begin(), names.end(), name) != names.end()) continue;
-    const std::string near = nearest_word(name, names);
-    if (!near.empty()) return " (did you mean " + near + "?)";
-  }
-  return "";
+  const std::string name = option_name(arg);
+  if (std::find(names.begin(), names.end(), name) != names.end()) return "";
+  return nearest_word(name, names);
 }
-
-}  // namespace
 
 std::string nearest_word(const std::string& word, const std::vector<std::string>& candidates) {
   std::string best;
@@ -73,7 +67,11 @@ bool parse_cli(CLI::App& app, const std::vector<std::string>& args) {
   } catch (const CLI::Success&) {  // --version and similar: already printed
     return false;
   } catch (const CLI::ParseError& e) {
-    const std::string hint = option_suggestion(app, args);
+    std::string hint;
+    for (size_t k = 1; k < args.size() && hint.empty() && args[k] != "--"; ++k) {
+      const std::string near = suggest_option(app, args[k]);
+      if (!near.empty()) hint = " (did you mean " + near + "?)";
+    }
     throw Error(std::string(e.what()) + (hint.empty() ? " (see " + app.get_name() + " --help)" : hint),
                 2);
   }

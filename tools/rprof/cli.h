@@ -16,6 +16,10 @@ bool parse_cli(CLI::App& app, const std::vector<std::string>& args);
 // distance at most 2, and under half its length); "" when none is.
 std::string nearest_word(const std::string& word, const std::vector<std::string>& candidates);
 
+// For `arg`, an option `app` does not have ("--bakend=inst"), the one it
+// likely meant ("--backend"); "" when none is near or `arg` is known.
+std::string suggest_option(const CLI::App& app, const std::string& arg);
+
 inline const char* kVersion = RPROF_VERSION;
 
 }  // namespace rprof

@@ -144,8 +144,11 @@ bool parse_run_options(const Args& args, RunOptions& o) {
   if (!o.app.empty() && o.app.front() == "--") {
     o.app.erase(o.app.begin());
   } else if (!o.app.empty() && o.app.front().size() > 1 && o.app.front()[0] == '-') {
-    throw Error("unknown option " + o.app.front() + " (see rprof --help; use -- before a "
-                "program whose name starts with '-')", 2);
+    const std::string near = suggest_option(app, o.app.front());
+    throw Error("unknown option " + o.app.front() +
+                    (near.empty() ? "" : " (did you mean " + near + "?)") +
+                    " (see rprof --help; use -- before a program whose name starts with '-')",
+                2);
   }
   if (o.app.empty()) throw Error("no program to run (usage: rprof [options] [--] ./app args...)", 2);
   return true;
