@@ -219,7 +219,7 @@ TEST_CASE("rprof check: bad input exits 2 with one line") {
        "rprof: /nonexistent.toml: no such file or directory\n"},
       {{"check", run.dir, "--rules", typo},
        "rprof: " + typo +
-           ":1: max_time: unknown key (the keys are: region, name, optional, "
+           ":3: max_time: unknown key (the keys are: region, name, optional, "
            "min_fraction_of_roof, bound, boundary, min_gflops, max_time_s, flags_absent, flops, "
            "bytes_l1, bytes_l2, bytes_llc, bytes_dram, count_tolerance)\n"},
       {{"check", run.dir, "--rules", "/dev/zero"}, ""},
