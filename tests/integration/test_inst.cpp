@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -649,4 +650,25 @@ TEST_CASE("inst through rprof cc mpicc: exact FLOPs summed over 2 ranks") {
   CHECK(calls_at(n, "compute") == 3);
   CHECK(flops_at(n, "compute") == 3 * 2.0 * 2000000);
   CHECK(flops_at(n, "compute/exchange") == 0);
+}
+
+TEST_CASE("inst: under -flto functions are named as without it") {
+  need_plugin();
+  const std::string src = source("tests/integration/apps/inst_lto.cpp");
+  std::map<std::string, std::set<std::string>> names;
+  for (const std::string lto : {"", "-flto"}) {
+    INFO(lto);
+    const std::string out = fresh_path("inst_lto");
+    std::vector<std::string> argv = {RPROF_BIN, "cc", kCc, "-O2", "-g"};
+    if (!lto.empty()) argv.push_back(lto);
+    for (const std::string& a : {src, std::string("-lstdc++"), std::string("-o"), out}) argv.push_back(a);
+    compile(argv, out);
+    const auto n = nodes_of(run_rprof({"--backend=inst", out, "1000"}));
+    for (const auto& [path, node] : n) names[lto].insert(path);
+    // 1000 x (mul, add) in the constructor, 1000 x (mul, add) in sum().
+    CHECK(flops_total(n.at("app::Grid::Grid()")["counters"]) == 2000);
+    CHECK(flops_total(n.at("app::Grid::sum()")["counters"]) == 2000);
+  }
+  CHECK(names[""] == names["-flto"]);
+  for (const std::string& path : names["-flto"]) CHECK(path.find("__ct") == std::string::npos);
 }
