@@ -21,13 +21,17 @@ using nlohmann::json;
 
 json boundary_map() { return json::object(); }
 
-json region_data(const RegionAnalysis& ra, const Profile& p, int number) {
+json region_data(const RegionAnalysis& ra, const Profile& p, const ShownRegions& shown,
+                 size_t index) {
   const Region& r = *ra.region;
   const Metrics& m = ra.metrics;
-  json j = {{"number", number},
+  json j = {{"number", static_cast<int>(index) + 1},
             {"path", path_string(r.path)},
             {"name", r.name},
-            {"depth", r.depth()},
+            // The row's name and depth: a region with its only child of the
+            // same counts and time is one row ("dot = loop dot.c:3").
+            {"label", shown.name(index, r)},
+            {"depth", shown.depth(index, r)},
             // A function region's calls are not counted (its time is sampled).
             {"calls", r.is_function() ? json(nullptr) : json(r.calls)},
             {"time_s", r.time_s},
@@ -225,7 +229,7 @@ json html_report_data(const Analysis& a, const ChartModel& chart) {
   d["machine"] = machine_data(a.machine, chart);
   json regions = json::array();
   for (size_t i = 0; i < a.regions.size(); ++i) {
-    if (chart.shown[i]) regions.push_back(region_data(a.regions[i], p, static_cast<int>(i) + 1));
+    if (chart.shown[i]) regions.push_back(region_data(a.regions[i], p, chart.shown, i));
   }
   d["regions"] = std::move(regions);
   d["verdicts_available"] = a.verdicts;

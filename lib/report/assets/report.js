@@ -56,7 +56,7 @@
   const cols = [
     { key: 'number', head: '#', val: (r) => r.number },
     { key: 'region', head: 'Region', cls: 'name', val: (r) => r.path.toLowerCase(),
-      cell: (r) => { const s = '\u2003'.repeat(r.depth) + r.name; return el('span', { title: r.path, text: s }); } },
+      cell: (r) => { const s = '\u2003'.repeat(r.depth) + (r.label || r.name); return el('span', { title: r.path, text: s }); } },
     { key: 'calls', head: 'Calls', val: (r) => r.calls },
     // A function no sample hit: its time from above (time_bound), its rates from below.
     { key: 'time', head: 'Time [s]', val: (r) => (r.time_bound ? r.time_bound.max_time_s : r.time_s),
