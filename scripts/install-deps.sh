@@ -16,7 +16,7 @@ set -euo pipefail
 
 required=(
   g++ cmake make pkg-config valgrind
-  libfmt-dev libspdlog-dev libcli11-dev nlohmann-json3-dev
+  libfmt-dev libspdlog-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev
   catch2 libbenchmark-dev libpfm4-dev libxml2-utils
   openmpi-bin libopenmpi-dev
   chromium

@@ -8,7 +8,7 @@
 #include "common/error.h"
 #include "common/fs.h"
 #include "common/json_reader.h"
-#include "common/toml_subset.h"
+#include "common/toml_file.h"
 #include "report/table.h"
 #include "report/verdict_words.h"
 
@@ -325,7 +325,7 @@ RuleSet parse_rules(const std::string& text, const std::string& name, bool is_js
       throw Error(printable(e.what()), 2);
     }
   } else {
-    TomlDocument doc = parse_toml_subset(text, name);
+    TomlDocument doc = parse_toml(text, name);
     root = std::move(doc.root);
     lines = doc.table_lines["rule"];
     key_lines = doc.key_lines["rule"];

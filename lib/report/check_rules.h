@@ -1,7 +1,7 @@
 // `rprof check RUN --rules FILE`: what a CI job asks of a run, per region
 // path pattern, held against the run's analysis (the verdict, the roofline,
 // the metrics: computed once in lib/analysis, read here). The rules file is
-// TOML (rprof's strict subset, common/toml_subset.h) or JSON (by extension
+// TOML (toml++, common/toml_file.h) or JSON (by extension
 // .json); docs/ci.md describes both. Units: seconds, GFLOP/s (1e9 FLOP/s,
 // FMA = 2 FLOPs), bytes (exact counts), fraction of the applicable roof.
 #ifndef RPROF_REPORT_CHECK_RULES_H_
