@@ -515,6 +515,28 @@ TEST_CASE("inst: a library built with rprof cc is counted, shared or static, und
   // The plain main is instrumented only through its library.
   CHECK_FALSE(rprof::inst_refusal(plain_main).empty());
   CHECK(rprof::inst_libraries(plain_main) == std::vector<std::string>{so});
+
+  // A plain main that loads the library with dlopen: no ldd shows it, yet
+  // --backend=inst counts it (the main imports dlopen), and says how.
+  const std::string dl_main = work + "/main_dlopen";
+  compile({kCc, "-O2", dir + "/dx_dlopen.c", "-ldl", "-o", dl_main}, dl_main);
+  CHECK(rprof::calls_dlopen(dl_main));
+  CHECK_FALSE(rprof::calls_dlopen(plain_main));
+  const RunResult r = run_rprof({"--backend=inst", dl_main, so, "1000", "7"});
+  const auto n = nodes_of(r);
+  CHECK(calls_at(n, "dx()") == 7);
+  CHECK(flops_at(n, "dx()") == 2.0 * 1000 * 7);
+  CHECK(counter(n.at("dx()").value("counters", json::object()), "bytes.l1.read") ==
+        16.0 * 1000 * 7);
+  CHECK(notes_of(r).find("it calls dlopen, so the libraries built with rprof cc that it loads "
+                         "are counted") != std::string::npos);
+  // A plain program that neither links nor loads one is still refused.
+  const std::string all_plain = work + "/main_all_plain";
+  compile({kCc, "-O2", main_src, dir + "/dx.c", "-o", all_plain}, all_plain);
+  CHECK_FALSE(rprof::calls_dlopen(all_plain));
+  const RunResult refused = run_rprof({"--backend=inst", all_plain, "1000", "7"});
+  CHECK(refused.status == 2);
+  CHECK_THAT(refused.err, Catch::Contains("was not built with rprof cc"));
 }
 
 TEST_CASE("inst with markers: functions and loops are regions inside marked regions only") {

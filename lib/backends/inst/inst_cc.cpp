@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <optional>
+#include <fstream>
 #include <set>
 #include <string_view>
 
@@ -148,6 +149,29 @@ std::string inst_refusal(const std::string& program) {
            "): rebuild it with this rprof's `rprof cc`";
   }
   return "";
+}
+
+bool calls_dlopen(const std::string& program) {
+  std::ifstream in(program, std::ios::binary);
+  if (!in) return false;
+  // Names in .dynstr are NUL-delimited; read in blocks that overlap by the
+  // longest needle so none is split.
+  static const std::string kNeedles[] = {std::string("\0dlopen\0", 8),
+                                         std::string("\0dlmopen\0", 9)};
+  constexpr size_t kBlock = 1 << 20, kOverlap = 16;
+  std::string window;
+  std::vector<char> buf(kBlock);
+  while (in) {
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    const size_t got = static_cast<size_t>(in.gcount());
+    if (got == 0) break;
+    window.append(buf.data(), got);
+    for (const std::string& n : kNeedles) {
+      if (window.find(n) != std::string::npos) return true;
+    }
+    if (window.size() > kOverlap) window.erase(0, window.size() - kOverlap);
+  }
+  return false;
 }
 
 namespace {

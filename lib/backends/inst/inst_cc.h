@@ -24,6 +24,12 @@ InstFiles find_inst_files(std::string* why);
 // newer rprof (counter layout 2; this rprof reads 1)", "cannot read it").
 std::string inst_refusal(const std::string& program);
 
+// Whether `program` imports dlopen (or dlmopen): it may load a library built
+// with rprof cc that no ldd shows. Read from its dynamic string table's
+// names (a program that only mentions the word elsewhere is taken as one
+// that may: the cost is a run that counts nothing, and says so).
+bool calls_dlopen(const std::string& program);
+
 // The functions the program's instrumented code calls that no instrumented
 // unit defines (the calls notes, inst_counters.h), demangled: code that may
 // be built without the plugin, whose FLOPs and bytes are not counted. rprof's

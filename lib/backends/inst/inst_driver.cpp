@@ -189,6 +189,13 @@ std::string instrumented_program(const RunRequest& request, std::string* why) {
   for (size_t i = 1; i < request.app.size(); ++i) {
     const std::string& a = request.app[i];
     if (a.empty() || a[0] == '-' || access(a.c_str(), X_OK) != 0) continue;
+    // A shared library named as an argument (a program that dlopens it) is
+    // no program to run.
+    const std::string file = std::filesystem::path(a).filename().string();
+    if (file.size() > 3 && (file.compare(file.size() - 3, 3, ".so") == 0 ||
+                            file.find(".so.") != std::string::npos)) {
+      continue;
+    }
     if (inst_refusal(a).empty()) return a;
     candidates.push_back(a);
   }
@@ -337,7 +344,11 @@ class InstDriver final : public NativeRunDriver {
   RunPlan plan(const RunRequest& request) override {
     // A bad --sample or --sim-cache fails first: one line naming it.
     check_inst_model_options(request);
-    const std::string why = refusal_of(request);
+    std::string why = refusal_of(request);
+    // A plain program that loads its kernels with dlopen: the libraries it
+    // loads that rprof cc built count themselves once librprof is there.
+    dlopen_only_ = !why.empty() && calls_dlopen(request.program);
+    if (dlopen_only_) why.clear();
     if (!why.empty()) {
       throw Error("--backend=inst: " + why + "; build it with `rprof cc gcc ...` (docs/inst-backend.md)",
                   2);
@@ -360,7 +371,7 @@ class InstDriver final : public NativeRunDriver {
     // counters: preloaded, for that program only (not mpirun nor what it
     // starts), before the user's own preloads.
     std::string unused;
-    target_ = instrumented_program(request, &unused);
+    target_ = dlopen_only_ ? request.program : instrumented_program(request, &unused);
     preload_librprof_into(target_, plan.env);
     // Loop nests with plain versions: a timed run of those (the first pass,
     // raw/; no memory access passed on), then a counted run.
@@ -387,7 +398,7 @@ class InstDriver final : public NativeRunDriver {
     NativeRunDriver::prepare(plan, out_dir);
     // The counted run takes the loop nests' counted versions (inst_counters.h).
     plan.passes.back().spec.env[RPROF_INST_COUNTING_ENV] = "1";
-    if (!target_.empty() &&
+    if (!target_.empty() && !dlopen_only_ &&
         std::none_of(objects_.begin(), objects_.end(),
                      [](const std::string& o) { return inst_memory_instrumented(o); })) {
       // Nothing to simulate: the program passes no accesses.
@@ -425,6 +436,7 @@ class InstDriver final : public NativeRunDriver {
       out.profile.notes.push_back(kNote);
       out.profile.notes.push_back(kTimesNote);
       out.profile.notes.push_back(model_.note);
+      if (dlopen_only_) out.profile.notes.push_back(dlopen_note(target_));
       add_own_cache_note(out.profile);
       if (!objects_.empty()) note_uncounted(uncounted_callees(objects_), out.profile);
       return out;
@@ -501,6 +513,15 @@ class InstDriver final : public NativeRunDriver {
   std::vector<std::string> objects_;
   // Its loop nests have plain versions: a timed run, then a counted one.
   bool two_runs_ = false;
+  // No object linked into target_ was built with rprof cc; it calls dlopen.
+  bool dlopen_only_ = false;
+  static std::string dlopen_note(const std::string& program) {
+    return "no object linked into " + program +
+           " was built with rprof cc; it calls dlopen, so the libraries built with rprof cc that "
+           "it loads are counted (their functions and loop nests are regions) and nothing else "
+           "is; one run gives times and counts, at the counted code's speed (the loaded "
+           "libraries' loop versions are not known before the run)";
+  }
   RunRequest request_;
   InstModelRun model_;
 };
