@@ -344,15 +344,17 @@ TEST_CASE("rules files: a subnormal is a number, a 5,000-digit one is echoed sho
   CHECK(r.status == 1);
   CHECK(r.err.find("not a number") == std::string::npos);
   CHECK(r.out.find("<= 4.94066e-324 s") != std::string::npos);
-  // 5,000 digits: one short line with the count, not the digits.
+  // 5,000 digits: one short line, not the digits.
   const std::string huge = d + "/huge.toml";
   std::ofstream(huge) << "[[rule]]\nregion = \"a\"\nmax_time_s = " << std::string(5000, '7')
                       << "\n";
   r = run_command({RPROF_BIN, "check", profile, "--rules", huge});
   CHECK(r.status == 2);
-  CHECK(r.err == "rprof: " + huge + ":3:14: '" + std::string(32, '7') +
-                     "...' (5000 characters) is out of range (integers are 64-bit, floats at "
-                     "most about 1.8e308)\n");
+  // toml++'s reason at the value's line and column, without the digits.
+  CHECK_THAT(r.err, Catch::StartsWith("rprof: " + huge + ":3:14: ") &&
+                        Catch::Contains("numeric value too long"));
+  CHECK(r.err.find(std::string(200, '7')) == std::string::npos);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
 }
 
 TEST_CASE("rprof machine --output to a file it cannot write: one line before measuring") {
