@@ -1,4 +1,4 @@
-// Fuzz target: the rules of `rprof check` (the strict TOML subset and the
+// Fuzz target: the rules of `rprof check` (TOML read by toml++, and the
 // rule keys; the same text as JSON too). Every input either gives rules or
 // is refused with one rprof::Error line of exit code 2; anything else (a
 // crash, a sanitizer report, a hang, a foreign exception) is a bug.
