@@ -98,9 +98,11 @@ void fold_single_children(const std::vector<Region>& regions, ShownRegions& s) {
     s.shown[i] = false;
     ++s.quiet_functions;
   }
+  // Shown children: a hidden one (quiet, or left out) is within the counts'
+  // tolerance of nothing when the parent's counts are its shown child's.
   std::vector<size_t> children(n, 0);
   for (size_t i = 0; i < n; ++i) {
-    if (parent[i] != SIZE_MAX) ++children[parent[i]];
+    if (parent[i] != SIZE_MAX && s.shown[i]) ++children[parent[i]];
   }
   s.folded.assign(n, false);
   s.also.assign(n, {});
