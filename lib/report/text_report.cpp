@@ -95,8 +95,8 @@ void write_function_text(const Analysis& a, const ShownRegions& shown, std::ostr
   // The region's name is the function's; the symbol (its signature) and the
   // object are printed once below the table where they add something, the
   // source as file:line.
-  TextTable table({"Function region", "Source", "Self [GFLOP]", "Incl. [GFLOP]",
-                   "Self DRAM [GB]", "Incl. DRAM [GB]", "Time samples"});
+  TextTable table({"Function region", "Source", "Self GFLOP", "Incl. GFLOP", "Self DRAM GB",
+                   "Incl. DRAM GB", "Time samples"});
   table.wrap_last_at(kTextColumns);
   std::vector<std::string> objects;
   bool any_uncertain = false;
@@ -258,6 +258,7 @@ void TextReporter::write(const Analysis& a, const ReportOptions& opt,
   }
   if (any_open) headers.push_back("Open");
   TextTable table(headers);
+  table.wrap_last_at(kTextColumns);
   const ShownRegions& shown = a.shown;
   for (size_t i = 0; i < p.regions.size(); ++i) {
     if (!shown[i]) continue;
