@@ -252,4 +252,17 @@ std::string shell_quote(const std::string& text) {
   return out + "'";
 }
 
+std::string unwrapped(const std::string& text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n' && i + 1 < text.size() && text[i + 1] == ' ') {
+      while (i + 1 < text.size() && text[i + 1] == ' ') ++i;
+      out += ' ';
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
 }  // namespace rprof::test

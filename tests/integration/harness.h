@@ -95,6 +95,9 @@ std::string preload_env(const std::string& lib);
 // `text` quoted for sh ('...', with each ' as '\''): paths may hold spaces.
 std::string shell_quote(const std::string& text);
 std::string read_text(const std::string& path);
+// A text report with its wrapped lines joined (a newline and the indentation
+// after it become one space), for checks of whole sentences.
+std::string unwrapped(const std::string& text);
 
 }  // namespace rprof::test
 

@@ -329,8 +329,10 @@ TEST_CASE("report: roofline per region from counters and the machine file") {
   r = run_tool({"report", prof, "--machine", mfile});
   REQUIRE(r.status == 0);
   CHECK(r.out.find("Roofline (FMA = 2 FLOPs") != std::string::npos);
-  CHECK(r.out.find("memory (DRAM)") != std::string::npos);
+  // The region's row: its limiting boundary, then its bound and what sets it.
+  CHECK_THAT(r.out, Catch::Matches("[\\s\\S]*\n[^\n]* DRAM [^\n]* memory +[0-9.]+\n[\\s\\S]*"));
   r = run_tool({"report", prof, "--machine", mfile, "--boundary", "all"});
+  CHECK(r.out.find("memory (DRAM)") != std::string::npos);  // the Limited by column
   CHECK(r.out.find("I L1 [FLOP/B]") != std::string::npos);
   CHECK(r.out.find("Bound DRAM [GFLOP/s]") != std::string::npos);
   r = run_tool({"report", prof, "--machine", mfile, "--boundary", "l1"});
