@@ -32,6 +32,12 @@ std::string roof_text(const ComputeRoof& r) {
   return fmt::format("{} {} {}", precision_name(r.precision), w, mix);
 }
 
+std::string fit_text(const std::string& s, double width, double font) {
+  std::string t = s;
+  for (size_t n = s.size(); n > 4 && text_width(t, font) > width;) t = ellipsize(s, --n);
+  return t;
+}
+
 std::vector<std::string> wrap_text(const std::string& text, double width, double font) {
   std::vector<std::string> lines;
   std::string line, word;

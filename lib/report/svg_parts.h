@@ -21,6 +21,8 @@ void svg_text(std::string& out, double x, double y, const std::string& s,
               const std::string& attrs);
 // "DP 512-bit FMA", "SP scalar add/mul".
 std::string roof_text(const ComputeRoof& r);
+// The text cut (ending in "...") until no wider than `width` px at `font`.
+std::string fit_text(const std::string& text, double width, double font);
 // Splits text into lines no wider than `width` pixels at `font` px.
 std::vector<std::string> wrap_text(const std::string& text, double width, double font);
 

@@ -1,0 +1,288 @@
+#include "report/chart_layout.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "report/markup.h"
+#include "report/svg_parts.h"
+
+namespace rprof {
+namespace {
+
+using L = ChartLayout;
+constexpr double kLineH = 15;  // a label's box height at kFont
+
+// "DP 512-bit FMA 58.59 · add/mul 58.19 GFLOP/s": roofs of one precision and
+// width name them once.
+std::string roof_group_text(const ChartModel& c, const std::vector<size_t>& idx) {
+  std::string s;
+  const ComputeRoof& first = c.roofs[idx.front()].roof;
+  bool same = true;
+  for (size_t i : idx) {
+    same = same && c.roofs[i].roof.precision == first.precision &&
+           c.roofs[i].roof.width == first.width;
+  }
+  for (size_t k = 0; k < idx.size(); ++k) {
+    const ComputeRoof& r = c.roofs[idx[k]].roof;
+    std::string t = roof_text(r);
+    if (same && k > 0) t = t.substr(roof_text(first).rfind(' ') + 1);
+    s += (k == 0 ? "" : " \u00b7 ") + t + " " + human_number(r.gflops);
+  }
+  return s + " GFLOP/s";
+}
+
+class Layouter {
+ public:
+  explicit Layouter(const ChartModel& c) : c_(c), placer_({0, 0, 0, 0}) {}
+  ChartLayout run();
+
+ private:
+  void frame();
+  void roofs();
+  void bandwidths();
+  void block_marks();
+  void off_scale();
+  void region_labels();
+  Box plot_area() const { return {L::kPlotX + 2, l_.plot_y + 2, L::kPlotW - 4, L::kPlotH - 4}; }
+  // Boxes no ceiling label may cross: the ceiling labels placed so far.
+  bool free_of_labels(const Box& b) const {
+    return std::none_of(labels_.begin(), labels_.end(), [&](const Box& o) { return o.overlaps(b); });
+  }
+
+  const ChartModel& c_;
+  ChartLayout l_;
+  LabelPlacer placer_;
+  std::vector<Box> labels_;  // ceiling labels, for the ceilings after them
+  std::vector<size_t> order_;  // regions, biggest share first
+};
+
+void Layouter::frame() {
+  l_.title = fit_text(c_.title, L::kWidth - 48, 18 * 1.1);  // bold
+  l_.subtitle = fit_text(c_.subtitle, L::kWidth - 48, L::kFont);
+  if (c_.regions.empty()) {
+    // Nothing drawn: what is missing goes in the middle of the plot.
+    std::vector<std::string> lines;
+    for (const std::string& m : c_.missing) {
+      for (const std::string& t : wrap_text(m, L::kPlotW - 40, 13)) lines.push_back(t);
+    }
+    double y = l_.plot_y + L::kPlotH / 2 - 9.5 * static_cast<double>(lines.size());
+    for (const std::string& t : lines) {
+      l_.missing.emplace_back(y, t);
+      y += 19;
+    }
+  } else {
+    double y = 70;
+    for (const std::string& m : c_.missing) {
+      for (const std::string& t : wrap_text(m, L::kWidth - 48, 11)) {
+        l_.missing.emplace_back(y, t);
+        y += 14;
+      }
+    }
+    l_.plot_y = std::max(l_.plot_y, y);
+  }
+  l_.x = c_.x;
+  l_.y = c_.y;
+  l_.x.px_lo = L::kPlotX;
+  l_.x.px_hi = L::kPlotX + L::kPlotW;
+  l_.y.px_lo = l_.plot_y + L::kPlotH;
+  l_.y.px_hi = l_.plot_y;
+  placer_ = LabelPlacer(plot_area());
+}
+
+// Roof labels at the right end: above their line, else below it, else
+// stacked further out; roofs a few pixels apart share one label.
+void Layouter::roofs() {
+  std::vector<std::vector<size_t>> groups;
+  for (size_t k = 0; k < c_.roofs.size(); ++k) {  // highest first
+    const double yp = l_.y.to_px(c_.roofs[k].roof.gflops);
+    if (!groups.empty() && yp - l_.y.to_px(c_.roofs[groups.back().back()].roof.gflops) < 3) {
+      groups.back().push_back(k);
+    } else {
+      groups.push_back({k});
+    }
+  }
+  const double xr = L::kPlotX + L::kPlotW - 6;
+  for (const std::vector<size_t>& g : groups) {
+    const std::string text = fit_text(roof_group_text(c_, g), L::kPlotW - 20, L::kFont * 1.05);
+    const double w = text_width(text, L::kFont * 1.05);  // semibold
+    const double top = l_.y.to_px(c_.roofs[g.front()].roof.gflops);
+    const double bottom = l_.y.to_px(c_.roofs[g.back()].roof.gflops);
+    for (int k = 0; k < 8; ++k) {
+      const double by = k % 2 == 0 ? top - 2 - kLineH - kLineH * (k / 2) : bottom + 2 + kLineH * (k / 2);
+      const Box b{xr - w, by, w, kLineH};
+      if (!b.inside(plot_area()) || !free_of_labels(b)) continue;
+      RoofLabel rl{g, {text, {}, xr, top}};
+      rl.label.at.box = b;
+      rl.label.at.x = xr;
+      rl.label.at.y = by + 11;
+      rl.label.at.anchor = "end";
+      rl.label.at.clean = true;
+      rl.label.at.leader = k >= 2;
+      labels_.push_back(b);
+      placer_.block(b);
+      l_.roofs.push_back(std::move(rl));
+      break;
+    }
+  }
+}
+
+// Along their lines, near where each enters the plot, moved along the line
+// until clear of the labels placed before.
+void Layouter::bandwidths() {
+  const double ppd_x = L::kPlotW / std::log10(l_.x.hi / l_.x.lo);
+  const double ppd_y = L::kPlotH / std::log10(l_.y.hi / l_.y.lo);
+  const double angle = -std::atan2(ppd_y, ppd_x) * 180 / M_PI;
+  const double rad = angle * M_PI / 180;
+  for (size_t n = 0; n < c_.bandwidths.size(); ++n) {
+    const ChartBandwidth& b = c_.bandwidths[n];
+    const std::string text = fmt::format("{} {} GB/s", boundary_name(b.boundary), human_number(b.gbs));
+    const double len = text_width(text, L::kFont * 1.05);
+    for (int k = 0; k < 16; ++k) {
+      double i = l_.x.from_px(L::kPlotX + 14 + 30 * k);
+      if (b.gbs * i < l_.y.lo) i = l_.y.lo / b.gbs * std::pow(1.15, k + 1);  // enters at the bottom
+      const double xp = l_.x.to_px(i), yp = l_.y.to_px(b.gbs * i);
+      if (xp + len * std::cos(rad) > L::kPlotX + L::kPlotW - 10 ||
+          yp + len * std::sin(rad) < l_.plot_y + 14 || yp > l_.plot_y + L::kPlotH - 4) {
+        break;  // the line leaves the plot before the label ends
+      }
+      std::vector<Box> boxes;  // small boxes along the rotated text
+      for (double t = 0; t <= len; t += 8) {
+        boxes.push_back({xp + t * std::cos(rad) - 5, yp - 6 + t * std::sin(rad) - 9, 10, 12});
+      }
+      if (!std::all_of(boxes.begin(), boxes.end(), [&](const Box& a) { return free_of_labels(a); })) {
+        continue;
+      }
+      for (const Box& a : boxes) {
+        labels_.push_back(a);
+        placer_.block(a);
+      }
+      l_.bandwidths.push_back({n, text, xp, yp - 6, angle});
+      break;
+    }
+  }
+}
+
+// Ridges, dots, their lines, bars and arrows: no label goes over them.
+void Layouter::block_marks() {
+  for (const ChartRidge& r : c_.ridges) {
+    if (!l_.x.contains(r.intensity) || !l_.y.contains(r.gflops)) continue;
+    const double xp = l_.x.to_px(r.intensity), yp = l_.y.to_px(r.gflops);
+    placer_.block({xp - 6, yp - 6, 12, 12});
+  }
+  for (size_t i = 0; i < c_.regions.size(); ++i) order_.push_back(i);
+  std::stable_sort(order_.begin(), order_.end(), [&](size_t a, size_t b) {
+    return c_.regions[a].share > c_.regions[b].share;
+  });
+  for (size_t i : order_) {
+    const ChartRegion& r = c_.regions[i];
+    const double rad = dot_radius(r.share), yp = l_.region_y(r);
+    for (const ChartPoint& p : r.points) {
+      const double xp = l_.point_x(p);
+      placer_.block({xp - rad, yp - rad, 2 * rad, 2 * rad});
+      if (p.sampled) {  // its interval bar
+        const double xl = std::max(l_.x.px_lo, l_.x.to_px(p.intensity_low));
+        const double xh = p.intensity_high_unbounded ? l_.x.px_hi
+                                                     : std::min(l_.x.px_hi, l_.x.to_px(p.intensity_high));
+        placer_.block({xl, yp - 5, xh - xl, 10});
+      }
+      if (p.off_scale != 0) placer_.block({xp - rad - 10, yp - rad, 2 * rad + 20, 2 * rad});
+    }
+    const double xa = l_.point_x(r.points.front()), xb = l_.point_x(r.points.back());
+    if (xb - xa > 2 * rad) placer_.block({xa + rad, yp - 2, xb - xa - 2 * rad, 4});
+    if (r.lower_bound || r.gflops_off_scale > 0) placer_.block({xb - 5, yp - rad - 16, 10, 16});
+    if (r.gflops_off_scale < 0) placer_.block({xb - 5, yp + rad, 10, 16});
+  }
+}
+
+// The values of off-scale points and rates, beside their arrows.
+void Layouter::off_scale() {
+  for (size_t i : order_) {
+    const ChartRegion& r = c_.regions[i];
+    const double rad = dot_radius(r.share), yp = l_.region_y(r);
+    auto put = [&](int point, double xp, const std::string& text) {
+      const double w = text_width(text, L::kFont * 0.92);
+      if (auto at = placer_.try_place(xp, yp, rad + 4, w, kLineH - 2)) {
+        l_.off_scale.push_back({i, point, {text, *at, xp, yp}});
+      }
+    };
+    if (r.gflops_off_scale != 0) put(-1, l_.point_x(r.points.back()), human_number(r.gflops) + " GFLOP/s");
+    for (size_t k = 0; k < r.points.size(); ++k) {
+      const ChartPoint& p = r.points[k];
+      if (p.off_scale == 0) continue;
+      put(static_cast<int>(k), l_.point_x(p),
+          fmt::format("I {} {}", boundary_name(p.boundary), human_number(p.intensity)));
+    }
+  }
+}
+
+// Regions: biggest first; dots at one place share a label; a label with no
+// free place is left out.
+void Layouter::region_labels() {
+  struct Group {
+    std::vector<size_t> regions;
+    double x, y, rad;
+  };
+  std::vector<Group> groups;
+  for (size_t i : order_) {
+    const ChartRegion& r = c_.regions[i];
+    const double xp = l_.point_x(r.points.back()), yp = l_.region_y(r);
+    auto same = std::find_if(groups.begin(), groups.end(), [&](const Group& g) {
+      return std::fabs(g.x - xp) <= 2 && std::fabs(g.y - yp) <= 2;
+    });
+    if (same != groups.end()) {
+      same->regions.push_back(i);
+    } else {
+      groups.push_back({{i}, xp, yp, dot_radius(r.share)});
+    }
+  }
+  size_t labelled = 0;
+  for (const Group& g : groups) {
+    if (labelled >= kMaxRegionLabels) {
+      l_.unlabelled += g.regions.size();
+      continue;
+    }
+    // The names, each cut to 28 characters; beyond three, a count.
+    std::string text;
+    for (size_t k = 0; k < g.regions.size(); ++k) {
+      if (k == 2 && g.regions.size() > 3) {
+        text += fmt::format(" +{}", g.regions.size() - 2);
+        break;
+      }
+      text += (k == 0 ? "" : " / ") + ellipsize(c_.regions[g.regions[k]].label, 28);
+    }
+    const double w = text_width(text, L::kFont), h = L::kFont + 3;
+    std::optional<Placement> at = placer_.try_place(g.x, g.y, g.rad, w, h);
+    if (!at) {
+      l_.unlabelled += g.regions.size();
+      continue;
+    }
+    ++labelled;
+    l_.regions.push_back({g.regions, {text, *at, g.x, g.y}});
+  }
+}
+
+ChartLayout Layouter::run() {
+  frame();
+  roofs();
+  bandwidths();
+  block_marks();
+  off_scale();
+  region_labels();
+  return std::move(l_);
+}
+
+}  // namespace
+
+double ChartLayout::point_x(const ChartPoint& p) const {
+  return p.off_scale < 0 ? x.px_lo : p.off_scale > 0 ? x.px_hi : x.to_px(p.intensity);
+}
+
+double ChartLayout::region_y(const ChartRegion& r) const {
+  return r.gflops_off_scale < 0 ? y.px_lo : r.gflops_off_scale > 0 ? y.px_hi : y.to_px(r.gflops);
+}
+
+ChartLayout layout_chart(const ChartModel& c) { return Layouter(c).run(); }
+
+}  // namespace rprof
