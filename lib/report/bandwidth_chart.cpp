@@ -109,7 +109,7 @@ std::string render_bandwidth_svg(const Analysis& a, bool standalone) {
             svg_px(x), svg_px(x + bw), svg_px(y(b->roof_gbs)), kSvgInk);
         // Over the bar where it fits its width; else the legend line says it.
         const std::string pct = fmt::format("{}{:.0f}%", least ? "\u2265" : "", 100 * b->fraction);
-        if (text_width(pct, 9) <= bw - 1) {
+        if (1.2 * text_width(pct, 9) + 2 <= bw) {  // the estimate's margin
           svg_text(o, x + bw / 2, std::max(top - 3, kPlotY - 2), pct,
                    "data-role=\"bandwidth-fraction\" text-anchor=\"middle\" font-size=\"9\"");
         }

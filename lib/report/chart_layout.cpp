@@ -51,9 +51,14 @@ class Layouter {
     return std::none_of(labels_.begin(), labels_.end(), [&](const Box& o) { return o.overlaps(b); });
   }
 
+  static bool free_of(const std::vector<Box>& boxes, const Box& b) {
+    return std::none_of(boxes.begin(), boxes.end(), [&](const Box& o) { return o.overlaps(b); });
+  }
+
   const ChartModel& c_;
   ChartLayout l_;
   LabelPlacer placer_;
+  std::vector<Box> marks_;  // dots, bars, ridges: the ceiling labels avoid them too
   std::vector<Box> labels_;  // ceiling labels, for the ceilings after them
   std::vector<size_t> order_;  // regions, biggest share first
 };
@@ -103,27 +108,38 @@ void Layouter::roofs() {
       groups.push_back({k});
     }
   }
-  const double xr = L::kPlotX + L::kPlotW - 6;
+  double fastest = 0;
+  for (const ChartBandwidth& b : c_.bandwidths) fastest = std::max(fastest, b.gbs);
   for (const std::vector<size_t>& g : groups) {
     const std::string text = fit_text(roof_group_text(c_, g), L::kPlotW - 20, L::kFont * 1.05);
     const double w = text_width(text, L::kFont * 1.05);  // semibold
-    const double top = l_.y.to_px(c_.roofs[g.front()].roof.gflops);
+    const double gflops = c_.roofs[g.front()].roof.gflops;
+    const double top = l_.y.to_px(gflops);
     const double bottom = l_.y.to_px(c_.roofs[g.back()].roof.gflops);
-    for (int k = 0; k < 8; ++k) {
-      const double by = k % 2 == 0 ? top - 2 - kLineH - kLineH * (k / 2) : bottom + 2 + kLineH * (k / 2);
-      const Box b{xr - w, by, w, kLineH};
-      if (!b.inside(plot_area()) || !free_of_labels(b)) continue;
-      RoofLabel rl{g, {text, {}, xr, top}};
-      rl.label.at.box = b;
-      rl.label.at.x = xr;
-      rl.label.at.y = by + 11;
-      rl.label.at.anchor = "end";
-      rl.label.at.clean = true;
-      rl.label.at.leader = k >= 2;
-      labels_.push_back(b);
-      placer_.block(b);
-      l_.roofs.push_back(std::move(rl));
-      break;
+    // Where the line starts: the roof meets the fastest bandwidth.
+    const double start = fastest > 0 ? std::max(L::kPlotX, l_.x.to_px(gflops / fastest)) : L::kPlotX;
+    // Right-aligned at the plot's end, then moved left along the line; at
+    // each place above the line, below it, then one line further out.
+    bool placed = false;
+    for (int shift = 0; shift < 8 && !placed; ++shift) {
+      const double xr = L::kPlotX + L::kPlotW - 6 - 70 * shift;
+      if (xr - w < start) break;
+      for (int k = 0; k < 4 && !placed; ++k) {
+        const double by = k % 2 == 0 ? top - 2 - kLineH - kLineH * (k / 2) : bottom + 2 + kLineH * (k / 2);
+        const Box b{xr - w, by, w, kLineH};
+        if (!b.inside(plot_area()) || !free_of_labels(b) || !free_of(marks_, b)) continue;
+        RoofLabel rl{g, {text, {}, xr, top}};
+        rl.label.at.box = b;
+        rl.label.at.x = xr;
+        rl.label.at.y = by + 11;
+        rl.label.at.anchor = "end";
+        rl.label.at.clean = true;
+        rl.label.at.leader = k >= 2;
+        labels_.push_back(b);
+        placer_.block(b);
+        l_.roofs.push_back(std::move(rl));
+        placed = true;
+      }
     }
   }
 }
@@ -151,7 +167,8 @@ void Layouter::bandwidths() {
       for (double t = 0; t <= len; t += 8) {
         boxes.push_back({xp + t * std::cos(rad) - 5, yp - 6 + t * std::sin(rad) - 9, 10, 12});
       }
-      if (!std::all_of(boxes.begin(), boxes.end(), [&](const Box& a) { return free_of_labels(a); })) {
+      if (!std::all_of(boxes.begin(), boxes.end(),
+                       [&](const Box& a) { return free_of_labels(a) && free_of(marks_, a); })) {
         continue;
       }
       for (const Box& a : boxes) {
@@ -166,10 +183,14 @@ void Layouter::bandwidths() {
 
 // Ridges, dots, their lines, bars and arrows: no label goes over them.
 void Layouter::block_marks() {
+  auto mark = [&](const Box& b) {
+    marks_.push_back(b);
+    placer_.block(b);
+  };
   for (const ChartRidge& r : c_.ridges) {
     if (!l_.x.contains(r.intensity) || !l_.y.contains(r.gflops)) continue;
     const double xp = l_.x.to_px(r.intensity), yp = l_.y.to_px(r.gflops);
-    placer_.block({xp - 6, yp - 6, 12, 12});
+    placer_.block({xp - 6, yp - 6, 12, 12});  // on a roof line: not in the roofs' way
   }
   for (size_t i = 0; i < c_.regions.size(); ++i) order_.push_back(i);
   std::stable_sort(order_.begin(), order_.end(), [&](size_t a, size_t b) {
@@ -180,19 +201,19 @@ void Layouter::block_marks() {
     const double rad = dot_radius(r.share), yp = l_.region_y(r);
     for (const ChartPoint& p : r.points) {
       const double xp = l_.point_x(p);
-      placer_.block({xp - rad, yp - rad, 2 * rad, 2 * rad});
+      mark({xp - rad, yp - rad, 2 * rad, 2 * rad});
       if (p.sampled) {  // its interval bar
         const double xl = std::max(l_.x.px_lo, l_.x.to_px(p.intensity_low));
         const double xh = p.intensity_high_unbounded ? l_.x.px_hi
                                                      : std::min(l_.x.px_hi, l_.x.to_px(p.intensity_high));
-        placer_.block({xl, yp - 5, xh - xl, 10});
+        mark({xl, yp - 5, xh - xl, 10});
       }
-      if (p.off_scale != 0) placer_.block({xp - rad - 10, yp - rad, 2 * rad + 20, 2 * rad});
+      if (p.off_scale != 0) mark({xp - rad - 10, yp - rad, 2 * rad + 20, 2 * rad});
     }
     const double xa = l_.point_x(r.points.front()), xb = l_.point_x(r.points.back());
-    if (xb - xa > 2 * rad) placer_.block({xa + rad, yp - 2, xb - xa - 2 * rad, 4});
-    if (r.lower_bound || r.gflops_off_scale > 0) placer_.block({xb - 5, yp - rad - 16, 10, 16});
-    if (r.gflops_off_scale < 0) placer_.block({xb - 5, yp + rad, 10, 16});
+    if (xb - xa > 2 * rad) mark({xa + rad, yp - 2, xb - xa - 2 * rad, 4});
+    if (r.lower_bound || r.gflops_off_scale > 0) mark({xb - 5, yp - rad - 16, 10, 16});
+    if (r.gflops_off_scale < 0) mark({xb - 5, yp + rad, 10, 16});
   }
 }
 
@@ -243,14 +264,14 @@ void Layouter::region_labels() {
       l_.unlabelled += g.regions.size();
       continue;
     }
-    // The names, each cut to 28 characters; beyond three, a count.
+    // The names, each cut to 40 characters; beyond three, a count.
     std::string text;
     for (size_t k = 0; k < g.regions.size(); ++k) {
       if (k == 2 && g.regions.size() > 3) {
         text += fmt::format(" +{}", g.regions.size() - 2);
         break;
       }
-      text += (k == 0 ? "" : " / ") + ellipsize(c_.regions[g.regions[k]].label, 28);
+      text += (k == 0 ? "" : " / ") + ellipsize(c_.regions[g.regions[k]].label, 40);
     }
     const double w = text_width(text, L::kFont), h = L::kFont + 3;
     std::optional<Placement> at = placer_.try_place(g.x, g.y, g.rad, w, h);
@@ -265,9 +286,9 @@ void Layouter::region_labels() {
 
 ChartLayout Layouter::run() {
   frame();
+  block_marks();
   roofs();
   bandwidths();
-  block_marks();
   off_scale();
   region_labels();
   return std::move(l_);
