@@ -209,7 +209,7 @@ ChartModel build_chart_model(const Analysis& an) {
     }
   }
 
-  // Labels: a name shared by charted regions gets its parent, then its number.
+  // Labels: a name shared by charted regions gets its parent's name.
   std::map<std::string, int> named;
   for (const ChartRegion& r : c.regions) ++named[r.name];
   std::map<std::string, int> labelled;
@@ -220,8 +220,15 @@ ChartModel build_chart_model(const Analysis& an) {
     if (!parent.empty()) r.label += " in " + parent;
     ++labelled[r.label];
   }
+  // Parents of one name too: the parent's path, then the region's number.
+  std::map<std::string, int> again;
   for (ChartRegion& r : c.regions) {
-    if (labelled[r.label] > 1) r.label += fmt::format(" #{}", r.number);
+    if (labelled[r.label] < 2) continue;
+    r.label = r.name + " in " + r.path.substr(0, r.path.size() - std::min(r.path.size(), r.name.size() + 1));
+    ++again[r.label];
+  }
+  for (ChartRegion& r : c.regions) {
+    if (again[r.label] > 1) r.label += fmt::format(" #{}", r.number);
   }
 
   // Domains: the points, ridges and roofs, with room for labels; a point

@@ -59,8 +59,8 @@ struct ChartRegion {
   int number = 0;  // 1-based, in profile order
   std::string path, name;
   // The name the chart writes: the name, told apart from another charted
-  // region of the same name by its parent ("loop a.c:42 in matmul"), then by
-  // its number.
+  // region of the same name by its parent ("loop a.c:42 in matmul()"), then
+  // by its parent's path ("... in dot_l1/dot()"), then by its number.
   std::string label;
   int threads = 1;
   double time_s = 0;

@@ -463,8 +463,13 @@ TEST_CASE("chart model: regions of one name are told apart; regions at one point
   // The same loop name under two other functions, elsewhere on the chart.
   regions.push_back(counted_region({"a", "loop k.c:7"}, 0.5, 1e9, "256", {8e9, 0, 0, 4e9}));
   regions.push_back(counted_region({"b", "loop k.c:7"}, 0.2, 3e9, "256", {8e9, 0, 0, 1e9}));
+  // A loop in a function called under two markers: parents of one name.
+  regions.push_back(counted_region({"x", "f()", "loop k.c:9"}, 0.1, 2e9, "256", {8e9, 0, 0, 3e9}));
+  regions.push_back(counted_region({"y", "f()", "loop k.c:9"}, 0.1, 4e9, "256", {8e9, 0, 0, 5e9}));
   const ChartModel c = build_chart_model(analyze(rprof::test::profile_of(regions, 3), {&m, "", {}}));
-  REQUIRE(c.regions.size() == 5);
+  REQUIRE(c.regions.size() == 7);
+  CHECK(c.regions[5].label == "loop k.c:9 in x/f()");
+  CHECK(c.regions[6].label == "loop k.c:9 in y/f()");
   CHECK(c.regions[0].label == "matmul");
   CHECK(c.regions[3].label == "loop k.c:7 in a");
   CHECK(c.regions[4].label == "loop k.c:7 in b");
