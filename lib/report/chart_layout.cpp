@@ -203,9 +203,7 @@ void Layouter::block_marks() {
       const double xp = l_.point_x(p);
       mark({xp - rad, yp - rad, 2 * rad, 2 * rad});
       if (p.sampled) {  // its interval bar
-        const double xl = std::max(l_.x.px_lo, l_.x.to_px(p.intensity_low));
-        const double xh = p.intensity_high_unbounded ? l_.x.px_hi
-                                                     : std::min(l_.x.px_hi, l_.x.to_px(p.intensity_high));
+        const auto [xl, xh] = l_.interval_px(p);
         mark({xl, yp - 5, xh - xl, 10});
       }
       if (p.off_scale != 0) mark({xp - rad - 10, yp - rad, 2 * rad + 20, 2 * rad});
@@ -302,6 +300,12 @@ double ChartLayout::point_x(const ChartPoint& p) const {
 
 double ChartLayout::region_y(const ChartRegion& r) const {
   return r.gflops_off_scale < 0 ? y.px_lo : r.gflops_off_scale > 0 ? y.px_hi : y.to_px(r.gflops);
+}
+
+std::pair<double, double> ChartLayout::interval_px(const ChartPoint& p) const {
+  const double l = p.intensity_low > 0 ? std::max(x.px_lo, x.to_px(p.intensity_low)) : x.px_lo;
+  const double h = p.intensity_high_unbounded ? x.px_hi : std::min(x.px_hi, x.to_px(p.intensity_high));
+  return {std::min(l, x.px_hi), std::max(h, x.px_lo)};
 }
 
 ChartLayout layout_chart(const ChartModel& c) { return Layouter(c).run(); }

@@ -8,6 +8,7 @@
 #define RPROF_REPORT_CHART_LAYOUT_H_
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "report/chart_model.h"
@@ -67,6 +68,9 @@ struct ChartLayout {
   // Pixels of a point and of a region's rate; an off-scale one at the edge.
   double point_x(const ChartPoint& p) const;
   double region_y(const ChartRegion& r) const;
+  // The pixel span of a sampled point's intensity interval, clamped to the
+  // plot (an unbounded end at its right edge).
+  std::pair<double, double> interval_px(const ChartPoint& p) const;
 };
 
 // Labels for the regions with the largest share of time only: beyond this

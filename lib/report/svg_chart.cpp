@@ -40,14 +40,6 @@ class SvgWriter {
   void ceilings();
   void regions();
   void label(const ChartLabel& l, const std::string& attrs);
-  // The pixel span of a sampled point's intensity interval, clamped to the
-  // plot (an unbounded end at its right edge).
-  std::pair<double, double> interval_px(const ChartPoint& p) const {
-    const double l = std::max(x_.px_lo, x_.to_px(p.intensity_low));
-    const double h = p.intensity_high_unbounded ? x_.px_hi
-                                                : std::min(x_.px_hi, x_.to_px(p.intensity_high));
-    return {l, h};
-  }
   void text(double x, double y, const std::string& s, const std::string& attrs) {
     svg_text(o_, x, y, s, attrs);
   }
@@ -254,7 +246,7 @@ void SvgWriter::regions() {
     // the plot; an unbounded end runs to the plot's edge in an arrow.
     for (const ChartPoint& p : r->points) {
       if (!p.sampled) continue;
-      const auto [xl, xh] = interval_px(p);
+      const auto [xl, xh] = l_.interval_px(p);
       const std::string right =
           p.intensity_high_unbounded
               ? fmt::format("M{} {}l6 4-6 4", px(xh - 6), px(yp - 4))

@@ -392,7 +392,7 @@ test('no two texts of a chart overlap and none leaves it: the sample report at 1
   assert.deepEqual(errors, []);
 });
 
-test('an outlier sits at the edge, marked with its value; it does not set the axis', async () => {
+test('an outlier sits at the edge, marked with its value, and does not set the axis', async () => {
   await page.setViewportSize({ width: 1400, height: 900 });
   await page.goto('file://' + outlierFile);
   const chart = page.locator('svg[data-role="roofline-chart"]');

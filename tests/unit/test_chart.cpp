@@ -452,7 +452,7 @@ TEST_CASE("chart model: an intensity far outside the others sits at the edge, of
   CHECK(f.side(1e-6) == -1);
 }
 
-TEST_CASE("chart model: regions of one name are told apart; regions at one point share a label") {
+TEST_CASE("chart model: regions of one name are told apart, regions at one point share a label") {
   const Machine m = rprof::test::synthetic_machine();
   std::vector<Region> regions;
   // A function, its marker and its loop: the same counts, one point.
