@@ -14,6 +14,45 @@ namespace {
 using L = ChartLayout;
 constexpr double kLineH = 15;  // a label's box height at kFont
 
+// A convex quadrilateral: a rotated label's outline. Overlap by separating
+// axes (two convex shapes are apart when their projections on some edge
+// normal are apart).
+struct Quad {
+  double x[4], y[4];
+  Quad() = default;
+  explicit Quad(const Box& b)
+      : x{b.x, b.x + b.w, b.x + b.w, b.x}, y{b.y, b.y, b.y + b.h, b.y + b.h} {}
+  bool apart_on_axes_of(const Quad& o) const {
+    for (int i = 0; i < 4; ++i) {
+      const double nx = -(y[(i + 1) % 4] - y[i]), ny = x[(i + 1) % 4] - x[i];
+      double a0 = INFINITY, a1 = -INFINITY, b0 = INFINITY, b1 = -INFINITY;
+      for (int k = 0; k < 4; ++k) {
+        const double pa = x[k] * nx + y[k] * ny, pb = o.x[k] * nx + o.y[k] * ny;
+        a0 = std::min(a0, pa), a1 = std::max(a1, pa), b0 = std::min(b0, pb), b1 = std::max(b1, pb);
+      }
+      if (a1 <= b0 || b1 <= a0) return true;
+    }
+    return false;
+  }
+  bool overlaps(const Quad& o) const { return !apart_on_axes_of(o) && !o.apart_on_axes_of(*this); }
+};
+
+// The outline of text from baseline point (x, y), `len` px long, rotated by
+// `rad` (radians, SVG's clockwise): ascent 0.95 em above the baseline,
+// descent 0.25 em below.
+Quad text_quad(double x, double y, double len, double font, double rad) {
+  const double ux = std::cos(rad), uy = std::sin(rad);  // along the text
+  const double nx = std::sin(rad), ny = -std::cos(rad);  // up from the baseline
+  const double up = 0.95 * font, down = 0.25 * font;
+  Quad q;
+  const double px[4] = {0, len, len, 0}, pn[4] = {-down, -down, up, up};
+  for (int k = 0; k < 4; ++k) {
+    q.x[k] = x + px[k] * ux + pn[k] * nx;
+    q.y[k] = y + px[k] * uy + pn[k] * ny;
+  }
+  return q;
+}
+
 // "DP 512-bit FMA 58.59 · add/mul 58.19 GFLOP/s": roofs of one precision and
 // width name them once.
 std::string roof_group_text(const ChartModel& c, const std::vector<size_t>& idx) {
@@ -59,6 +98,7 @@ class Layouter {
   ChartLayout l_;
   LabelPlacer placer_;
   std::vector<Box> marks_;  // dots, bars, ridges: the ceiling labels avoid them too
+  std::vector<Quad> quads_;  // the rotated bandwidth labels
   std::vector<Box> labels_;  // ceiling labels, for the ceilings after them
   std::vector<size_t> order_;  // regions, biggest share first
 };
@@ -163,17 +203,20 @@ void Layouter::bandwidths() {
           yp + len * std::sin(rad) < l_.plot_y + 14 || yp > l_.plot_y + L::kPlotH - 4) {
         break;  // the line leaves the plot before the label ends
       }
-      std::vector<Box> boxes;  // small boxes along the rotated text
-      for (double t = 0; t <= len; t += 8) {
-        boxes.push_back({xp + t * std::cos(rad) - 5, yp - 6 + t * std::sin(rad) - 9, 10, 12});
-      }
-      if (!std::all_of(boxes.begin(), boxes.end(),
-                       [&](const Box& a) { return free_of_labels(a) && free_of(marks_, a); })) {
+      // The rotated text's own outline, tested exactly against the labels
+      // and marks so far; the placer gets small squares along it.
+      const Quad q = text_quad(xp, yp - 6, len, L::kFont * 1.05, rad);
+      auto clear = [&](const Box& a) { return !q.overlaps(Quad(a)); };
+      if (!std::all_of(labels_.begin(), labels_.end(), clear) ||
+          !std::all_of(marks_.begin(), marks_.end(), clear) ||
+          !std::none_of(quads_.begin(), quads_.end(), [&](const Quad& o) { return q.overlaps(o); })) {
         continue;
       }
-      for (const Box& a : boxes) {
-        labels_.push_back(a);
-        placer_.block(a);
+      quads_.push_back(q);
+      for (double t = 0; t <= len; t += 5) {
+        const double cx = xp + t * std::cos(rad) + 4.2 * std::sin(rad);
+        const double cy = yp - 6 + t * std::sin(rad) - 4.2 * std::cos(rad);
+        placer_.block({cx - 7.5, cy - 7.5, 15, 15});
       }
       l_.bandwidths.push_back({n, text, xp, yp - 6, angle});
       break;

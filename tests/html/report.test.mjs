@@ -392,6 +392,29 @@ test('no two texts of a chart overlap and none leaves it: the sample report at 1
   assert.deepEqual(errors, []);
 });
 
+// The samples themselves, run by the built rprof under the sim backend (as
+// a new user would): their own reports, measured the same way.
+const SAMPLE_RUNS = { matmul: ['64', '16'], nested: ['1'], daxpy: ['1000', '3'] };
+test('the samples\' own reports (sim backend): no text collides at 1000 and 1400 px', async () => {
+  const dir = path.dirname(daxpy);
+  let ran = 0;
+  for (const [name, args] of Object.entries(SAMPLE_RUNS)) {
+    const out = path.join(work, 'sample-' + name);
+    rprofRun(['-q', '--backend=sim', '-o', out, path.join(dir, name), ...args]);
+    for (const width of [1000, 1400]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto('file://' + path.join(out, 'report.html'));
+      await assertNoCollisions(`${name} at ${width} px`, 2);
+      const [scroll, client] = await tableOverflow();
+      assert.ok(scroll <= client, `${name} at ${width} px: the table is ${scroll} px wide in a ${client} px box`);
+      if (name === 'matmul') await shoot(`matmul-${width}.png`);
+    }
+    ++ran;
+  }
+  assert.equal(ran, 3);
+  assert.deepEqual(errors, []);
+});
+
 test('an outlier sits at the edge, marked with its value, and does not set the axis', async () => {
   await page.setViewportSize({ width: 1400, height: 900 });
   await page.goto('file://' + outlierFile);

@@ -440,6 +440,19 @@ TEST_CASE("chart model: an intensity far outside the others sits at the edge, of
   CHECK(count(svg, "data-role=\"off-scale\"") == 1);
   CHECK(svg.find("far outside the others") != std::string::npos);  // the convention
 
+  // A rate far above the roofs (a time of 1 ns): at the top edge, with its value.
+  Profile fast = sample_profile();
+  fast.regions.push_back(counted_region({"blip"}, 1e-9, 2e9, "256", {24e9, 0, 0, 32e9}));
+  const ChartModel f2 = build_chart_model(analyze(fast, {&m, "", {}}));
+  REQUIRE(f2.regions.back().name == "blip");
+  CHECK(f2.regions.back().gflops_off_scale == 1);
+  CHECK(f2.y.hi < 1e5);
+  const ChartLayout l2 = layout_chart(f2);
+  CHECK(l2.region_y(f2.regions.back()) == Approx(l2.plot_y));
+  REQUIRE(l2.off_scale.size() == 1);
+  CHECK(l2.off_scale[0].point == -1);
+  CHECK(l2.off_scale[0].label.text == "2.000e+09 GFLOP/s");
+
   // Without ceilings the largest cluster sets the axis.
   const ValueSpan s = shown_span({0.1, 0.2, 0.5, 8e6}, {}, 3);
   CHECK(s.lo == Approx(0.1));
