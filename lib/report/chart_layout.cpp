@@ -86,10 +86,7 @@ class Layouter {
   void region_labels();
   Box plot_area() const { return {L::kPlotX + 2, l_.plot_y + 2, L::kPlotW - 4, L::kPlotH - 4}; }
   // Boxes no ceiling label may cross: the ceiling labels placed so far.
-  bool free_of_labels(const Box& b) const {
-    return std::none_of(labels_.begin(), labels_.end(), [&](const Box& o) { return o.overlaps(b); });
-  }
-
+  bool free_of_labels(const Box& b) const { return free_of(labels_, b); }
   static bool free_of(const std::vector<Box>& boxes, const Box& b) {
     return std::none_of(boxes.begin(), boxes.end(), [&](const Box& o) { return o.overlaps(b); });
   }
@@ -137,7 +134,8 @@ void Layouter::frame() {
 }
 
 // Roof labels at the right end: above their line, else below it, else
-// stacked further out; roofs a few pixels apart share one label.
+// stacked further out, else moved left along the line, clear of the dots
+// and bars; roofs a few pixels apart share one label.
 void Layouter::roofs() {
   std::vector<std::vector<size_t>> groups;
   for (size_t k = 0; k < c_.roofs.size(); ++k) {  // highest first
