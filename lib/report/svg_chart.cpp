@@ -338,7 +338,7 @@ std::string SvgWriter::render(bool standalone) {
          fmt::format("data-role=\"unlabelled\" data-count=\"{}\" font-size=\"11\" fill=\"{}\"",
                      l_.unlabelled, kMuted));
   }
-  const double legend_bottom = svg_legend(c_, l_.legend_x, plot_y_ + 4, o_);
+  const double legend_bottom = svg_legend(c_, l_.legend_x, plot_y_ + 4, kWidth - 8, o_);
   const double height =
       svg_footer(c_.conventions, 24, std::max(plot_y_ + kPlotH + 76, legend_bottom + 12), kWidth - 48, o_) + 8;
   std::string head = standalone ? "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" : "";
