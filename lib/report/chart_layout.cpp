@@ -53,23 +53,23 @@ Quad text_quad(double x, double y, double len, double font, double rad) {
   return q;
 }
 
-// "DP 512-bit FMA 58.59 · add/mul 58.19 GFLOP/s": roofs of one precision and
-// width name them once.
+// "DP 512-bit FMA 58.59 · add/mul 58.19 GFLOP/s": what the roofs share is
+// said once (precision, width; one figure when they read the same).
 std::string roof_group_text(const ChartModel& c, const std::vector<size_t>& idx) {
-  std::string s;
   const ComputeRoof& first = c.roofs[idx.front()].roof;
-  bool same = true;
-  for (size_t i : idx) {
-    same = same && c.roofs[i].roof.precision == first.precision &&
-           c.roofs[i].roof.width == first.width;
-  }
+  bool one_figure = true;
+  for (size_t i : idx) one_figure = one_figure && human_number(c.roofs[i].roof.gflops) == human_number(first.gflops);
+  std::string s;
   for (size_t k = 0; k < idx.size(); ++k) {
     const ComputeRoof& r = c.roofs[idx[k]].roof;
-    std::string t = roof_text(r);
-    if (same && k > 0) t = t.substr(roof_text(first).rfind(' ') + 1);
-    s += (k == 0 ? "" : " \u00b7 ") + t + " " + human_number(r.gflops);
+    std::string t = roof_text(r);  // "DP 256-bit FMA"
+    if (k > 0 && r.precision == first.precision) {
+      t = t.substr(t.find(' ') + 1);  // "256-bit FMA"
+      if (r.width == first.width) t = t.substr(t.find(' ') + 1);  // "FMA"
+    }
+    s += (k == 0 ? "" : " \u00b7 ") + t + (one_figure ? "" : " " + human_number(r.gflops));
   }
-  return s + " GFLOP/s";
+  return s + (one_figure ? " " + human_number(first.gflops) : "") + " GFLOP/s";
 }
 
 class Layouter {

@@ -402,6 +402,12 @@ TEST_CASE("layout: roofs a few pixels apart share a label, close ones are offset
   CHECK(l.roofs[2].roofs == std::vector<size_t>{2, 3});
   CHECK(l.roofs[2].label.text == "DP 256-bit FMA 58.59 \u00b7 add/mul 58.19 GFLOP/s");
   CHECK(l.roofs[0].label.text == "DP 512-bit FMA+add 78.28 GFLOP/s");
+  // Two roofs of one figure: the figure once.
+  ChartModel same = c;
+  same.roofs = {roof(Width::k512, FlopMix::kFma, 86.4), roof(Width::k256, FlopMix::kFma, 86.4)};
+  const ChartLayout ls = layout_chart(same);
+  REQUIRE(ls.roofs.size() == 1);
+  CHECK(ls.roofs[0].label.text == "DP 512-bit FMA \u00b7 256-bit FMA 86.4 GFLOP/s");
   const Box plot{ChartLayout::kPlotX, l.plot_y, ChartLayout::kPlotW, ChartLayout::kPlotH};
   for (size_t i = 0; i < l.roofs.size(); ++i) {
     CHECK(l.roofs[i].label.at.box.inside(plot));
