@@ -96,6 +96,7 @@ class Layouter {
   LabelPlacer placer_;
   std::vector<Box> marks_;  // dots, bars, ridges: the ceiling labels avoid them too
   std::vector<Quad> quads_;  // the rotated bandwidth labels
+  std::vector<Box> ridges_;  // the ridge diamonds
   std::vector<Box> labels_;  // ceiling labels, for the ceilings after them
   std::vector<size_t> order_;  // regions, biggest share first
 };
@@ -207,6 +208,7 @@ void Layouter::bandwidths() {
       auto clear = [&](const Box& a) { return !q.overlaps(Quad(a)); };
       if (!std::all_of(labels_.begin(), labels_.end(), clear) ||
           !std::all_of(marks_.begin(), marks_.end(), clear) ||
+          !std::all_of(ridges_.begin(), ridges_.end(), clear) ||
           !std::none_of(quads_.begin(), quads_.end(), [&](const Quad& o) { return q.overlaps(o); })) {
         continue;
       }
@@ -231,7 +233,9 @@ void Layouter::block_marks() {
   for (const ChartRidge& r : c_.ridges) {
     if (!l_.x.contains(r.intensity) || !l_.y.contains(r.gflops)) continue;
     const double xp = l_.x.to_px(r.intensity), yp = l_.y.to_px(r.gflops);
-    placer_.block({xp - 6, yp - 6, 12, 12});  // on a roof line: not in the roofs' way
+    // On a roof line: in the way of bandwidth and region labels, not of roofs'.
+    ridges_.push_back({xp - 6, yp - 6, 12, 12});
+    placer_.block(ridges_.back());
   }
   for (size_t i = 0; i < c_.regions.size(); ++i) order_.push_back(i);
   std::stable_sort(order_.begin(), order_.end(), [&](size_t a, size_t b) {
