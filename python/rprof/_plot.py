@@ -56,6 +56,32 @@ class _Placer:
         return None
 
 
+_OFF_SCALE_DECADES = 3  # as the SVG chart's (chart_model.h kOffScaleGapX)
+
+
+def _shown_span(values, fixed, gap):
+    """The span (lo, hi) the axis shows, as rprof's SVG chart finds it
+    (chart_scale.h shown_span): the values on a log scale split wherever two
+    neighbours are more than `gap` decades apart; the span runs from the
+    first to the last cluster holding a fixed value (a ridge), else it is the
+    most populous cluster. (None, None) without values."""
+    pts = sorted([(math.log10(v), False) for v in values if v > 0 and math.isfinite(v)] +
+                 [(math.log10(v), True) for v in fixed if v > 0 and math.isfinite(v)])
+    if not pts:
+        return None, None
+    clusters = [[pts[0]]]
+    for a, b in zip(pts, pts[1:]):
+        if b[0] - a[0] > gap:
+            clusters.append([])
+        clusters[-1].append(b)
+    with_fixed = [k for k, c in enumerate(clusters) if any(f for _, f in c)]
+    if with_fixed:
+        first, last = with_fixed[0], with_fixed[-1]
+    else:
+        first = last = max(range(len(clusters)), key=lambda k: (len(clusters[k]), -k))
+    return 10 ** clusters[first][0][0], 10 ** clusters[last][-1][0]
+
+
 def _around(r=4):
     """Offsets (points) around a dot: right, left, above, below, then out."""
     out = []
@@ -88,9 +114,6 @@ def draw_roofline(profile, ax=None, boundary="dram", precision="dp", threads=Non
     if ax is None:
         _, ax = plt.subplots(figsize=(8, 5.5))
 
-    xs = list(pts[oi_col]) or [1.0]
-    x_lo = min(min(xs) / 10, 0.01)
-    x_hi = max(max(xs) * 10, 100.0)
     peaks = sorted((p for p in cs.get("peaks", []) if p.get("precision") == precision),
                    key=lambda p: (_WIDTHS.index(p["width"]), p["gflops"]))
     top = max((p["gflops"] for p in peaks), default=None)
@@ -103,6 +126,17 @@ def draw_roofline(profile, ax=None, boundary="dram", precision="dp", threads=Non
     for label, gflops in zip(pts["compute_roof"], pts["compute_roof_gflops_per_s"]):
         if label and gflops > 0 and label not in roofs.setdefault(gflops, []):
             roofs[gflops].append(label)
+    # The x axis: the intensities near the others and the ridges; one far
+    # outside them (a boundary crossed by a handful of bytes) sits at the edge.
+    ridges = [g / bw["gbs"] for g in roofs for bw in cs.get("bandwidth", []) if bw["gbs"] > 0]
+    lo, hi = _shown_span(list(pts[oi_col]), ridges, _OFF_SCALE_DECADES)
+    x_lo = min(lo / 10, 0.01) if lo else 0.01
+    x_hi = max(hi * 10, 100.0) if hi else 100.0
+
+    def at_x(v):
+        """The point's x on the chart and its side: -1, 0, +1 (off scale)."""
+        return (x_lo, -1) if v < x_lo else (x_hi, 1) if v > x_hi else (v, 0)
+
     colour = {}
     for k, gflops in enumerate(sorted(roofs, reverse=True)):
         colour[gflops] = _ROOF_COLOURS[k % len(_ROOF_COLOURS)]
@@ -118,8 +152,9 @@ def draw_roofline(profile, ax=None, boundary="dram", precision="dp", threads=Non
                 label=f"{BOUNDARY_TEXT[b]}: {gbs:.4g} GB/s")
     for path, r in pts.iterrows():
         g = r["compute_roof_gflops_per_s"]
-        ax.plot(r[oi_col], r["gflops_per_s"], "o", markersize=5,
-                color=colour.get(g, "black") if g == g else "black")
+        x, side = at_x(r[oi_col])
+        ax.plot(x, r["gflops_per_s"], {-1: "<", 0: "o", 1: ">"}[side], markersize=5 + 2 * abs(side),
+                color=colour.get(g, "black") if g == g else "black", clip_on=False)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(x_lo, x_hi)
@@ -141,8 +176,13 @@ def draw_roofline(profile, ax=None, boundary="dram", precision="dp", threads=Non
     placer = _Placer(ax)
     placer.block(ax.get_legend().get_window_extent(placer.renderer))
     for path, r in pts.iterrows():  # the dots themselves
-        xy = ax.transData.transform((r[oi_col], r["gflops_per_s"]))
+        xy = ax.transData.transform((at_x(r[oi_col])[0], r["gflops_per_s"]))
         placer.block(Bbox.from_extents(xy[0] - 3, xy[1] - 3, xy[0] + 3, xy[1] + 3))
+    for path, r in pts.iterrows():  # off-scale values beside their arrows
+        x, side = at_x(r[oi_col])
+        if side:
+            placer.place(f"I {r[oi_col]:.3g}", (x, r["gflops_per_s"]), _around(),
+                         fontsize=7, color="0.25")
     for gflops in sorted(roofs, reverse=True):
         text = " / ".join(_roof_text(lb) for lb in roofs[gflops]) + f": {gflops:.4g} GFLOP/s"
         placer.place(text, (x_hi, gflops), [(-4, 2, "right"), (-4, -10, "right"),
@@ -168,5 +208,6 @@ def draw_roofline(profile, ax=None, boundary="dram", precision="dp", threads=Non
                 names[path] = label(r, r["parent"] or "")
         order = pts.sort_values("time_s", ascending=False)
         for path, r in order.iterrows():
-            placer.place(names[path], (r[oi_col], r["gflops_per_s"]), _around(), fontsize=7)
+            placer.place(names[path], (at_x(r[oi_col])[0], r["gflops_per_s"]), _around(),
+                         fontsize=7)
     return ax

@@ -321,7 +321,27 @@ def case_roofline_many(ctx):
     texts = [t for t, _ in boxes]
     check(len(set(texts)) == len(texts), f"two labels read the same: {texts}")
     fig.savefig(os.path.join(ctx.work, "roofline_many.png"))
-    print(f"roofline_many: {len(pts)} regions, {len(judged)} roofs, {len(boxes)} labels")
+
+    # One intensity far outside the others (8e6 FLOP/byte, as a handful of
+    # bytes gives) does not set the axis: it sits at the edge, with its value.
+    with open(p.file) as f:
+        doc = json.load(f)
+    r = next(r for r in doc["regions"] if r["path"] == ["dot_l1"])
+    next(b for b in r["roofline"]["boundaries"] if b["boundary"] == "l1")["intensity"] = 8e6
+    odd = os.path.join(ctx.work, "outlier.json")
+    with open(odd, "w") as f:
+        json.dump(doc, f)
+    fig, ax = plt.subplots(figsize=(8, 5.5))
+    rprof.load(odd).roofline(ax=ax, boundary="l1")
+    fig.canvas.draw()
+    x_hi = ax.get_xlim()[1]
+    check(x_hi < 1e4, f"the x axis ends at {x_hi}, not beyond the outlier")
+    edge = [ln for ln in ax.lines if ln.get_marker() == ">"]
+    eq(len(edge), 1, "one point at the right edge")
+    check(math.isclose(edge[0].get_xydata()[0][0], x_hi), "the point sits on the edge")
+    check(any(t.get_text() == "I 8e+06" for t in ax.texts), "its value beside it")
+    print(f"roofline_many: {len(pts)} regions, {len(judged)} roofs, {len(boxes)} labels; "
+          f"an outlier at the edge of an axis ending at {x_hi:.3g}")
 
 
 def case_compare(ctx):
