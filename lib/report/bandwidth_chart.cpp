@@ -7,6 +7,7 @@
 #include <set>
 
 #include "report/chart_model.h"
+#include "report/chart_scale.h"
 #include "report/markup.h"
 #include "report/svg_parts.h"
 
@@ -66,6 +67,8 @@ std::string render_bandwidth_svg(const Analysis& a, bool standalone) {
                        svg_px(kPlotY + kPlotH / 2)));
   const double gw = kPlotW / static_cast<double>(shown.size());
   const double bw = std::min(28.0, 0.8 * gw / static_cast<double>(views.size()));
+  const size_t every = static_cast<size_t>(
+      std::ceil((text_width(std::to_string(views.size()), 9) + 3) / bw));
   int gi = 0;
   for (Boundary bd : shown) {
     const double gx = kPlotX + gi++ * gw;
@@ -104,22 +107,30 @@ std::string render_bandwidth_svg(const Analysis& a, bool standalone) {
             "<line data-role=\"bandwidth-roof\" x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" "
             "stroke=\"{3}\" stroke-width=\"2\" stroke-dasharray=\"4 2\"/>\n",
             svg_px(x), svg_px(x + bw), svg_px(y(b->roof_gbs)), kSvgInk);
-        svg_text(o, x + bw / 2, top - 3,
-                 fmt::format("{}{:.0f}%", least ? "\u2265" : "", 100 * b->fraction),
-                 "text-anchor=\"middle\" font-size=\"9\"");
+        // Over the bar where it fits its width; else the legend line says it.
+        const std::string pct = fmt::format("{}{:.0f}%", least ? "\u2265" : "", 100 * b->fraction);
+        if (1.2 * text_width(pct, 9) + 2 <= bw) {  // the estimate's margin
+          svg_text(o, x + bw / 2, std::max(top - 3, kPlotY - 2), pct,
+                   "data-role=\"bandwidth-fraction\" text-anchor=\"middle\" font-size=\"9\"");
+        }
       }
-      svg_text(o, x + bw / 2, kPlotY + kPlotH + 32, std::to_string(i + 1),
-               "text-anchor=\"middle\" font-size=\"9\" fill=\"#5b6470\"");
+      // The region's number under its bar, every `every`-th where they do not fit.
+      if (i % every == 0) {
+        svg_text(o, x + bw / 2, kPlotY + kPlotH + 32, std::to_string(i + 1),
+                 "text-anchor=\"middle\" font-size=\"9\" fill=\"#5b6470\"");
+      }
     }
   }
   double ly = kPlotY + kPlotH + 52;
   for (size_t i = 0; i < views.size(); ++i, ly += 15) {
-    svg_text(o, kPlotX, ly,
-             fmt::format("{}: {} (limiting: {}, {}{:.0f}% of its roof{})", i + 1, views[i].first,
-                         boundary_name(*views[i].second->limiting),
-                         views[i].second->lower_bound ? "at least " : "",
-                         100 * views[i].second->fraction,
-                         views[i].second->lower_bound ? "; no sample hit it: a lower bound" : ""),
+    // The region's name cut to what the line leaves it.
+    const std::string tail = fmt::format(
+        " (limiting: {}, {}{:.0f}% of its roof{})", boundary_name(*views[i].second->limiting),
+        views[i].second->lower_bound ? "at least " : "", 100 * views[i].second->fraction,
+        views[i].second->lower_bound ? "; no sample hit it: a lower bound" : "");
+    const std::string head = fmt::format("{}: ", i + 1);
+    const double room = kWidth - kPlotX - 16 - text_width(head + tail, 11);
+    svg_text(o, kPlotX, ly, head + fit_text(views[i].first, std::max(room, 60.0), 11) + tail,
              "font-size=\"11\"");
   }
   const double bottom = svg_footer(

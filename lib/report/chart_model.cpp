@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
+#include <map>
 
 #include "machine/stream_kernels.h"
 #include "report/roofline_report.h"
@@ -94,6 +95,7 @@ ChartModel build_chart_model(const Analysis& an) {
 
   // Regions with FLOPs; the analysis chose the ceilings for those it charts.
   c.shown = an.shown;
+  std::vector<std::string> parents;  // of each charted region, for its label
   for (size_t i = 0; i < an.regions.size(); ++i) {
     const RegionAnalysis& ra = an.regions[i];
     const Region& r = *ra.region;
@@ -172,6 +174,7 @@ ChartModel build_chart_model(const Analysis& an) {
       continue;
     }
     c.regions.push_back(std::move(cr));
+    parents.push_back(r.path.size() > 1 ? r.path[r.path.size() - 2] : "");
   }
   if (an.any_flops && c.shown.left_out > 0) c.missing.push_back(c.shown.line());
   if (!an.any_flops) {
@@ -206,23 +209,62 @@ ChartModel build_chart_model(const Analysis& an) {
     }
   }
 
-  // Domains: every point, ridge and roof, with room for labels.
+  // Labels: a name shared by charted regions gets its parent's name.
+  std::map<std::string, int> named;
+  for (const ChartRegion& r : c.regions) ++named[r.name];
+  std::map<std::string, int> labelled;
+  for (ChartRegion& r : c.regions) {
+    r.label = r.name;
+    if (named[r.name] < 2) continue;
+    const std::string& parent = parents[static_cast<size_t>(r.number - 1)];
+    if (!parent.empty()) r.label += " in " + parent;
+    ++labelled[r.label];
+  }
+  // Parents of one name too: the parent's path, then the region's number.
+  std::map<std::string, int> again;
+  for (ChartRegion& r : c.regions) {
+    if (labelled[r.label] < 2) continue;
+    r.label = r.name + " in " + r.path.substr(0, r.path.size() - std::min(r.path.size(), r.name.size() + 1));
+    ++again[r.label];
+  }
+  for (ChartRegion& r : c.regions) {
+    if (again[r.label] > 1) r.label += fmt::format(" #{}", r.number);
+  }
+
+  // Domains: the points, ridges and roofs, with room for labels; a point
+  // far outside the others (shown_span) sits at the edge instead.
+  std::vector<double> xs, ys, ridge_xs, roof_ys;
+  for (const ChartRegion& r : c.regions) {
+    ys.push_back(r.gflops);
+    for (const ChartPoint& pt : r.points) xs.push_back(pt.intensity);
+  }
+  for (const ChartRidge& r : c.ridges) ridge_xs.push_back(r.intensity);
+  for (const ChartRoof& r : c.roofs) roof_ys.push_back(r.roof.gflops);
+  const ValueSpan sx = shown_span(xs, ridge_xs, kOffScaleGapX);
+  const ValueSpan sy = shown_span(ys, roof_ys, kOffScaleGapY);
   double x_lo = INFINITY, x_hi = 0, y_lo = INFINITY, y_hi = 0;
   auto take_x = [&](double v) { x_lo = std::min(x_lo, v); x_hi = std::max(x_hi, v); };
   auto take_y = [&](double v) { y_lo = std::min(y_lo, v); y_hi = std::max(y_hi, v); };
-  for (const ChartRegion& r : c.regions) {
-    take_y(r.gflops);
+  // Ends of error bars count when they stay within a decade of the span.
+  auto near = [](const ValueSpan& s, double v) { return v >= s.lo / 10 && v <= s.hi * 10; };
+  for (ChartRegion& r : c.regions) {
+    r.gflops_off_scale = sy.side(r.gflops);
+    if (r.gflops_off_scale == 0) take_y(r.gflops);
+    c.off_scale += r.gflops_off_scale != 0;
     if (r.repeat_runs > 0) {
-      take_y(r.gflops_low);
-      take_y(r.gflops_high);
+      for (double v : {r.gflops_low, r.gflops_high}) {
+        if (near(sy, v)) take_y(v);
+      }
     }
-    for (const ChartPoint& pt : r.points) {
-      take_x(pt.intensity);
+    for (ChartPoint& pt : r.points) {
+      pt.off_scale = sx.side(pt.intensity);
+      c.off_scale += pt.off_scale != 0;
+      if (pt.off_scale == 0) take_x(pt.intensity);
       // An interval's ends are on the chart (an unbounded one runs to its edge).
       if (pt.sampled) {
         c.any_sampled = true;
-        if (pt.intensity_low > 0) take_x(pt.intensity_low);
-        if (!pt.intensity_high_unbounded) take_x(pt.intensity_high);
+        if (pt.intensity_low > 0 && near(sx, pt.intensity_low)) take_x(pt.intensity_low);
+        if (!pt.intensity_high_unbounded && near(sx, pt.intensity_high)) take_x(pt.intensity_high);
       }
     }
   }
@@ -252,6 +294,12 @@ ChartModel build_chart_model(const Analysis& an) {
   c.conventions.push_back(
       "One dot per boundary, joined: same GFLOP/s, one intensity each; dot area = share of "
       "run time; bound = min(compute roof, bandwidth x intensity)");
+  if (c.off_scale > 0) {
+    c.conventions.push_back(
+        "A dot with an arrow at the plot's edge: its value lies far outside the others' (more "
+        "than 1000x in intensity or 10000x in GFLOP/s, e.g. a boundary crossed by a handful of "
+        "bytes); it is written beside the arrow");
+  }
   if (c.any_sampled) {
     c.conventions.push_back(
         "Bars through a dot: the 95% interval of the sampled traffic at that boundary (the "

@@ -50,15 +50,23 @@ struct ChartPoint {
   double intensity_low = 0, intensity_high = 0;
   bool intensity_high_unbounded = false;
   double ci95_bytes = 0, sampling_units = 0;
+  // Far outside the other points (shown_span): -1 left of the x axis, +1
+  // right of it, drawn at the plot's edge with its value; 0 on the axis.
+  int off_scale = 0;
 };
 
 struct ChartRegion {
   int number = 0;  // 1-based, in profile order
   std::string path, name;
+  // The name the chart writes: the name, told apart from another charted
+  // region of the same name by its parent ("loop a.c:42 in matmul()"), then
+  // by its parent's path ("... in dot_l1/dot()"), then by its number.
+  std::string label;
   int threads = 1;
   double time_s = 0;
   double share = 0;  // of the run's time (0..1), sets the dot's area
   double flops = 0, gflops = 0;
+  int gflops_off_scale = 0;  // as ChartPoint::off_scale, on the y axis
   std::vector<ChartPoint> points;  // ascending intensity
   // From the roofline, when there are ceilings.
   bool has_roofline = false;
@@ -98,7 +106,12 @@ struct ChartModel {
   int ceiling_threads = 0;               // 0 = no ceilings
   ShownRegions shown;                    // the regions the human reports show
   LogAxis x, y;                          // data domains; pixels set when drawing
+  size_t off_scale = 0;                  // points (and rates) drawn at an edge
 };
+
+// How far (decades) a value lies from the others before it no longer sets
+// the axis (shown_span): intensities, rates.
+inline constexpr double kOffScaleGapX = 3, kOffScaleGapY = 4;
 
 // The chart of an analysis; without a machine, points without roofs.
 ChartModel build_chart_model(const Analysis& a);

@@ -73,6 +73,47 @@ LogAxis fit_log_axis(double min_v, double max_v, double pad, double min_decades)
   return a;
 }
 
+ValueSpan shown_span(const std::vector<double>& values, const std::vector<double>& fixed,
+                     double gap_decades) {
+  struct V {
+    double lg;
+    bool fixed;
+  };
+  std::vector<V> all;
+  auto take = [&](double v, bool f) {
+    if (std::isfinite(v) && v > 0) all.push_back({std::log10(v), f});
+  };
+  for (double v : values) take(v, false);
+  for (double v : fixed) take(v, true);
+  ValueSpan span;
+  if (all.empty()) return span;
+  std::sort(all.begin(), all.end(), [](const V& a, const V& b) { return a.lg < b.lg; });
+  // Clusters [first, last] of indices into `all`.
+  std::vector<std::pair<size_t, size_t>> clusters{{0, 0}};
+  for (size_t i = 1; i < all.size(); ++i) {
+    if (all[i].lg - all[i - 1].lg > gap_decades) clusters.emplace_back(i, i);
+    clusters.back().second = i;
+  }
+  size_t first = clusters.size(), last = 0;
+  for (size_t k = 0; k < clusters.size(); ++k) {
+    for (size_t i = clusters[k].first; i <= clusters[k].second; ++i) {
+      if (!all[i].fixed) continue;
+      first = std::min(first, k);
+      last = std::max(last, k);
+    }
+  }
+  if (first == clusters.size()) {  // no fixed value: the most populous cluster
+    first = last = 0;
+    for (size_t k = 1; k < clusters.size(); ++k) {
+      const size_t n = clusters[k].second - clusters[k].first;
+      if (n > clusters[first].second - clusters[first].first) first = last = k;
+    }
+  }
+  span.lo = std::pow(10.0, all[clusters[first].first].lg);
+  span.hi = std::pow(10.0, all[clusters[last].second].lg);
+  return span;
+}
+
 std::string decade_label(double v) {
   const int k = static_cast<int>(std::lround(std::log10(v)));
   if (k >= -3 && k <= 5) {
@@ -128,7 +169,8 @@ bool Box::inside(const Box& a) const {
   return x >= a.x && y >= a.y && x + w <= a.x + a.w && y + h <= a.y + a.h;
 }
 
-Placement LabelPlacer::place(double x, double y, double r, double w, double h) {
+std::optional<Placement> LabelPlacer::try_place(double x, double y, double r, double w,
+                                                double h) {
   // Candidate offsets around the dot (right, left, above, below, diagonals),
   // at growing distances; the first ring keeps the label touching the dot.
   struct Cand {
@@ -137,9 +179,7 @@ Placement LabelPlacer::place(double x, double y, double r, double w, double h) {
   static const Cand dirs[] = {{1, 0},  {-1, 0}, {0, -1}, {0, 1},
                               {1, -1}, {1, 1},  {-1, -1}, {-1, 1}};
   const double gap = 3;
-  Placement best;
-  double best_cost = std::numeric_limits<double>::infinity();
-  for (int ring = 0; ring < 4; ++ring) {
+  for (int ring = 0; ring < 6; ++ring) {
     const double d = r + gap + ring * (h + 2);
     for (const Cand& c : dirs) {
       Placement p;
@@ -155,15 +195,32 @@ Placement LabelPlacer::place(double x, double y, double r, double w, double h) {
       p.x = bx;
       p.y = by + h * 0.8;  // baseline of one line of text
       p.leader = ring > 0;
+      if (!p.box.inside(area_)) continue;
+      bool clear = true;
+      for (const Box& t : taken_) clear = clear && !t.overlaps(p.box);
+      if (!clear) continue;
+      p.clean = true;
+      taken_.push_back(p.box);
+      return p;
+    }
+  }
+  return std::nullopt;
+}
+
+Placement LabelPlacer::place(double x, double y, double r, double w, double h) {
+  if (std::optional<Placement> p = try_place(x, y, r, w, h)) return *p;
+  // Nothing clean: the box of least overlap, inside the area where it fits.
+  Placement best;
+  double best_cost = std::numeric_limits<double>::infinity();
+  for (double dx : {r + 3, -r - 3 - w}) {
+    for (double dy : {-h / 2, -r - 3 - h, r + 3}) {
+      Placement p;
+      p.box = {x + dx, y + dy, w, h};
+      p.x = p.box.x;
+      p.y = p.box.y + h * 0.8;
       double cost = 0;
       for (const Box& t : taken_) cost += t.overlap_area(p.box);
-      if (!p.box.inside(area_)) cost += 1e6 + w * h;  // outside: a last resort
-      cost += ring * 1e-3;  // among clean ones, prefer the nearest
-      if (cost < 1e-2) {
-        p.clean = true;
-        taken_.push_back(p.box);
-        return p;
-      }
+      if (!p.box.inside(area_)) cost += 1e6 + w * h;
       if (cost < best_cost) {
         best_cost = cost;
         best = p;

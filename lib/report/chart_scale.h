@@ -4,6 +4,7 @@
 #ifndef RPROF_REPORT_CHART_SCALE_H_
 #define RPROF_REPORT_CHART_SCALE_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,23 @@ struct LogAxis {
 // both sides, widened symmetrically (in log space) to at least `min_decades`
 // decades. Non-positive or non-finite input gives 1..10^min_decades.
 LogAxis fit_log_axis(double min_v, double max_v, double pad, double min_decades);
+
+// The span of values an axis shows (log10 of its ends) when some values lie
+// far from the rest: the values sorted on a log scale split into clusters
+// wherever two neighbours are more than `gap_decades` apart; the shown span
+// runs from the first to the last cluster holding a fixed value (a ceiling,
+// a ridge), or, without fixed values, is the cluster of the most values.
+// Values outside it (a boundary with a handful of bytes: an intensity of 8e6
+// beside 1 to 100) are off scale and drawn at the edge. Non-positive and
+// non-finite values are ignored; none left gives lo > hi.
+struct ValueSpan {
+  double lo = 1, hi = 0;  // data values, lo > hi when empty
+  bool contains(double v) const { return v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9); }
+  // -1 below the span, +1 above, 0 inside.
+  int side(double v) const { return v < lo * (1 - 1e-9) ? -1 : v > hi * (1 + 1e-9) ? 1 : 0; }
+};
+ValueSpan shown_span(const std::vector<double>& values, const std::vector<double>& fixed,
+                     double gap_decades);
 
 // A decade tick label: "0.001" .. "100000" in plain digits, "1e6" beyond.
 std::string decade_label(double v);
@@ -63,6 +81,8 @@ class LabelPlacer {
   void block(const Box& b) { taken_.push_back(b); }
   // A label w x h pixels for a dot of radius r at (x, y).
   Placement place(double x, double y, double r, double w, double h);
+  // The same, but only a clean place is taken: none, nothing is taken.
+  std::optional<Placement> try_place(double x, double y, double r, double w, double h);
   const std::vector<Box>& taken() const { return taken_; }
 
  private:

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <ostream>
 #include <utility>
 
 #include "report/markup.h"
+#include "report/chart_layout.h"
 #include "report/svg_parts.h"
 
 namespace rprof {
@@ -18,57 +20,59 @@ constexpr const char* kMuted = kSvgMuted;
 std::string n(double v) { return svg_num(v); }
 std::string px(double v) { return svg_px(v); }
 std::string esc(const std::string& s) { return xml_escape(s); }
-std::vector<std::string> wrap(const std::string& t, double w, double f) { return wrap_text(t, w, f); }
 
-// Layout in pixels. The plot is square-ish so that a slope of 1 on log-log
-// axes (a bandwidth line) looks like one.
-constexpr double kWidth = 1000;
-constexpr double kPlotX = 86, kPlotY = 84, kPlotW = 600, kPlotH = 440;
-constexpr double kLegendX = kPlotX + kPlotW + 34;
-constexpr double kFont = 12;  // base font size
-// Labels for the regions with the largest share of time only: beyond this a
-// chart is a cloud of names. The others have their name in a tooltip.
-constexpr size_t kMaxLabels = 30;
+// Pixels (chart_layout.h): the plot is square-ish so that a slope of 1 on
+// log-log axes (a bandwidth line) looks like one.
+constexpr double kWidth = ChartLayout::kWidth;
+constexpr double kPlotX = ChartLayout::kPlotX, kPlotW = ChartLayout::kPlotW;
+constexpr double kPlotH = ChartLayout::kPlotH;
+constexpr double kFont = ChartLayout::kFont;
 constexpr const char* kFontFamily =
     "system-ui, -apple-system, 'Segoe UI', 'DejaVu Sans', 'Helvetica Neue', Arial, sans-serif";
 class SvgWriter {
  public:
-  explicit SvgWriter(const ChartModel& c) : c_(c), x_(c.x), y_(c.y) {
-    x_.px_lo = kPlotX;
-    x_.px_hi = kPlotX + kPlotW;
-    y_.px_lo = kPlotY + kPlotH;
-    y_.px_hi = kPlotY;
-  }
+  explicit SvgWriter(const ChartModel& c)
+      : c_(c), l_(layout_chart(c)), x_(l_.x), y_(l_.y), plot_y_(l_.plot_y) {}
   std::string render(bool standalone);
 
  private:
   void axes();
-  void ceilings(LabelPlacer& placer);
-  void regions(LabelPlacer& placer);
-  // The pixel span of a sampled point's intensity interval, clamped to the
-  // plot (an unbounded end at its right edge).
-  std::pair<double, double> interval_px(const ChartPoint& p) const {
-    const double l = std::max(x_.px_lo, x_.to_px(p.intensity_low));
-    const double h = p.intensity_high_unbounded ? x_.px_hi
-                                                : std::min(x_.px_hi, x_.to_px(p.intensity_high));
-    return {l, h};
-  }
+  void ceilings();
+  void regions();
+  void label(const ChartLabel& l, const std::string& attrs);
   void text(double x, double y, const std::string& s, const std::string& attrs) {
     svg_text(o_, x, y, s, attrs);
   }
 
   const ChartModel& c_;
-  LogAxis x_, y_;
+  const ChartLayout l_;
+  const LogAxis x_, y_;
+  const double plot_y_;
   std::string o_;
 };
 
+// A placed label; away from its dot, a thin line to it.
+void SvgWriter::label(const ChartLabel& l, const std::string& attrs) {
+  const Placement& pl = l.at;
+  if (pl.leader) {
+    const double lx = std::clamp(l.to_x, pl.box.x, pl.box.x + pl.box.w);
+    const double ly = std::clamp(l.to_y, pl.box.y, pl.box.y + pl.box.h);
+    o_ += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#9aa1ab\" "
+                      "stroke-width=\"0.8\"/>\n", px(l.to_x), px(l.to_y), px(lx), px(ly));
+  }
+  text(pl.x, pl.y, l.text,
+       fmt::format("{} data-box=\"{} {} {} {}\" text-anchor=\"{}\" stroke=\"#ffffff\" "
+                   "stroke-width=\"3\" paint-order=\"stroke\" stroke-linejoin=\"round\"",
+                   attrs, px(pl.box.x), px(pl.box.y), px(pl.box.w), px(pl.box.h), pl.anchor));
+}
+
 void SvgWriter::axes() {
   o_ += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#fbfcfd\" "
-                    "stroke=\"#c9ced6\"/>\n", px(kPlotX), px(kPlotY), px(kPlotW), px(kPlotH));
+                    "stroke=\"#c9ced6\"/>\n", px(kPlotX), px(plot_y_), px(kPlotW), px(kPlotH));
   o_ += "<g data-role=\"grid\" stroke-width=\"1\">\n";
   for (double v : x_.minor_ticks()) {
     o_ += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#eef0f3\"/>\n",
-                      px(x_.to_px(v)), px(kPlotY), px(kPlotY + kPlotH));
+                      px(x_.to_px(v)), px(plot_y_), px(plot_y_ + kPlotH));
   }
   for (double v : y_.minor_ticks()) {
     o_ += fmt::format("<line x1=\"{1}\" y1=\"{0}\" x2=\"{2}\" y2=\"{0}\" stroke=\"#eef0f3\"/>\n",
@@ -77,8 +81,8 @@ void SvgWriter::axes() {
   for (double v : x_.decades()) {
     const double xp = x_.to_px(v);
     o_ += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#dde1e6\"/>\n",
-                      px(xp), px(kPlotY), px(kPlotY + kPlotH + 5));
-    text(xp, kPlotY + kPlotH + 19, decade_label(v),
+                      px(xp), px(plot_y_), px(plot_y_ + kPlotH + 5));
+    text(xp, plot_y_ + kPlotH + 19, decade_label(v),
          fmt::format("data-role=\"x-tick\" data-value=\"{}\" text-anchor=\"middle\" fill=\"{}\"",
                      n(v), kMuted));
   }
@@ -91,15 +95,15 @@ void SvgWriter::axes() {
                      n(v), kMuted));
   }
   o_ += "</g>\n";
-  text(kPlotX + kPlotW / 2, kPlotY + kPlotH + 44, "Arithmetic intensity [FLOP/byte]",
+  text(kPlotX + kPlotW / 2, plot_y_ + kPlotH + 44, "Arithmetic intensity [FLOP/byte]",
        fmt::format("data-role=\"x-axis-label\" text-anchor=\"middle\" font-size=\"13\" "
                    "fill=\"{}\"", kInk));
   o_ += fmt::format("<text data-role=\"y-axis-label\" transform=\"translate({},{}) rotate(-90)\" "
                     "text-anchor=\"middle\" font-size=\"13\" fill=\"{}\">Performance "
-                    "[GFLOP/s]</text>\n", px(kPlotX - 54), px(kPlotY + kPlotH / 2), kInk);
+                    "[GFLOP/s]</text>\n", px(kPlotX - 54), px(plot_y_ + kPlotH / 2), kInk);
 }
 
-void SvgWriter::ceilings(LabelPlacer& placer) {
+void SvgWriter::ceilings() {
   const double top = c_.roofs.empty() ? y_.hi : c_.roofs.front().roof.gflops;
   double fastest = 0;
   for (const ChartBandwidth& b : c_.bandwidths) fastest = std::max(fastest, b.gbs);
@@ -132,58 +136,23 @@ void SvgWriter::ceilings(LabelPlacer& placer) {
         k == 0 ? "" : " stroke-dasharray=\"6 4\"");
   }
   o_ += "</g>\n";
-  // Labels: roofs at the right end above the line; bandwidths along their
-  // line near where it enters the plot.
-  for (const ChartRoof& r : c_.roofs) {
-    const std::string s = fmt::format("{}  {} GFLOP/s", roof_text(r.roof), human_number(r.roof.gflops));
-    const double w = text_width(s, kFont), yp = y_.to_px(r.roof.gflops);
-    const double xr = kPlotX + kPlotW - 6;
-    placer.block({xr - w, yp - 17, w, 15});
-    text(xr, yp - 6, s, fmt::format("data-role=\"ceiling-label\" text-anchor=\"end\" "
-                                    "font-weight=\"600\" fill=\"{}\"", kInk));
+  // Labels where the layout put them.
+  for (const RoofLabel& r : l_.roofs) {
+    std::string roofs;
+    for (size_t k : r.roofs) roofs += (roofs.empty() ? "" : " ") + c_.roofs[k].roof.label();
+    label(r.label, fmt::format("data-role=\"ceiling-label\" data-roofs=\"{}\" font-weight=\"600\" "
+                               "fill=\"{}\"", esc(roofs), kInk));
   }
-  const double pxs_per_decade_x = kPlotW / std::log10(x_.hi / x_.lo);
-  const double pxs_per_decade_y = kPlotH / std::log10(y_.hi / y_.lo);
-  const double angle = -std::atan2(pxs_per_decade_y, pxs_per_decade_x) * 180 / M_PI;
-  // Bandwidth labels along their lines, near where each enters the plot,
-  // moved along the line until it clears the labels already placed.
-  const double rad = angle * M_PI / 180;
-  std::vector<Box> bw_boxes;
-  for (const ChartBandwidth& b : c_.bandwidths) {
-    const std::string label = fmt::format("{} {} GB/s", boundary_name(b.boundary), human_number(b.gbs));
-    const double len = text_width(label, kFont);
-    for (int k = 0; k < 16; ++k) {
-      double i = x_.from_px(kPlotX + 14 + 30 * k);
-      if (b.gbs * i < y_.lo) i = y_.lo / b.gbs * std::pow(1.15, k + 1);  // enters at the bottom
-      const double xp = x_.to_px(i), yp = y_.to_px(b.gbs * i);
-      if (xp + len * std::cos(rad) > kPlotX + kPlotW - 10 || yp + len * std::sin(rad) < kPlotY + 10) {
-        break;  // the line leaves the plot before the label ends
-      }
-      std::vector<Box> boxes;  // small boxes along the rotated text
-      for (double t = 0; t <= len; t += 8) {
-        boxes.push_back({xp + t * std::cos(rad) - 5, yp - 6 + t * std::sin(rad) - 9, 10, 12});
-      }
-      bool clear = true;
-      for (const Box& a : boxes) {
-        for (const Box& o : bw_boxes) clear &= !a.overlaps(o);
-      }
-      if (!clear) continue;
-      for (const Box& a : boxes) {
-        bw_boxes.push_back(a);
-        placer.block(a);
-      }
-      o_ += fmt::format(
-          "<text data-role=\"bandwidth-label\" data-boundary=\"{}\" transform=\"translate({},{}) "
-          "rotate({:.2f})\" fill=\"{}\" font-weight=\"600\">{}</text>\n",
-          boundary_key(b.boundary), px(xp), px(yp - 6), angle, boundary_colour(b.boundary),
-          esc(label));
-      break;
-    }
+  for (const BandwidthLabel& b : l_.bandwidths) {
+    const Boundary bd = c_.bandwidths[b.bandwidth].boundary;
+    o_ += fmt::format(
+        "<text data-role=\"bandwidth-label\" data-boundary=\"{}\" transform=\"translate({},{}) "
+        "rotate({:.2f})\" fill=\"{}\" font-weight=\"600\">{}</text>\n",
+        boundary_key(bd), px(b.x), px(b.y), b.angle, boundary_colour(bd), esc(b.text));
   }
   for (const ChartRidge& r : c_.ridges) {
     const double xp = x_.to_px(r.intensity), yp = y_.to_px(r.gflops);
-    if (!x_.contains(r.intensity)) continue;
-    placer.block({xp - 6, yp - 6, 12, 12});
+    if (!x_.contains(r.intensity) || !y_.contains(r.gflops)) continue;
     o_ += fmt::format(
         "<g data-role=\"ridge\" data-boundary=\"{}\" data-intensity=\"{}\" data-gflops=\"{}\" "
         "data-roof=\"{}\"><title>ridge at {}: I* = {} FLOP/byte ({} GFLOP/s / bandwidth)</title>"
@@ -194,30 +163,19 @@ void SvgWriter::ceilings(LabelPlacer& placer) {
   }
 }
 
-void SvgWriter::regions(LabelPlacer& placer) {
-  // Biggest first, so small dots are drawn on top and big ones label first.
+void SvgWriter::regions() {
+  // Biggest first, so small dots are drawn on top.
   std::vector<const ChartRegion*> order;
   for (const ChartRegion& r : c_.regions) order.push_back(&r);
   std::stable_sort(order.begin(), order.end(),
                    [](const ChartRegion* a, const ChartRegion* b) { return a->share > b->share; });
+  // Each placed label with the first of the regions it names.
+  std::map<const ChartRegion*, const RegionLabel*> labels;
+  for (const RegionLabel& l : l_.regions) labels[&c_.regions[l.regions.front()]] = &l;
+  std::multimap<const ChartRegion*, const OffScaleLabel*> values;
+  for (const OffScaleLabel& v : l_.off_scale) values.emplace(&c_.regions[v.region], &v);
   for (const ChartRegion* r : order) {
-    const double rad = dot_radius(r->share), yp = y_.to_px(r->gflops);
-    for (const ChartPoint& p : r->points) {
-      const double xp = x_.to_px(p.intensity);
-      placer.block({xp - rad, yp - rad, 2 * rad, 2 * rad});
-      if (p.sampled) {  // its interval bar
-        const auto [xl, xh] = interval_px(p);
-        placer.block({xl, yp - 5, xh - xl, 10});
-      }
-    }
-    const double xa = x_.to_px(r->points.front().intensity);
-    const double xb = x_.to_px(r->points.back().intensity);
-    if (xb - xa > 2 * rad) placer.block({xa + rad, yp - 2, xb - xa - 2 * rad, 4});
-    if (r->lower_bound) placer.block({xb - 5, yp - rad - 16, 10, 16});  // its arrow
-  }
-  size_t labelled = 0;
-  for (const ChartRegion* r : order) {
-    const double rad = dot_radius(r->share), yp = y_.to_px(r->gflops);
+    const double rad = dot_radius(r->share), yp = l_.region_y(*r);
     o_ += fmt::format(
         "<g data-role=\"region\" data-number=\"{}\" data-region=\"{}\" data-path=\"{}\" "
         "data-gflops=\"{}\" data-time-s=\"{}\" data-share=\"{}\" data-radius=\"{}\" "
@@ -244,8 +202,8 @@ void SvgWriter::regions(LabelPlacer& placer) {
                        : "";
     if (r->points.size() > 1) {
       o_ += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#8c939d\" "
-                        "stroke-width=\"1.6\"/>\n", px(x_.to_px(r->points.front().intensity)),
-                        px(yp), px(x_.to_px(r->points.back().intensity)), px(yp));
+                        "stroke-width=\"1.6\"/>\n", px(l_.point_x(r->points.front())),
+                        px(yp), px(l_.point_x(r->points.back())), px(yp));
     }
     for (const ChartPoint& p : r->points) {
       o_ += fmt::format(
@@ -254,7 +212,7 @@ void SvgWriter::regions(LabelPlacer& placer) {
           "fill-opacity=\"0.88\" stroke=\"{}\" stroke-width=\"{}\"><title>{} at {}: I = {} "
           "FLOP/byte{}, {}{} GFLOP/s, {} GB crossed{}{}{}</title></circle>\n",
           boundary_key(p.boundary), n(p.intensity), n(p.bytes), p.limiting ? "true" : "false",
-          px(x_.to_px(p.intensity)), px(yp), px(rad),
+          px(l_.point_x(p)), px(yp), px(rad),
           // A lower bound is hollow: the dot's colour on its outline.
           r->lower_bound ? "#ffffff" : boundary_colour(p.boundary),
           p.limiting ? kInk : r->lower_bound ? boundary_colour(p.boundary) : "#ffffff",
@@ -263,13 +221,32 @@ void SvgWriter::regions(LabelPlacer& placer) {
           esc(least), human_number(r->gflops), human_number(p.bytes / 1e9),
           p.limiting ? "; the limiting boundary" : "", esc(where), esc(bound_note));
     }
+    // Off scale: a chevron out of the plot beside the dot at its edge.
+    for (const ChartPoint& p : r->points) {
+      if (p.off_scale == 0) continue;
+      const double xp = l_.point_x(p) + p.off_scale * (rad + 2);
+      o_ += fmt::format(
+          "<path data-role=\"off-scale\" data-boundary=\"{}\" data-intensity=\"{}\" "
+          "d=\"M{} {}l{} 5l{} 5\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"><title>{} at {}: "
+          "I = {} FLOP/byte, far outside the axis</title></path>\n",
+          boundary_key(p.boundary), n(p.intensity), px(xp), px(yp - 5), 6 * p.off_scale,
+          -6 * p.off_scale, kInk, esc(r->path), boundary_name(p.boundary), human_number(p.intensity));
+    }
+    if (r->gflops_off_scale != 0) {
+      const double xa = l_.point_x(r->points.back()), s = r->gflops_off_scale;
+      const double y0 = yp - s * rad, y1 = yp - s * (rad + 14);
+      o_ += fmt::format(
+          "<path data-role=\"off-scale\" data-gflops=\"{7}\" d=\"M{0} {1}V{2}M{3} {4}L{0} {2}L{5} {4}\" "
+          "fill=\"none\" stroke=\"{6}\" stroke-width=\"1.5\"/>\n",
+          px(xa), px(y0), px(y1), px(xa - 4), px(y1 + s * 6), px(xa + 4), kInk, n(r->gflops));
+    }
     // Sampled boundaries: the intensity's 95% interval as a horizontal bar
     // with caps, over the dots (an interval narrower than its dot still
     // shows), dark on a white halo so it reads on the dot's colour and on
     // the plot; an unbounded end runs to the plot's edge in an arrow.
     for (const ChartPoint& p : r->points) {
       if (!p.sampled) continue;
-      const auto [xl, xh] = interval_px(p);
+      const auto [xl, xh] = l_.interval_px(p);
       const std::string right =
           p.intensity_high_unbounded
               ? fmt::format("M{} {}l6 4-6 4", px(xh - 6), px(yp - 4))
@@ -295,8 +272,9 @@ void SvgWriter::regions(LabelPlacer& placer) {
     if (r->repeat_runs > 0) {
       // --repeat: the rate's range over the timed runs, an error bar with
       // caps through the highest-intensity dot.
-      const double xa = x_.to_px(r->points.back().intensity);
-      const double lo = y_.to_px(r->gflops_low), hi = y_.to_px(r->gflops_high);
+      const double xa = l_.point_x(r->points.back());
+      const double lo = std::clamp(y_.to_px(r->gflops_low), plot_y_, plot_y_ + kPlotH);
+      const double hi = std::clamp(y_.to_px(r->gflops_high), plot_y_, plot_y_ + kPlotH);
       o_ += fmt::format(
           "<path data-role=\"repeat-spread\" data-runs=\"{}\" data-gflops-low=\"{}\" "
           "data-gflops-high=\"{}\" data-spread=\"{}\" d=\"M{} {}V{}M{} {}H{}M{} {}H{}\" "
@@ -309,62 +287,60 @@ void SvgWriter::regions(LabelPlacer& placer) {
     }
     if (r->lower_bound) {
       // An arrow up from the highest-intensity dot: the rate is at least this.
-      const double xa = x_.to_px(r->points.back().intensity), top = yp - rad - 16;
+      const double xa = l_.point_x(r->points.back()), top = yp - rad - 16;
       o_ += fmt::format(
           "<path data-role=\"lower-bound\" d=\"M{0} {1}V{2}M{3} {4}L{0} {2}L{5} {4}\" "
           "fill=\"none\" stroke=\"{6}\" stroke-width=\"1.5\"><title>{7}{8}</title></path>\n",
           px(xa), px(yp - rad), px(top), px(xa - 4), px(top + 6), px(xa + 4), kInk,
           esc(r->path), esc(bound_note));
     }
-    if (labelled++ >= kMaxLabels) {
+    // Off-scale values beside their arrows.
+    const auto [v0, v1] = values.equal_range(r);
+    for (auto v = v0; v != v1; ++v) {
+      label(v->second->label, fmt::format("data-role=\"off-scale-label\" data-point=\"{}\" "
+                                          "font-size=\"11\" fill=\"{}\"", v->second->point, kInk));
+    }
+    auto l = labels.find(r);
+    if (l == labels.end()) {
       o_ += fmt::format("<title>{}{}</title>\n</g>\n", esc(r->path), esc(where));
       continue;
     }
-    const std::string label = ellipsize(r->name, 28);
-    const double w = text_width(label, kFont), h = kFont + 3;
-    const ChartPoint& anchor = r->points.back();
-    const Placement pl = placer.place(x_.to_px(anchor.intensity), yp, rad, w, h);
-    if (pl.leader) {
-      const double lx = std::clamp(x_.to_px(anchor.intensity), pl.box.x, pl.box.x + pl.box.w);
-      const double ly = std::clamp(yp, pl.box.y, pl.box.y + pl.box.h);
-      o_ += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#9aa1ab\" "
-                        "stroke-width=\"0.8\"/>\n", px(x_.to_px(anchor.intensity)), px(yp),
-                        px(lx), px(ly));
-    }
-    text(pl.x, pl.y, label,
-         fmt::format("data-role=\"label\" data-clean=\"{}\" data-box=\"{} {} {} {}\" "
-                     "fill=\"{}\" stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\" "
-                     "stroke-linejoin=\"round\"", pl.clean ? "true" : "false", px(pl.box.x),
-                     px(pl.box.y), px(pl.box.w), px(pl.box.h), kInk));
+    std::string paths;
+    for (size_t k : l->second->regions) paths += (paths.empty() ? "" : "|") + c_.regions[k].path;
+    label(l->second->label, fmt::format("data-role=\"label\" data-regions=\"{}\" fill=\"{}\"",
+                                        esc(paths), kInk));
     o_ += "</g>\n";
   }
 }
 
 std::string SvgWriter::render(bool standalone) {
-  text(24, 32, c_.title, fmt::format("data-role=\"title\" font-size=\"18\" font-weight=\"700\" "
+  text(24, 32, l_.title, fmt::format("data-role=\"title\" font-size=\"18\" font-weight=\"700\" "
                                      "fill=\"{}\"", kInk));
-  text(24, 52, c_.subtitle, fmt::format("data-role=\"subtitle\" fill=\"{}\"", kMuted));
+  text(24, 52, l_.subtitle, fmt::format("data-role=\"subtitle\" fill=\"{}\"", kMuted));
   o_ += fmt::format("<defs><clipPath id=\"rprof-plot\"><rect x=\"{}\" y=\"{}\" width=\"{}\" "
-                    "height=\"{}\"/></clipPath></defs>\n", px(kPlotX), px(kPlotY), px(kPlotW),
+                    "height=\"{}\"/></clipPath></defs>\n", px(kPlotX), px(plot_y_), px(kPlotW),
                     px(kPlotH));
   axes();
-  LabelPlacer placer({kPlotX + 2, kPlotY + 2, kPlotW - 4, kPlotH - 4});
-  ceilings(placer);
-  regions(placer);
+  ceilings();
+  regions();
   // What is missing: in the plot when nothing could be drawn, else above it.
-  double my = c_.regions.empty() ? kPlotY + kPlotH / 2 - 10.0 * static_cast<double>(c_.missing.size()) : 70;
-  for (const std::string& m : c_.missing) {
-    for (const std::string& l : wrap(m, c_.regions.empty() ? kPlotW - 40 : kWidth - 48,
-                                     c_.regions.empty() ? 13 : 11)) {
-      text(c_.regions.empty() ? kPlotX + kPlotW / 2 : 24, my, l,
-           fmt::format("data-role=\"missing\" text-anchor=\"{}\" font-size=\"{}\" fill=\"#9a4a00\"",
-                       c_.regions.empty() ? "middle" : "start", c_.regions.empty() ? 13 : 11));
-      my += c_.regions.empty() ? 19 : 14;
-    }
+  const bool centre = c_.regions.empty();
+  for (const auto& [my, line] : l_.missing) {
+    text(centre ? kPlotX + kPlotW / 2 : 24, my, line,
+         fmt::format("data-role=\"missing\" text-anchor=\"{}\" font-size=\"{}\" fill=\"#9a4a00\"",
+                     centre ? "middle" : "start", centre ? 13 : 11));
   }
-  const double legend_bottom = svg_legend(c_, kLegendX, kPlotY + 4, o_);
+  if (l_.unlabelled > 0) {
+    text(kPlotX, plot_y_ + kPlotH + 62,
+         fmt::format("{} of {} region{} without a label (no room beside the dots): their names "
+                     "are in the tooltips", l_.unlabelled, c_.regions.size(),
+                     c_.regions.size() == 1 ? "" : "s"),
+         fmt::format("data-role=\"unlabelled\" data-count=\"{}\" font-size=\"11\" fill=\"{}\"",
+                     l_.unlabelled, kMuted));
+  }
+  const double legend_bottom = svg_legend(c_, l_.legend_x, plot_y_ + 4, kWidth - 8, o_);
   const double height =
-      svg_footer(c_.conventions, 24, std::max(kPlotY + kPlotH + 76, legend_bottom + 12), kWidth - 48, o_) + 8;
+      svg_footer(c_.conventions, 24, std::max(plot_y_ + kPlotH + 76, legend_bottom + 12), kWidth - 48, o_) + 8;
   std::string head = standalone ? "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" : "";
   head += fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} "

@@ -32,6 +32,12 @@ std::string roof_text(const ComputeRoof& r) {
   return fmt::format("{} {} {}", precision_name(r.precision), w, mix);
 }
 
+std::string fit_text(const std::string& s, double width, double font) {
+  std::string t = s;
+  for (size_t n = s.size(); n > 4 && text_width(t, font) > width;) t = ellipsize(s, --n);
+  return t;
+}
+
 std::vector<std::string> wrap_text(const std::string& text, double width, double font) {
   std::vector<std::string> lines;
   std::string line, word;
@@ -58,10 +64,13 @@ std::vector<std::string> wrap_text(const std::string& text, double width, double
   return lines;
 }
 
-double svg_legend(const ChartModel& c_, double kLegendX, double top, std::string& o_) {
+double svg_legend(const ChartModel& c_, double kLegendX, double top, double right,
+                  std::string& o_) {
   double y = top;
+  // Each line cut to the room right of its swatch (a 10.5 px line has more).
   auto text = [&](double x, double yy, const std::string& s, const std::string& attrs) {
-    svg_text(o_, x, yy, s, attrs);
+    const double font = attrs.find("font-size=\"10.5\"") != std::string::npos ? 10.5 : 12;
+    svg_text(o_, x, yy, fit_text(s, right - x, font), attrs);
   };
   o_ += "<g data-role=\"legend\">\n";
   auto heading = [&](const char* s) {

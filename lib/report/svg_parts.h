@@ -21,12 +21,14 @@ void svg_text(std::string& out, double x, double y, const std::string& s,
               const std::string& attrs);
 // "DP 512-bit FMA", "SP scalar add/mul".
 std::string roof_text(const ComputeRoof& r);
+// The text cut (ending in "...") until no wider than `width` px at `font`.
+std::string fit_text(const std::string& text, double width, double font);
 // Splits text into lines no wider than `width` pixels at `font` px.
 std::vector<std::string> wrap_text(const std::string& text, double width, double font);
 
-// The legend at (x, top): bandwidths, compute ceilings, how to read the
-// dots. Returns its bottom.
-double svg_legend(const ChartModel& c, double x, double top, std::string& out);
+// The legend at (x, top), its lines cut to end before `right`: bandwidths,
+// compute ceilings, how to read the dots. Returns its bottom.
+double svg_legend(const ChartModel& c, double x, double top, double right, std::string& out);
 // The conventions, wrapped to `width`, from `top`; returns the bottom.
 double svg_footer(const std::vector<std::string>& lines, double x, double top, double width,
                   std::string& out);

@@ -4,6 +4,7 @@ Prints a profile's regions (an rprof output directory or its profile.json)
 as a table; exit 0, or 2 with one line on stderr for bad input."""
 
 import argparse
+import os
 import sys
 
 from ._profile import RprofError, load
@@ -50,5 +51,18 @@ def main(argv=None):
     return 0
 
 
+def _run():
+    """main(), quiet when the reader goes away (python3 -m rprof DIR | head):
+    no BrokenPipeError traceback, exit status 1 as for other write errors."""
+    try:
+        status = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The rest of the output goes nowhere; the flush at exit must not fail.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    return status
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_run())

@@ -119,8 +119,11 @@ def _region_row(r, i, f):
         row[f"{b}_fraction_of_roof"] = (_num(mem_b[b].get("fraction_of_roof"))
                                         if b in mem_b else _NAN)
         row[f"oi_{b}_flop_per_byte"] = _num(roof_b[b].get("intensity")) if b in roof_b else _NAN
-    row["compute_roof_gflops_per_s"] = (_num((roof.get("compute_roof") or {}).get("gflops"))
-                                        if roof_ok else _NAN)
+    cr = (roof.get("compute_roof") or {}) if roof_ok else {}
+    row["compute_roof_gflops_per_s"] = _num(cr.get("gflops")) if roof_ok else _NAN
+    # The roof the region is judged by: "dp 256 fma" (precision, width, mix).
+    row["compute_roof"] = (" ".join(str(cr.get(k)) for k in ("precision", "width", "mix"))
+                           if cr.get("precision") else None)
     row["bound_gflops_per_s"] = _num(roof.get("bound_gflops")) if roof_ok else _NAN
     row["fraction_of_bound"] = _num(roof.get("fraction_of_bound")) if roof_ok else _NAN
     row["limiting_boundary"] = (roof.get("limiting_boundary") if roof_ok

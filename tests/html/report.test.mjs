@@ -4,7 +4,11 @@
 // checks what a person would: the table lists and sorts the regions, the
 // Roofline lab gives the seed's numbers, Step/Play leave the readouts alone,
 // the what-if mode works, verdicts show with their reasons, nothing is
-// fetched from the network. Keeps report.png (full page) and lab.png.
+// fetched from the network; no two texts of a chart overlap and none leaves
+// it (the sample report, the samples' own sim runs, an outlier, a recorded
+// inst profile of 34 regions; tests/html/many), at 1000 and 1400 px, and the
+// region table needs no sideways scroll there. Keeps report.png (full page),
+// lab.png and the pages at both widths (also in $RPROF_SCREENSHOTS if set).
 //
 // Usage: node report.test.mjs RPROF DAXPY_SAMPLE WORK_DIR CHROMIUM
 import { chromium } from 'playwright-core';
@@ -12,6 +16,12 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+// Screenshots also go here when set (for a person to look at).
+const screens = process.env.RPROF_SCREENSHOTS || '';
+if (screens) fs.mkdirSync(screens, { recursive: true });
 
 const [rprof, daxpy, work, chromiumPath] = process.argv.slice(2);
 const results = { passed: 0, failed: 0 };
@@ -77,6 +87,29 @@ fs.writeFileSync(profileFile, JSON.stringify(profile));
 const reportFile = path.join(work, 'report.html');
 rprofRun(['report', profileFile, '--machine', machineFile, '--format', 'html', '-o', reportFile]);
 
+// The same profile with a region whose DRAM count is a handful of bytes: an
+// intensity (2e9 FLOPs / 64 bytes = 3.1e7 FLOP/byte) far outside the others.
+{
+  const r = structuredClone(profile.regions.find((x) => x.name === 'stencil_3d'));
+  Object.assign(r, { name: 'cached', path: ['cached'] });
+  r.counters = { 'flops.dp.256': 2e9, ...bytes(30e9, 2e9, 1e9, 64) };
+  r.exclusive_counters = r.counters;
+  const outlier = structuredClone(profile);
+  outlier.regions.push(r);
+  outlier.counters = [...new Set(outlier.regions.flatMap((x) => Object.keys(x.counters)))].sort();
+  fs.writeFileSync(path.join(work, 'outlier.json'), JSON.stringify(outlier));
+}
+const outlierFile = path.join(work, 'outlier.html');
+rprofRun(['report', path.join(work, 'outlier.json'), '--machine', machineFile, '--format', 'html', '-o', outlierFile]);
+// A user program of many regions under the inst backend (functions, markers,
+// loops; tests/html/many/README.md), held against the recorded machine's
+// own ceilings: close roofs, close region dots.
+const manyProfile = path.join(here, 'many', 'profile.json');
+const manyFile = path.join(work, 'many.html');
+rprofRun(['report', manyProfile, '--format', 'html', '-o', manyFile]);
+const manySvg = path.join(work, 'many.svg');
+rprofRun(['report', manyProfile, '--format', 'svg', '-o', manySvg]);
+
 // --- the browser ------------------------------------------------------------
 const userDir = fs.mkdtempSync(path.join(work, 'chromium-profile-'));
 const context = await chromium.launchPersistentContext(userDir, {
@@ -101,6 +134,63 @@ const inputs = async () => Promise.all(['lab-intensity', 'lab-bandwidth', 'lab-p
 async function setLab(I, B) {
   await page.fill('#lab-intensity', String(I));
   await page.fill('#lab-bandwidth', String(B));
+}
+
+// Every drawn text of each chart matching `selector`, as the browser laid it
+// out: its box (getBBox) turned into page coordinates by its transform, a
+// quadrilateral (rotated labels stay rotated). Returns, per chart, the
+// pairs of texts that overlap by more than 1 px and the texts that reach
+// more than 1 px outside the chart's own box.
+async function textCollisions(selector) {
+  return page.locator(selector).evaluateAll((svgs) => svgs.map((svg) => {
+    const quads = [];
+    for (const t of svg.querySelectorAll('text')) {
+      if (!t.textContent.trim() || !t.getClientRects().length) continue;
+      const b = t.getBBox();
+      if (!b.width) continue;
+      const m = t.getScreenCTM();
+      const pt = (x, y) => ({ x: m.a * x + m.c * y + m.e, y: m.b * x + m.d * y + m.f });
+      quads.push({ text: t.textContent, c: [pt(b.x, b.y), pt(b.x + b.width, b.y), pt(b.x + b.width, b.y + b.height), pt(b.x, b.y + b.height)] });
+    }
+    // Separating axes: two convex quads overlap by more than `tol` px when
+    // their projections on every edge normal overlap by more than tol.
+    const tol = 1;
+    const axes = (q) => q.c.map((p, i) => { const n = q.c[(i + 1) % 4]; const dx = n.x - p.x, dy = n.y - p.y, l = Math.hypot(dx, dy) || 1; return { x: -dy / l, y: dx / l }; });
+    const span = (q, a) => { const v = q.c.map((p) => p.x * a.x + p.y * a.y); return [Math.min(...v), Math.max(...v)]; };
+    const overlap = (p, q) => [...axes(p), ...axes(q)].every((a) => {
+      const [p0, p1] = span(p, a), [q0, q1] = span(q, a);
+      return Math.min(p1, q1) - Math.max(p0, q0) > tol;
+    });
+    const pairs = [];
+    for (let i = 0; i < quads.length; ++i) {
+      for (let j = i + 1; j < quads.length; ++j) if (overlap(quads[i], quads[j])) pairs.push([quads[i].text, quads[j].text]);
+    }
+    const sb = svg.getBoundingClientRect();
+    const outside = quads.filter((q) => q.c.some((p) => p.x < sb.left - tol || p.x > sb.right + tol || p.y < sb.top - tol || p.y > sb.bottom + tol)).map((q) => q.text);
+    return { role: svg.dataset.role || svg.id, texts: quads.length, pairs, outside };
+  }));
+}
+async function assertNoCollisions(what, minCharts) {
+  const charts = await textCollisions('svg[data-role="roofline-chart"], svg[data-role="bandwidth-chart"], svg#lab-chart');
+  assert.ok(charts.length >= minCharts, `${what}: ${charts.length} charts`);
+  for (const c of charts) {
+    assert.ok(c.texts >= 3, `${what}: ${c.role} has ${c.texts} texts`);
+    assert.ok(!c.pairs.length, `${what}: texts overlap in the ${c.role}: ${JSON.stringify(c.pairs)}`);
+    assert.ok(!c.outside.length, `${what}: texts leave the ${c.role}: ${JSON.stringify(c.outside)}`);
+  }
+  return charts;
+}
+// The region table's box: its scroll width against the room it has.
+async function tableOverflow() {
+  return page.locator('#regions-table').evaluate((t) => {
+    const w = t.closest('.table-wrap');
+    return [w.scrollWidth, w.clientWidth];
+  });
+}
+async function shoot(name) {
+  const file = path.join(work, name);
+  await page.screenshot({ path: file, fullPage: true });
+  if (screens) fs.copyFileSync(file, path.join(screens, name));
 }
 
 test('the page opens offline: no request leaves the file, no script error', async () => {
@@ -289,6 +379,120 @@ test('verdicts show with their flags and reasons when the data has them', async 
   assert.match(await cell.innerText(), /move fewer bytes/);
   assert.match(await cell.innerText(), /more misses in flight/);
   assert.deepEqual(errors, []);
+});
+
+test('no two texts of a chart overlap and none leaves it: the sample report at 1000 and 1400 px', async () => {
+  for (const width of [1000, 1400]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.goto(url);
+    const charts = await assertNoCollisions(`report at ${width} px`, 3);
+    assert.deepEqual(charts.map((c) => c.role), ['roofline-chart', 'bandwidth-chart', 'lab-chart']);
+    // The lab where the ridge and the selected bound meet (I = 16, I* = 12.5).
+    await setLab(16, 80);
+    await assertNoCollisions(`lab at I = 16, ${width} px`, 3);
+    await page.check('#lab-mode-machine');
+    await assertNoCollisions(`lab, this machine, ${width} px`, 3);
+    await shoot(`sample-${width}.png`);
+  }
+  assert.deepEqual(errors, []);
+});
+
+// The samples themselves, run by the built rprof under the sim backend (as
+// a new user would): their own reports, measured the same way.
+const SAMPLE_RUNS = { matmul: ['64', '16'], nested: ['1'], daxpy: ['1000', '3'] };
+test('the samples\' own reports (sim backend): no text collides at 1000 and 1400 px', async () => {
+  const dir = path.dirname(daxpy);
+  if (!fs.existsSync('/usr/bin/valgrind') || process.env.RPROF_TEST_SANITIZED) {
+    console.log('     (not run: the sim backend needs valgrind and a build without sanitizers)');
+    return;
+  }
+  let ran = 0;
+  for (const [name, args] of Object.entries(SAMPLE_RUNS)) {
+    const out = path.join(work, 'sample-' + name);
+    rprofRun(['-q', '--backend=sim', '-o', out, path.join(dir, name), ...args]);
+    for (const width of [1000, 1400]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto('file://' + path.join(out, 'report.html'));
+      await assertNoCollisions(`${name} at ${width} px`, 2);
+      const [scroll, client] = await tableOverflow();
+      assert.ok(scroll <= client, `${name} at ${width} px: the table is ${scroll} px wide in a ${client} px box`);
+      if (name === 'matmul') await shoot(`matmul-${width}.png`);
+    }
+    ++ran;
+  }
+  assert.equal(ran, 3);
+  assert.deepEqual(errors, []);
+});
+
+test('an outlier sits at the edge, marked with its value, and does not set the axis', async () => {
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await page.goto('file://' + outlierFile);
+  const chart = page.locator('svg[data-role="roofline-chart"]');
+  // 2e9 FLOPs over 64 bytes: 3.1e7 FLOP/byte; every other point is below 300.
+  assert.ok(Number(await chart.getAttribute('data-x-max')) < 1e4, 'x axis ends at ' + await chart.getAttribute('data-x-max'));
+  const mark = chart.locator('g[data-region="cached"] path[data-role="off-scale"][data-boundary="dram"]');
+  assert.equal(await mark.count(), 1);
+  assert.ok(close(Number(await mark.getAttribute('data-intensity')), 2e9 / 64));
+  const dot = chart.locator('g[data-region="cached"] circle[data-boundary="dram"]');
+  const right = await page.locator('svg[data-role="roofline-chart"] > rect[stroke]').first().evaluate((r) => r.x.baseVal.value + r.width.baseVal.value);
+  assert.ok(Math.abs(Number(await dot.getAttribute('cx')) - right) < 0.5, 'the dot sits at the right edge');
+  assert.match(await chart.locator('g[data-region="cached"] text[data-role="off-scale-label"]').textContent(), /3\.125e\+07|31250000/);
+  await assertNoCollisions('outlier report', 3);
+  await shoot('outlier-1400.png');
+});
+
+test('a profile of 25+ regions from the inst backend: no text collides, the table fits 1000 px', async () => {
+  for (const width of [1000, 1400]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.goto('file://' + manyFile);
+    const n = await page.locator('#regions-body tr[data-region]').count();
+    assert.ok(n >= 25, n + ' regions');
+    const kinds = await page.locator('#regions-body tr[data-region]').evaluateAll((trs) => trs.map((t) => t.dataset.region));
+    assert.ok(kinds.some((k) => k.includes('/loop ')), 'loops among ' + kinds);
+    assert.ok(kinds.some((k) => k.endsWith('()')), 'functions among ' + kinds);
+    await shoot(`many-${width}.png`);
+    await assertNoCollisions(`many regions at ${width} px`, 3);
+    const [scroll, client] = await tableOverflow();
+    assert.ok(scroll <= client, `at ${width} px the table is ${scroll} px wide in a ${client} px box`);
+  }
+  // Labels: every region either labelled or counted as unlabelled.
+  const chart = page.locator('svg[data-role="roofline-chart"]');
+  const named = await chart.locator('text[data-role="label"]').evaluateAll((ts) => ts.flatMap((t) => t.dataset.regions.split('|')));
+  const unlabelled = await chart.locator('text[data-role="unlabelled"]').evaluateAll((ts) => ts.map((t) => Number(t.dataset.count)));
+  const regions = await chart.locator('g[data-role="region"]').count();
+  assert.equal(named.length + (unlabelled[0] || 0), regions);
+  assert.equal(new Set(named).size, named.length, 'a region named by one label only');
+  // Labels of regions of one name tell them apart.
+  const texts = await chart.locator('text[data-role="label"]').allTextContents();
+  const parts = texts.flatMap((t) => t.split(' / '));
+  assert.equal(new Set(parts).size, parts.length, 'two labels read the same: ' + parts);
+  assert.deepEqual(errors, []);
+});
+
+test('the SVG report of many regions: no text collides, none leaves it', async () => {
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await page.goto('file://' + manySvg);
+  await assertNoCollisions('many.svg', 1);
+  // The picture through an HTML page (a screenshot of an SVG document waits
+  // for fonts forever).
+  const wrap = path.join(work, 'many-svg.html');
+  fs.writeFileSync(wrap, '<!DOCTYPE html><body style="margin:0"><img src="many.svg">');
+  await page.goto('file://' + wrap);
+  await shoot('many-svg.png');
+});
+
+test('the sample report\'s region table fits 1000 px, the hidden columns come back', async () => {
+  await page.setViewportSize({ width: 1000, height: 900 });
+  await page.goto(url);
+  const [scroll, client] = await tableOverflow();
+  assert.ok(scroll <= client, `table ${scroll} px wide in a ${client} px box`);
+  assert.equal(await page.locator('#regions-head th[data-col="excl"]').count(), 0, 'Excl. hidden at 1000 px');
+  await page.click('details.columns summary');
+  await page.check('#regions-columns input[data-col="excl"]');
+  assert.equal(await page.locator('#regions-head th[data-col="excl"]').count(), 1, 'Excl. shown again');
+  assert.equal(await page.locator('#regions-body tr[data-region="daxpy"] td').count(), await page.locator('#regions-head th').count());
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.goto(url);
 });
 
 for (const t of tests) {

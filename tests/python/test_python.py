@@ -269,6 +269,81 @@ def case_roofline(ctx):
     print(f"roofline: {len(pts)} points, roof {top} GFLOP/s, L1 {bw} GB/s")
 
 
+def case_roofline_many(ctx):
+    """A recorded inst profile of many regions (tests/html/many): each region
+    against the roof it is judged by, in that roof's colour; labels inside
+    the axes, none over another."""
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import to_rgba
+    from matplotlib.text import Text
+
+    import rprof
+
+    p = rprof.load(os.path.join(ctx.src, "tests", "html", "many", "profile.json"))
+    fig, ax = plt.subplots(figsize=(8, 5.5))
+    p.roofline(ax=ax, boundary="l1")
+    fig.canvas.draw()
+    df = p.regions
+    pts = df[(df["gflops_per_s"] > 0) & (df["oi_l1_flop_per_byte"] > 0)]
+    check(len(pts) >= 20, f"{len(pts)} regions on the chart")
+    judged = set(pts["compute_roof_gflops_per_s"].dropna())
+    labels = set(pts["compute_roof"].dropna())
+    check(len(judged) >= 2 and any(lb.startswith("sp ") for lb in labels),
+          f"regions judged by several roofs, single precision among them: {labels}")
+    lines = {}
+    for c in ax.collections:
+        lines[c.get_segments()[0][0][1]] = to_rgba(c.get_colors()[0])
+    for g in judged:
+        check(any(math.isclose(y, g, rel_tol=1e-12) for y in lines), f"a roof line at {g} GFLOP/s")
+    # Each dot in its roof's colour.
+    dots = [ln for ln in ax.lines if ln.get_marker() == "o"]
+    eq(len(dots), len(pts), "one dot per region")
+    for ln in dots:
+        x, y = ln.get_xydata()[0]
+        row = pts[(pts["oi_l1_flop_per_byte"] == x) & (pts["gflops_per_s"] == y)].iloc[0]
+        want = [c for g, c in lines.items() if math.isclose(g, row["compute_roof_gflops_per_s"],
+                                                             rel_tol=1e-12)]
+        check(want and to_rgba(ln.get_color()) == want[0], f"dot of {row['name']} in its roof's colour")
+    # Labels: inside the axes and clear of each other (1 px of slack).
+    r = fig.canvas.get_renderer()
+    area = ax.get_window_extent(r)
+    # The text's own box (an Annotation's would include its leader line).
+    boxes = [(t.get_text(), Text.get_window_extent(t, r)) for t in ax.texts]
+    check(len(boxes) >= 8, f"{len(boxes)} labels")
+    for text, b in boxes:
+        check(b.x0 >= area.x0 - 1 and b.x1 <= area.x1 + 1 and b.y0 >= area.y0 - 1 and
+              b.y1 <= area.y1 + 1, f"label {text!r} leaves the axes")
+    for i, (ta, a) in enumerate(boxes):
+        for tb, b in boxes[i + 1:]:
+            ox = min(a.x1, b.x1) - max(a.x0, b.x0)
+            oy = min(a.y1, b.y1) - max(a.y0, b.y0)
+            check(ox <= 1 or oy <= 1, f"labels {ta!r} and {tb!r} overlap")
+    texts = [t for t, _ in boxes]
+    check(len(set(texts)) == len(texts), f"two labels read the same: {texts}")
+    fig.savefig(os.path.join(ctx.work, "roofline_many.png"))
+
+    # One intensity far outside the others (8e6 FLOP/byte, as a handful of
+    # bytes gives) does not set the axis: it sits at the edge, with its value.
+    with open(p.file) as f:
+        doc = json.load(f)
+    r = next(r for r in doc["regions"] if r["path"] == ["dot_l1"])
+    next(b for b in r["roofline"]["boundaries"] if b["boundary"] == "l1")["intensity"] = 8e6
+    odd = os.path.join(ctx.work, "outlier.json")
+    with open(odd, "w") as f:
+        json.dump(doc, f)
+    fig, ax = plt.subplots(figsize=(8, 5.5))
+    rprof.load(odd).roofline(ax=ax, boundary="l1")
+    fig.canvas.draw()
+    x_hi = ax.get_xlim()[1]
+    check(x_hi < 1e4, f"the x axis ends at {x_hi}, not beyond the outlier")
+    edge = [ln for ln in ax.lines if ln.get_marker() == ">"]
+    eq(len(edge), 1, "one point at the right edge")
+    check(math.isclose(edge[0].get_xydata()[0][0], x_hi), "the point sits on the edge")
+    check(any(t.get_text() == "I 8e+06" for t in ax.texts), "its value beside it")
+    print(f"roofline_many: {len(pts)} regions, {len(judged)} roofs, {len(boxes)} labels; "
+          f"an outlier at the edge of an axis ending at {x_hi:.3g}")
+
+
 def case_compare(ctx):
     import rprof
 
@@ -323,7 +398,17 @@ def case_cli(ctx):
         eq(len(lines), 1, f"one line on stderr for {path}: {r.stderr!r}")
         check(lines[0].startswith("rprof: " + path) and why in lines[0],
               f"message for {path}: {lines[0]!r}")
-    print("cli: table, CSV and 4 bad inputs (exit 2, one line)")
+    # A reader that goes away (python3 -m rprof DIR | head): no traceback.
+    # The pipe is closed before the interpreter has started, so every write
+    # of the table meets a closed pipe.
+    p = subprocess.Popen([py, "-m", "rprof", out], env=ctx.env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    p.stdout.close()
+    err = p.stderr.read().decode()
+    p.wait(timeout=120)
+    eq(err, "", "stderr when stdout is a closed pipe")
+    eq(p.returncode, 1, "exit status when stdout is a closed pipe")
+    print("cli: table, CSV, 4 bad inputs (exit 2, one line), a closed pipe (quiet, exit 1)")
 
 
 # --- Caliper json-split ------------------------------------------------------

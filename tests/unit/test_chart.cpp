@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "machine_fixture.h"
+#include "report/chart_layout.h"
 #include "report/chart_model.h"
 #include "report/chart_scale.h"
 #include "report/html_report.h"
@@ -307,6 +308,18 @@ TEST_CASE("chart model: what is missing is said, not drawn") {
   CHECK(count(svg, "data-role=\"point\"") == 0);
 }
 
+// The label boxes an SVG drew (data-box="x y w h").
+static std::vector<Box> label_boxes(const std::string& svg) {
+  std::vector<Box> boxes;
+  const std::regex box("data-box=\"([^\"]*)\"");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), box); it != std::sregex_iterator(); ++it) {
+    Box b;
+    std::istringstream((*it)[1].str()) >> b.x >> b.y >> b.w >> b.h;
+    boxes.push_back(b);
+  }
+  return boxes;
+}
+
 TEST_CASE("svg: ceilings, dots and labels carry their numbers -- names are escaped") {
   const Machine m = rprof::test::synthetic_machine();
   Profile p = sample_profile();
@@ -333,35 +346,161 @@ TEST_CASE("svg: ceilings, dots and labels carry their numbers -- names are escap
   for (const char* unit : {"[FLOP/byte]", "[GFLOP/s]", "GB/s", "FMA = 2 FLOPs", "GB = 1e9 bytes"}) {
     CHECK(svg.find(unit) != std::string::npos);
   }
-  // Labels of the two regions do not overlap each other.
-  std::vector<std::string> boxes;
-  const std::regex box("data-box=\"([^\"]*)\"");
-  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), box); it != std::sregex_iterator(); ++it) {
-    boxes.push_back((*it)[1]);
+  // Labels of the two regions and of the two roofs: none over another.
+  const std::vector<Box> boxes = label_boxes(svg);
+  REQUIRE(boxes.size() == 4);
+  for (size_t i = 0; i < boxes.size(); ++i) {
+    for (size_t j = i + 1; j < boxes.size(); ++j) CHECK_FALSE(boxes[i].overlaps(boxes[j]));
   }
-  REQUIRE(boxes.size() == 2);
-  auto parse = [](const std::string& s) {
-    Box b;
-    std::istringstream(s) >> b.x >> b.y >> b.w >> b.h;
-    return b;
-  };
-  CHECK_FALSE(parse(boxes[0]).overlaps(parse(boxes[1])));
 }
 
-TEST_CASE("svg: many regions, labels for the 30 longest only, every one a dot") {
+TEST_CASE("svg: many regions, labels for the 30 longest at most, none over another") {
   const Machine m = rprof::test::synthetic_machine();
   std::vector<Region> regions;
+  // Spread over the plot: intensity 0.05 x 1.2^i, 20 to 100 GFLOP/s; r44
+  // the longest, r0 the shortest.
   for (int i = 0; i < 45; ++i) {
-    regions.push_back(counted_region({"r" + std::to_string(i)}, 0.01 * (i + 1), 1e9 * (i + 1), "256",
-                                     {1e9 * (i + 2), 0, 0, 0}));
+    const double flops = 1e9 * (i + 1), time = 0.01 * (i + 1) * (1 + i % 5);
+    regions.push_back(counted_region({"r" + std::to_string(i)}, time, flops, "256",
+                                     {flops / (0.05 * std::pow(1.2, i)), 0, 0, 0}));
   }
   const Profile p = rprof::test::profile_of(regions, 20);
-  const std::string svg = render_svg(build_chart_model(analyze(p, {&m, "", {}})), true);
+  const ChartModel c = build_chart_model(analyze(p, {&m, "", {}}));
+  const std::string svg = render_svg(c, true);
   CHECK(count(svg, "data-role=\"region\"") == 45);
-  CHECK(count(svg, "data-role=\"label\"") == 30);
+  const size_t labels = count(svg, "data-role=\"label\"");
+  CHECK(labels <= 30);
+  CHECK(labels >= 5);
   CHECK(svg.find(">r44</text>") != std::string::npos);  // the longest is labelled
   CHECK(svg.find(">r0</text>") == std::string::npos);   // the shortest only in a tooltip
   CHECK(svg.find("<title>r0</title>") != std::string::npos);
+  // Every region is named by a label or counted as without one.
+  const ChartLayout l = layout_chart(c);
+  size_t named = 0;
+  for (const RegionLabel& r : l.regions) named += r.regions.size();
+  CHECK(named + l.unlabelled == 45);
+  CHECK(std::stoul(attr_of(svg, "data-role=\"unlabelled\"", "data-count")) == l.unlabelled);
+  // No two labels (regions, ceilings) overlap; all inside the plot.
+  const std::vector<Box> boxes = label_boxes(svg);
+  const Box plot{ChartLayout::kPlotX, l.plot_y, ChartLayout::kPlotW, ChartLayout::kPlotH};
+  for (size_t i = 0; i < boxes.size(); ++i) {
+    CHECK(boxes[i].inside(plot));
+    for (size_t j = i + 1; j < boxes.size(); ++j) CHECK_FALSE(boxes[i].overlaps(boxes[j]));
+  }
+}
+
+TEST_CASE("layout: roofs a few pixels apart share a label, close ones are offset") {
+  ChartModel c;
+  c.x = fit_log_axis(0.01, 100, 1, 3);
+  c.y = fit_log_axis(1, 1000, 1, 3);
+  auto roof = [](Width w, FlopMix mix, double g) { return ChartRoof{{Precision::kDP, w, mix, g}, true, ""}; };
+  // Highest first: 78.28 and 71.22 lie 6 px apart, 58.59 and 58.19 under 1 px.
+  c.roofs = {roof(Width::k512, FlopMix::kFmaAdd, 78.28), roof(Width::k256, FlopMix::kFmaAdd, 71.22),
+             roof(Width::k256, FlopMix::kFma, 58.59), roof(Width::k256, FlopMix::kAddMul, 58.19)};
+  const ChartLayout l = layout_chart(c);
+  REQUIRE(l.roofs.size() == 3);
+  CHECK(l.roofs[2].roofs == std::vector<size_t>{2, 3});
+  CHECK(l.roofs[2].label.text == "DP 256-bit FMA 58.59 \u00b7 add/mul 58.19 GFLOP/s");
+  CHECK(l.roofs[0].label.text == "DP 512-bit FMA+add 78.28 GFLOP/s");
+  // Two roofs of one figure: the figure once.
+  ChartModel same = c;
+  same.roofs = {roof(Width::k512, FlopMix::kFma, 86.4), roof(Width::k256, FlopMix::kFma, 86.4)};
+  const ChartLayout ls = layout_chart(same);
+  REQUIRE(ls.roofs.size() == 1);
+  CHECK(ls.roofs[0].label.text == "DP 512-bit FMA \u00b7 256-bit FMA 86.4 GFLOP/s");
+  const Box plot{ChartLayout::kPlotX, l.plot_y, ChartLayout::kPlotW, ChartLayout::kPlotH};
+  for (size_t i = 0; i < l.roofs.size(); ++i) {
+    CHECK(l.roofs[i].label.at.box.inside(plot));
+    for (size_t j = i + 1; j < l.roofs.size(); ++j) {
+      CHECK_FALSE(l.roofs[i].label.at.box.overlaps(l.roofs[j].label.at.box));
+    }
+  }
+  // The first above its line, the second (6 px lower) below its own.
+  CHECK(l.roofs[0].label.at.box.y + l.roofs[0].label.at.box.h <= l.y.to_px(78.28));
+  CHECK(l.roofs[1].label.at.box.y >= l.y.to_px(71.22));
+}
+
+TEST_CASE("chart model: an intensity far outside the others sits at the edge, off scale") {
+  const Machine m = rprof::test::synthetic_machine();
+  Profile p = sample_profile();
+  // 2e9 FLOPs over 64 bytes at DRAM: 3.1e7 FLOP/byte; the others are below 100.
+  p.regions.push_back(counted_region({"cached"}, 1.0, 2e9, "256", {30e9, 0, 0, 64}));
+  const ChartModel c = build_chart_model(analyze(p, {&m, "", {}}));
+  const ChartRegion& cached = c.regions.back();
+  REQUIRE(cached.name == "cached");
+  const ChartPoint& dram = cached.points.back();
+  CHECK(dram.boundary == Boundary::kDRAM);
+  CHECK(dram.off_scale == 1);
+  CHECK(cached.points.front().off_scale == 0);
+  CHECK(c.off_scale == 1);
+  CHECK(c.x.hi < 1e4);  // the axis is set by the others
+  CHECK_FALSE(c.x.contains(dram.intensity));
+  for (const ChartRegion& r : c.regions) {
+    for (const ChartPoint& pt : r.points) CHECK((pt.off_scale != 0 || c.x.contains(pt.intensity)));
+  }
+  const ChartLayout l = layout_chart(c);
+  CHECK(l.point_x(dram) == Approx(ChartLayout::kPlotX + ChartLayout::kPlotW));
+  REQUIRE(l.off_scale.size() == 1);
+  CHECK(l.off_scale[0].label.text == "I DRAM 3.125e+07");
+  const std::string svg = render_svg(c, true);
+  CHECK(count(svg, "data-role=\"off-scale\"") == 1);
+  CHECK(svg.find("far outside the others") != std::string::npos);  // the convention
+
+  // A rate far above the roofs (a time of 1 ns): at the top edge, with its value.
+  Profile fast = sample_profile();
+  fast.regions.push_back(counted_region({"blip"}, 1e-9, 2e9, "256", {24e9, 0, 0, 32e9}));
+  const ChartModel f2 = build_chart_model(analyze(fast, {&m, "", {}}));
+  REQUIRE(f2.regions.back().name == "blip");
+  CHECK(f2.regions.back().gflops_off_scale == 1);
+  CHECK(f2.y.hi < 1e5);
+  const ChartLayout l2 = layout_chart(f2);
+  CHECK(l2.region_y(f2.regions.back()) == Approx(l2.plot_y));
+  REQUIRE(l2.off_scale.size() == 1);
+  CHECK(l2.off_scale[0].point == -1);
+  CHECK(l2.off_scale[0].label.text == "2.000e+09 GFLOP/s");
+
+  // Without ceilings the largest cluster sets the axis.
+  const ValueSpan s = shown_span({0.1, 0.2, 0.5, 8e6}, {}, 3);
+  CHECK(s.lo == Approx(0.1));
+  CHECK(s.hi == Approx(0.5));
+  CHECK(s.side(8e6) == 1);
+  CHECK(s.side(0.3) == 0);
+  // Fixed values (ridges) keep their cluster on the axis, however few.
+  const ValueSpan f = shown_span({1e-6, 2e-6, 3e-6, 1.0}, {2.0}, 3);
+  CHECK(f.lo == Approx(1.0));
+  CHECK(f.side(1e-6) == -1);
+}
+
+TEST_CASE("chart model: regions of one name are told apart, regions at one point share a label") {
+  const Machine m = rprof::test::synthetic_machine();
+  std::vector<Region> regions;
+  // A function, its marker and its loop: the same counts, one point.
+  regions.push_back(counted_region({"matmul"}, 1.0, 8e9, "256", {40e9, 0, 0, 2e9}));
+  regions.push_back(counted_region({"matmul", "matmul_naive()"}, 1.0, 8e9, "256", {40e9, 0, 0, 2e9}));
+  regions.push_back(counted_region({"matmul", "matmul_naive()", "loop k.c:42"}, 1.0, 8e9, "256",
+                                   {40e9, 0, 0, 2e9}));
+  // The same loop name under two other functions, elsewhere on the chart.
+  regions.push_back(counted_region({"a", "loop k.c:7"}, 0.5, 1e9, "256", {8e9, 0, 0, 4e9}));
+  regions.push_back(counted_region({"b", "loop k.c:7"}, 0.2, 3e9, "256", {8e9, 0, 0, 1e9}));
+  // A loop in a function called under two markers: parents of one name.
+  regions.push_back(counted_region({"x", "f()", "loop k.c:9"}, 0.1, 2e9, "256", {8e9, 0, 0, 3e9}));
+  regions.push_back(counted_region({"y", "f()", "loop k.c:9"}, 0.1, 4e9, "256", {8e9, 0, 0, 5e9}));
+  const ChartModel c = build_chart_model(analyze(rprof::test::profile_of(regions, 3), {&m, "", {}}));
+  REQUIRE(c.regions.size() == 7);
+  CHECK(c.regions[5].label == "loop k.c:9 in x/f()");
+  CHECK(c.regions[6].label == "loop k.c:9 in y/f()");
+  CHECK(c.regions[0].label == "matmul");
+  CHECK(c.regions[3].label == "loop k.c:7 in a");
+  CHECK(c.regions[4].label == "loop k.c:7 in b");
+  const ChartLayout l = layout_chart(c);
+  bool shared = false;
+  for (const RegionLabel& r : l.regions) {
+    if (r.regions.size() != 3) continue;
+    shared = true;
+    CHECK(r.label.text == "matmul / matmul_naive() / loop k.c:42");
+  }
+  CHECK(shared);
+  CHECK(l.unlabelled == 0);
 }
 
 TEST_CASE("html data: regions, roofline, conventions and verdicts when the analysis has them") {

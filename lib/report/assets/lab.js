@@ -88,15 +88,34 @@
     const defs = svg('defs', {});
     defs.append(clip);
     chart.append(defs);
+    // Labels: each at the first of its places that is inside the chart and
+    // clear of those placed before; none free, it is left out (the readouts
+    // say the same numbers).
+    const placed = [];
+    const inside = (b, x0, y0, x1, y1) => b.x >= x0 && b.y >= y0 && b.x + b.width <= x1 && b.y + b.height <= y1;
+    const clear = (b) => placed.every((o) => b.x + b.width <= o.x || o.x + o.width <= b.x || b.y + b.height <= o.y || o.y + o.height <= b.y);
+    function label(attrs, text, places, area) {
+      const [x0, y0, x1, y1] = area || [L, T, W - R, H - B];
+      const t = svg('text', Object.assign({}, attrs, places[0]), text);
+      chart.append(t);
+      for (const at of places) {
+        for (const [k, v] of Object.entries(at)) t.setAttribute(k, v);
+        const b = t.getBBox();
+        if (!b.width) return t;  // not laid out (hidden): nothing to measure
+        if (inside(b, x0, y0, x1, y1) && clear(b)) { placed.push(b); return t; }
+      }
+      t.remove();
+      return null;
+    }
     for (let k = d.x0; k <= d.x1; ++k) {
       chart.append(svg('line', { x1: X(10 ** k), x2: X(10 ** k), y1: T, y2: H - B, stroke: '#e3e7ec' }));
-      chart.append(svg('text', { x: X(10 ** k), y: H - B + 16, 'text-anchor': 'middle' }, num(10 ** k)));
+      label({ 'text-anchor': 'middle' }, num(10 ** k), [{ x: X(10 ** k), y: H - B + 16 }], [0, 0, W, H]);
     }
     for (let k = d.y0; k <= d.y1; ++k) {
       chart.append(svg('line', { x1: L, x2: W - R, y1: Y(10 ** k), y2: Y(10 ** k), stroke: '#e3e7ec' }));
-      chart.append(svg('text', { x: L - 6, y: Y(10 ** k) + 4, 'text-anchor': 'end' }, num(10 ** k)));
+      label({ 'text-anchor': 'end' }, num(10 ** k), [{ x: L - 6, y: Y(10 ** k) + 4 }], [0, 0, W, H]);
     }
-    chart.append(svg('text', { x: (L + W - R) / 2, y: H - 8, 'text-anchor': 'middle' }, 'Intensity I [FLOP/byte]'));
+    label({ 'text-anchor': 'middle' }, 'Intensity I [FLOP/byte]', [{ x: (L + W - R) / 2, y: H - 8 }], [0, 0, W, H]);
     chart.append(svg('text', { x: 14, y: (T + H - B) / 2, 'text-anchor': 'middle', transform: 'rotate(-90 14 ' + (T + H - B) / 2 + ')' }, 'GFLOP/s'));
     const g = svg('g', { 'clip-path': 'url(#lab-clip)' });
     chart.append(g);
@@ -109,19 +128,31 @@
     g.append(svg('line', { x1: X(lo), y1: Y(state.B * lo), x2: X(hi), y2: Y(state.B * hi), stroke: '#e0552b', 'stroke-width': 1.2, 'stroke-dasharray': '5 4', opacity: 0.6 }));
     g.append(svg('line', { x1: X(lo), y1: Y(state.P), x2: X(hi), y2: Y(state.P), stroke: '#1f2328', 'stroke-width': 1.2, 'stroke-dasharray': '5 4', opacity: 0.5 }));
     g.append(svg('polyline', { points: [X(lo), Y(state.B * lo), X(r.ridge), Y(state.P), X(hi), Y(state.P)].join(' '), fill: 'none', stroke: '#3a6fd8', 'stroke-width': 3, 'data-role': 'roof' }));
-    chart.append(svg('text', { x: W - R - 4, y: Y(state.P) - 6, 'text-anchor': 'end', class: 'lbl' }, 'P = ' + num(state.P) + ' GFLOP/s'));
     chart.append(svg('path', { d: 'M' + X(r.ridge) + ' ' + (Y(state.P) - 6) + 'l6 6-6 6-6-6z', fill: '#fff', stroke: '#3a6fd8', 'stroke-width': 2, 'data-role': 'ridge' }));
-    chart.append(svg('text', { x: X(r.ridge) + 8, y: Y(state.P) + 16, class: 'lbl' }, 'I* = ' + num(r.ridge)));
     // The selected kernel: its intensity and its bound.
     g.append(svg('line', { x1: X(state.I), x2: X(state.I), y1: H - B, y2: Y(Math.max(r.bound, ylo)), stroke: '#5b6470', 'stroke-dasharray': '2 3' }));
     if (r.bwRoof > state.P && r.bwRoof < yhi) g.append(svg('circle', { cx: X(state.I), cy: Y(r.bwRoof), r: 4, fill: '#fff', stroke: '#e0552b', 'stroke-width': 1.5 }));
     chart.append(svg('circle', { cx: X(state.I), cy: Y(r.bound), r: 6.5, fill: '#3a6fd8', stroke: '#fff', 'stroke-width': 2, 'data-role': 'selected' }));
-    const right = X(state.I) < W - 150;
-    chart.append(svg('text', { x: X(state.I) + (right ? 10 : -10), y: Y(r.bound) + 16, 'text-anchor': right ? 'start' : 'end', class: 'lbl' }, num(r.bound) + ' GFLOP/s'));
     if (state.mode === 'machine' && state.seeded) {
-      const s = state.seeded;
-      chart.append(svg('path', { d: 'M' + X(state.I) + ' ' + (Y(s.measured) - 6) + 'l6 6-6 6-6-6z', fill: '#0f8b8d', stroke: '#fff', 'data-role': 'measured' }));
-      chart.append(svg('text', { x: X(state.I) + (right ? 10 : -10), y: Y(s.measured) + 4, 'text-anchor': right ? 'start' : 'end', class: 'lbl' }, 'measured ' + num(s.measured)));
+      chart.append(svg('path', { d: 'M' + X(state.I) + ' ' + (Y(state.seeded.measured) - 6) + 'l6 6-6 6-6-6z', fill: '#0f8b8d', stroke: '#fff', 'data-role': 'measured' }));
+    }
+    // Around a point: right, left, below, above, then further out.
+    const around = (x, y) => {
+      const out = [];
+      for (const d of [0, 14, 28]) {
+        out.push({ x: x + 10, y: y + 16 + d, 'text-anchor': 'start' }, { x: x - 10, y: y + 16 + d, 'text-anchor': 'end' },
+          { x: x + 10, y: y - 8 - d, 'text-anchor': 'start' }, { x: x - 10, y: y - 8 - d, 'text-anchor': 'end' });
+      }
+      return out;
+    };
+    // The selected bound first, then the ceiling, the ridge, the measured rate.
+    label({ class: 'lbl', 'data-role': 'bound-label' }, num(r.bound) + ' GFLOP/s', around(X(state.I), Y(r.bound)));
+    label({ class: 'lbl', 'data-role': 'peak-label' }, 'P = ' + num(state.P) + ' GFLOP/s',
+      [{ x: W - R - 4, y: Y(state.P) - 6, 'text-anchor': 'end' }, { x: W - R - 4, y: Y(state.P) + 16, 'text-anchor': 'end' },
+        { x: L + 4, y: Y(state.P) - 6, 'text-anchor': 'start' }, { x: L + 4, y: Y(state.P) + 16, 'text-anchor': 'start' }]);
+    label({ class: 'lbl', 'data-role': 'ridge-label' }, 'I* = ' + num(r.ridge), around(X(r.ridge), Y(state.P)));
+    if (state.mode === 'machine' && state.seeded) {
+      label({ class: 'lbl', 'data-role': 'measured-label' }, 'measured ' + num(state.seeded.measured), around(X(state.I), Y(state.seeded.measured) - 12));
     }
     const tracer = svg('circle', { id: 'lab-tracer', 'data-testid': 'lab-tracer', r: 5, fill: 'none', stroke: '#e0552b', 'stroke-width': 2.5, visibility: 'hidden' });
     chart.append(tracer);

@@ -28,6 +28,13 @@
     for (const k of kids) if (k !== null && k !== undefined) e.append(k);
     return e;
   }
+  // Text with a line-break opportunity after each _ / : . and before each (,
+  // so that a long name ("loop kernels_main.c:42") wraps in a narrow column.
+  function breakable(text) {
+    const out = [];
+    for (const part of text.split(/(?<=[_/:.])|(?=\()/)) { if (out.length) out.push(el('wbr')); out.push(part); }
+    return out;
+  }
   function plural(n, w) { return n + ' ' + w + (n === 1 ? '' : 's'); }
   window.rprof = { data, num, el, BOUNDARIES, BNAME };
 
@@ -56,17 +63,17 @@
   const cols = [
     { key: 'number', head: '#', val: (r) => r.number },
     { key: 'region', head: 'Region', cls: 'name', val: (r) => r.path.toLowerCase(),
-      cell: (r) => { const s = '\u2003'.repeat(r.depth) + (r.label || r.name); return el('span', { title: r.path, text: s }); } },
-    { key: 'calls', head: 'Calls', val: (r) => r.calls },
+      cell: (r) => el('span', { title: r.path, style: 'display:block;padding-left:' + r.depth + 'em' }, ...breakable(r.label || r.name)) },
+    { key: 'calls', head: 'Calls', optional: true, val: (r) => r.calls },
     // A function no sample hit: its time from above (time_bound), its rates from below.
     { key: 'time', head: 'Time [s]', val: (r) => (r.time_bound ? r.time_bound.max_time_s : r.time_s),
       cell: (r) => (r.time_bound ? el('span', { class: 'bound', title: r.time_bound.why, text: '< ' + num(r.time_bound.max_time_s) }) : num(r.time_s)) },
-    { key: 'excl', head: 'Excl. [s]', val: (r) => (r.time_bound ? r.time_bound.max_time_s : r.exclusive_time_s),
+    { key: 'excl', head: 'Excl. [s]', optional: true, val: (r) => (r.time_bound ? r.time_bound.max_time_s : r.exclusive_time_s),
       cell: (r) => (r.time_bound ? el('span', { class: 'bound', text: '< ' + num(r.time_bound.max_time_s) }) : num(r.exclusive_time_s)) },
   ];
   // --repeat N: the time over the timed runs; spread = (max - min) / median.
   if (regions.some((r) => r.repeat_times)) {
-    cols.push({ key: 'median', head: 'Median [s]', val: (r) => (r.repeat_times ? r.repeat_times.median_time_s : null),
+    cols.push({ key: 'median', head: 'Median [s]', optional: true, val: (r) => (r.repeat_times ? r.repeat_times.median_time_s : null),
       cell: (r) => (r.repeat_times ? num(r.repeat_times.median_time_s) : '') });
     cols.push({ key: 'spread', head: 'Spread [%]', val: (r) => (r.repeat_times ? r.repeat_times.spread : null),
       cell: (r) => (r.repeat_times ? el('span', { title: 'min ' + num(r.repeat_times.min_time_s) + ' s, max ' + num(r.repeat_times.max_time_s) + ' s over ' + r.repeat_times.runs + ' timed runs; (max - min) / median', text: num(100 * r.repeat_times.spread) }) : '') });
@@ -77,12 +84,12 @@
         el('span', { class: 'bar', style: 'width:' + Math.round(Math.min(100, r.percent_of_run) * 0.4) + 'px' })) });
   }
   if (anyFlops) {
-    cols.push({ key: 'gflop', head: 'GFLOP', val: (r) => (r.flops === null ? null : r.flops / 1e9) });
+    cols.push({ key: 'gflop', head: 'GFLOP', optional: true, val: (r) => (r.flops === null ? null : r.flops / 1e9) });
     cols.push({ key: 'gflops', head: 'GFLOP/s', val: (r) => (r.time_bound ? r.time_bound.min_gflops : r.gflops),
       cell: (r) => (r.time_bound ? (r.time_bound.min_gflops === null ? null : el('span', { class: 'bound', title: r.time_bound.why, text: '\u2265 ' + num(r.time_bound.min_gflops) })) : (r.gflops === null ? null : num(r.gflops))) });
   }
   if (anyRoof) {
-    cols.push({ key: 'bound', head: 'Bound [GFLOP/s]', val: (r) => (r.roofline ? r.roofline.bound_gflops : null),
+    cols.push({ key: 'bound', head: 'Bound [GFLOP/s]', optional: true, val: (r) => (r.roofline ? r.roofline.bound_gflops : null),
       cell: (r) => (r.roofline ? el('span', { title: 'roof: ' + r.roofline.roof_label + ', ' + num(r.roofline.roof_gflops) + ' GFLOP/s' }, num(r.roofline.bound_gflops)) : null) });
     cols.push({ key: 'fraction', head: '% of bound', val: (r) => (r.roofline ? 100 * r.roofline.fraction_of_bound : null),
       cell: (r) => (!r.roofline ? null : r.roofline.uncertain
@@ -136,7 +143,7 @@
   // Bytes per boundary, the intensity there in the tooltip; intensity
   // columns of their own only when there is no roofline to show it.
   for (const b of measured) {
-    cols.push({ key: 'bytes-' + b, head: BNAME[b] + ' [GB]', val: (r) => (r.bytes[b] === undefined ? null : r.bytes[b] / 1e9),
+    cols.push({ key: 'bytes-' + b, head: BNAME[b] + ' [GB]', cls: 'wrap', val: (r) => (r.bytes[b] === undefined ? null : r.bytes[b] / 1e9),
       cell: (r) => {
         if (r.bytes[b] === undefined) return null;
         const i = r.intensity[b] === undefined ? null : 'I at ' + BNAME[b] + ' = ' + num(r.intensity[b]) + ' FLOP/byte';
@@ -146,15 +153,27 @@
         const iv = s.intensity_low === null ? '' : '; I ' + num(s.intensity_low) + ' to ' + (s.intensity_high === null ? 'unbounded' : num(s.intensity_high)) + ' FLOP/byte';
         return el('span', { 'data-testid': 'sampled-bytes', 'data-boundary': b, 'data-ci95-bytes': s.ci95_bytes,
           title: BNAME[b] + ' ' + num(s.bytes / 1e9) + ' GB \u00b1 ' + num(s.ci95_bytes / 1e9) + ' GB (95% interval, sampled: ' + plural(Math.round(s.sampling_units), 'unit') + ')' + iv },
-          num(r.bytes[b] / 1e9) + ' \u00b1 ' + num(s.ci95_bytes / 1e9));
+          num(r.bytes[b] / 1e9), ' ', el('span', { class: 'pm', text: '\u00b1\u00a0' + num(s.ci95_bytes / 1e9) }));
       } });
   }
   for (const b of measured) {
-    if (anyFlops && !anyRoof) cols.push({ key: 'i-' + b, head: 'I ' + BNAME[b] + ' [FLOP/byte]', val: (r) => (r.intensity[b] === undefined ? null : r.intensity[b]) });
+    if (anyFlops && !anyRoof) cols.push({ key: 'i-' + b, head: 'I ' + BNAME[b] + ' [FLOP/byte]', optional: true, val: (r) => (r.intensity[b] === undefined ? null : r.intensity[b]) });
   }
   document.getElementById('verdict-note').textContent = anyVerdict ? ''
     : data.verdicts_available ? 'No region has a verdict.' : 'Verdicts are not computed by this build of rprof.';
 
+  // Columns a narrow window hides at first (the chooser shows them again):
+  // the table then fits without scrolling sideways.
+  const hidden = new Set(window.innerWidth < 1200 ? cols.filter((c) => c.optional).map((c) => c.key) : []);
+  const shown = () => cols.filter((c) => !hidden.has(c.key));
+  const chooser = document.getElementById('regions-columns');
+  for (const c of cols) {
+    if (c.key === 'number' || c.key === 'region') continue;
+    const box = el('input', { type: 'checkbox', 'data-col': c.key });
+    box.checked = !hidden.has(c.key);
+    box.addEventListener('change', () => { if (box.checked) hidden.delete(c.key); else hidden.add(c.key); heading(); render(); });
+    chooser.append(el('label', {}, box, c.head));
+  }
   const head = document.getElementById('regions-head');
   const body = document.getElementById('regions-body');
   let sortKey = 'number', sortDir = 1;
@@ -172,7 +191,7 @@
     body.replaceChildren();
     for (const r of rows) {
       const tr = el('tr', { 'data-region': r.path, 'data-number': r.number });
-      for (const c of cols) {
+      for (const c of shown()) {
         const v = c.val(r);
         const content = c.cell ? c.cell(r) : (v === null ? null : (typeof v === 'number' ? num(v) : v));
         const td = el('td', { class: c.cls || null, 'data-col': c.key, 'data-value': v === null ? null : v });
@@ -180,22 +199,26 @@
         tr.append(td);
       }
       body.append(tr);
-      if (r.function) body.append(functionRow(r, cols.length));
-      if (r.verdict) body.append(verdictRow(r, cols.length));
+      if (r.function) body.append(functionRow(r, shown().length));
+      if (r.verdict) body.append(verdictRow(r, shown().length));
     }
     for (const th of head.children) {
       th.setAttribute('aria-sort', th.dataset.col === sortKey ? (sortDir > 0 ? 'ascending' : 'descending') : 'none');
     }
   }
-  for (const c of cols) {
-    const th = el('th', { class: c.cls || null, 'data-col': c.key, 'data-testid': 'sort-' + c.key, scope: 'col', text: c.head });
-    th.addEventListener('click', () => {
-      if (sortKey === c.key) sortDir = -sortDir;
-      else { sortKey = c.key; sortDir = c.key === 'number' || c.key === 'region' ? 1 : -1; }
-      render();
-    });
-    head.append(th);
+  function heading() {
+    head.replaceChildren();
+    for (const c of shown()) {
+      const th = el('th', { class: c.cls || null, 'data-col': c.key, 'data-testid': 'sort-' + c.key, scope: 'col', text: c.head });
+      th.addEventListener('click', () => {
+        if (sortKey === c.key) sortDir = -sortDir;
+        else { sortKey = c.key; sortDir = c.key === 'number' || c.key === 'region' ? 1 : -1; }
+        render();
+      });
+      head.append(th);
+    }
   }
+  heading();
   render();
   const notes = document.getElementById('region-notes');
   for (const r of regions) for (const n of r.notes) notes.append(el('div', { text: r.path + ': ' + n }));
