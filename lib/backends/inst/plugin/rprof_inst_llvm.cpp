@@ -66,6 +66,7 @@
 #include "llvm/Transforms/Utils/LoopSimplify.h"
 #include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -669,12 +670,24 @@ void Instrumenter::regions(Function& f, DominatorTree& dt, LoopInfo& li) {
       const std::string name = loop_region_name(l, f);
       Constant* lit = name_literal(name);
       enter_call(pre->getTerminator(), lit, RPROF_INST_KIND_LOOP);
+      // Each edge once (a switch may reach an exit by several cases).
+      std::sort(exits.begin(), exits.end());
+      exits.erase(std::unique(exits.begin(), exits.end()), exits.end());
       for (auto [from, to] : exits) {
         // An exit by an exception: the runtime closes the nest at the
         // function's next end.
         Instruction* term = from->getTerminator();
         if (to->isEHPad() || !(isa<BranchInst>(term) || isa<SwitchInst>(term))) continue;
-        BasicBlock* at = to->getSinglePredecessor() == from ? to : SplitEdge(from, to, &dt, &li);
+        BasicBlock* at = nullptr;
+        if (!is_contained(successors(from), to)) {
+          // Split already (an edge another nest's exit shares): the block
+          // on it.
+          for (BasicBlock* s : successors(from)) {
+            if (s->getSinglePredecessor() == from && s->getSingleSuccessor() == to) at = s;
+          }
+        } else {
+          at = to->getSinglePredecessor() == from ? to : SplitEdge(from, to, &dt, &li);
+        }
         if (!at) continue;
         exit_call(&*at->getFirstInsertionPt(), lit);
       }
