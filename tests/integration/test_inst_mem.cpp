@@ -41,9 +41,10 @@ const std::string kSource =
     std::string(RPROF_SOURCE_DIR) + "/tests/integration/inst_mem/mem_kernels.c";
 
 // mem_kernels.c built with `rprof cc` and `opts`.
-std::string build(const std::string& opts, const std::string& tag) {
+std::string build(const std::string& opts, const std::string& tag,
+                  const std::string& compiler = kCc) {
   const std::string out = fresh_path("mem_kernels_" + tag);
-  std::vector<std::string> argv = {RPROF_BIN, "cc", kCc};
+  std::vector<std::string> argv = {RPROF_BIN, "cc", "--", compiler};
   for (const std::string& o : split_words(opts)) argv.push_back(o);
   for (const std::string& a : {kSource, std::string("-o"), out}) argv.push_back(a);
   return compile(argv, out);
@@ -140,6 +141,50 @@ TEST_CASE("inst memory: the hooks get exactly the bytes the counters count", "[i
       CHECK(lines.at("masked").loaded > 8000);
       CHECK(lines.at("masked").stored > 4000);
     }
+  }
+}
+
+TEST_CASE("inst memory through clang: the hooks get exactly the bytes the counters count",
+          "[inst][memory]") {
+#if !RPROF_TEST_LLVM_PLUGIN
+  skip_test("rprof is built without its LLVM plugin (no clang, or no llvm-N-dev for it)");
+#endif
+  std::vector<Level> levels = {{"-O0", "clangO0"}, {"-O2", "clangO2"}};
+  if (cpu_has_avx2()) levels.push_back({"-O3 -march=haswell", "clangO3hsw"});
+  for (const Level& lv : levels) {
+    INFO("clang " << lv.opts);
+    const std::string program = build(lv.opts, lv.tag, RPROF_TEST_CLANG);
+    CHECK(rprof::inst_memory_instrumented(program));
+    CHECK_FALSE(rprof::inst_loops_versioned(program));
+    const std::map<std::string, Line> lines = run(program, "all");
+    for (const char* k : {"daxpy", "masked", "stencil", "records", "blocks", "total"}) {
+      INFO(k);
+      REQUIRE(lines.count(k) == 1);
+      const Line& l = lines.at(k);
+      CHECK(l.read > 0);
+      CHECK(l.loaded == l.read);
+      CHECK(l.stored == l.write);
+      CHECK(l.calls > 0);
+    }
+    // clang at -O0 keeps every local variable in memory (its loop counters
+    // too): accesses outside the arrays, which the counters count as well.
+    for (const char* k : {"daxpy", "masked", "stencil", "blocks"}) {
+      INFO(k);
+      if (lv.opts != "-O0") CHECK(lines.at(k).inside == lines.at(k).calls);
+    }
+    if (lv.opts == "-O0") {
+      CHECK(lines.at("daxpy").loaded > 16000);
+      CHECK(lines.at("daxpy").stored > 8000);
+      continue;
+    }
+    CHECK(lines.at("daxpy").loaded == 16000);
+    CHECK(lines.at("daxpy").stored == 8000);
+    CHECK(lines.at("blocks").loaded == 4096);
+    CHECK(lines.at("blocks").stored == 8192);
+    // The program's initial filter: nothing passed.
+    const Line& none = run(program, "all", "none").at("total");
+    CHECK(none.calls == 0);
+    CHECK(none.loaded + none.stored == 0);
   }
 }
 

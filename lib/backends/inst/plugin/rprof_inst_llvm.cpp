@@ -808,6 +808,18 @@ void Instrumenter::instrument_block(BasicBlock& bb) {
   const Instruction* first = nullptr;               // its first instruction (the dump's line)
   for (Instruction* i : insts) {
     if (!first && i->getDebugLoc()) first = i;
+    // A memory transfer's run-time size, added before it (an intrinsic
+    // ends no stretch; a call to memcpy does, after its size is added).
+    if (auto* cb = dyn_cast<CallBase>(i)) {
+      Value *dst = nullptr, *src = nullptr, *n = nullptr;
+      if (transfer(cb, &dst, &src, &n) && !isa<ConstantInt>(n)) {
+        IRBuilder<> b(i);
+        Value* v = b.CreateZExtOrTrunc(n, i64());
+        note(v);
+        add_value(b, RPROF_INST_BYTES_WRITE, v);
+        if (src) add_value(b, RPROF_INST_BYTES_READ, v);
+      }
+    }
     if (!count(c, *i)) continue;
     // A real call: what came before it is counted at the stretch's start.
     if (c.any()) {
@@ -816,16 +828,6 @@ void Instrumenter::instrument_block(BasicBlock& bb) {
     }
     c = Counts{};
     first = nullptr;
-    // A memory function's run-time size, before it.
-    auto* cb = cast<CallBase>(i);
-    Value *dst = nullptr, *src = nullptr, *n = nullptr;
-    if (transfer(cb, &dst, &src, &n) && !isa<ConstantInt>(n)) {
-      IRBuilder<> b(i);
-      Value* v = b.CreateZExtOrTrunc(n, i64());
-      note(v);
-      add_value(b, RPROF_INST_BYTES_WRITE, v);
-      if (src) add_value(b, RPROF_INST_BYTES_READ, v);
-    }
     if (i->isTerminator()) return;  // an invoke: nothing after it here
     start = i->getNextNode();
   }
