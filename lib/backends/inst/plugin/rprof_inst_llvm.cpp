@@ -847,7 +847,12 @@ void Instrumenter::instrument_memory(const std::vector<MemStmt>& stmts) {
   Value* bits = b.CreateLoad(i64(), slot(b, RPROF_INST_SET_BITS), "rprof.b");
   MDNode* unlikely = MDBuilder(ctx_).createBranchWeights(1, 1000);
   for (const MemStmt& m : stmts) {
-    IRBuilder<> p(m.inst);
+    // A filter that passes nothing (B = 0: the program run without rprof,
+    // or counted without the cache model) skips the tests: one compare and
+    // branch per statement.
+    Instruction* on = SplitBlockAndInsertIfThen(b.CreateICmpNE(bits, b.getInt64(0)), m.inst,
+                                                false, unlikely);
+    IRBuilder<> p(on);
     auto selected = [&](Value* a) {
       Value* line = p.CreateAnd(p.CreateLShr(a, 6), 63);
       return p.CreateICmpNE(p.CreateAnd(p.CreateLShr(bits, line), 1), p.getInt64(0));
@@ -877,7 +882,7 @@ void Instrumenter::instrument_memory(const std::vector<MemStmt>& stmts) {
       }
       any = any ? p.CreateOr(any, c) : c;
     }
-    Instruction* then = SplitBlockAndInsertIfThen(any, m.inst, false, unlikely);
+    Instruction* then = SplitBlockAndInsertIfThen(any, on, false, unlikely);
     IRBuilder<> t(then);
     for (size_t k = 0; k < m.accesses.size(); ++k) {
       t.CreateCall(mem_hook(m.accesses[k].store), {where[k].first, where[k].second});
