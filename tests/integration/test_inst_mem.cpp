@@ -155,8 +155,17 @@ TEST_CASE("inst memory through clang: the hooks get exactly the bytes the counte
     INFO("clang " << lv.opts);
     const std::string program = build(lv.opts, lv.tag, RPROF_TEST_CLANG);
     CHECK(rprof::inst_memory_instrumented(program));
-    CHECK_FALSE(rprof::inst_loops_versioned(program));
+    // Optimized, each function with loops has a plain and a counted version.
+    CHECK(rprof::inst_loops_versioned(program) == (lv.opts != "-O0"));
     const std::map<std::string, Line> lines = run(program, "all");
+    if (lv.opts != "-O0") {
+      // RPROF_INST_COUNTING unset: daxpy's plain version counts nothing and
+      // calls no hook.
+      const std::map<std::string, Line> plain = run(program, "all", "", "", "");
+      CHECK(plain.at("daxpy").read == 0);
+      CHECK(plain.at("daxpy").write == 0);
+      CHECK(plain.at("daxpy").calls == 0);
+    }
     for (const char* k : {"daxpy", "masked", "stencil", "records", "blocks", "total"}) {
       INFO(k);
       REQUIRE(lines.count(k) == 1);
@@ -186,6 +195,17 @@ TEST_CASE("inst memory through clang: the hooks get exactly the bytes the counte
     CHECK(none.calls == 0);
     CHECK(none.loaded + none.stored == 0);
   }
+  // The GCC plugin's options, through the environment: one version, counted
+  // whatever the flag; a bad value refused with the reason.
+  const std::string one = build("-O2 -fplugin-arg-rprof_inst-versions=off", "clangO2nov",
+                                RPROF_TEST_CLANG);
+  CHECK_FALSE(rprof::inst_loops_versioned(one));
+  CHECK(run(one, "all", "", "", "").at("daxpy").read == 16000);
+  const RunResult r = run_command({RPROF_BIN, "cc", "--", RPROF_TEST_CLANG, "-O2",
+                                   "-fplugin-arg-rprof_inst-versions=maybe", "-c", kSource, "-o",
+                                   fresh_path("badv_clang") + ".o"});
+  CHECK(r.status != 0);
+  CHECK(r.err.find("versions=maybe: expected on or off") != std::string::npos);
 }
 
 TEST_CASE("inst memory: the program's initial filter calls nothing", "[inst][memory]") {

@@ -31,14 +31,21 @@
 // ones that become calls (llvm.exp, llvm.pow, llvm.sin, ...), which are
 // calls named as libm's functions (exp, expf) in the calls note.
 //
-// Loop versions (GCC plugin option versions=on) are not made: a program
-// built with clang is counted in one run (no "V" in its calls note), as a
-// GCC program built at -O0 is.
+// Versions (option versions=on, the default when optimizing): where the GCC
+// plugin versions each loop nest, this plugin versions each function with
+// loops: a plain copy (its regions' entries and exits only) and a counted one
+// (counts and, with memory=on, the accesses' filter), which the plain one
+// calls where it starts when RPROF_INST_COUNTING_SYMBOL is not 0 (one load
+// and branch per call). The calls note says "V", so rprof times the plain
+// copies and counts in a second run, as for GCC. Counting with or without
+// accesses (1 or 2) runs the same counted copy: its filter, while it passes
+// nothing, costs a compare and branch per accessing statement.
 //
 // Usage: clang -fpass-plugin=rprof_inst_llvm.so ... (rprof cc does this).
 // Options (clang passes none to pass plugins): the environment variable
 // RPROF_INST_LLVM_OPTIONS, a comma-separated list of the GCC plugin's
-// options: dump=FILE, regions=all|loops|functions|none, memory=on|off.
+// options: dump=FILE, regions=all|loops|functions|none, memory=on|off,
+// versions=on|off.
 // `rprof cc` turns -fplugin-arg-rprof_inst-KEY=VALUE into it.
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -63,6 +70,7 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Passes/PassPlugin.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/LoopSimplify.h"
 #include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
 
@@ -86,6 +94,7 @@ struct Options {
   bool function_regions = true;
   bool loop_regions = true;
   bool memory = true;
+  bool versions = true;
   std::string error;  // a bad option: the compile fails with it
 };
 
@@ -116,6 +125,7 @@ Options read_options() {
       o.memory = v == "on";
     } else if (k == "versions") {
       if (v != "on" && v != "off") o.error = "versions=" + v + ": expected on or off";
+      o.versions = v == "on";
     } else {
       o.error = "unknown option " + k + " (dump, regions, memory, versions)";
     }
@@ -519,7 +529,11 @@ class Instrumenter {
   std::string loop_region_name(Loop* l, Function& f);
   bool cas_retry_loop(Loop* l);
   void note_calls(Function& f);
-  void regions(Function& f, DominatorTree& dt, LoopInfo& li);
+  void regions(Function& f, const std::string& fname, DominatorTree& dt, LoopInfo& li);
+  void instrument(Function& f, const std::string& name, bool counted);
+  bool versionable(Function& f);
+  void dispatch(Function& plain, Function* counted);
+  bool versioned_ = false;
   std::set<BasicBlock*> hoist(Function& f, DominatorTree& dt, LoopInfo& li);
   void instrument_block(BasicBlock& bb);
   void instrument_memory(const std::vector<MemStmt>& stmts);
@@ -654,7 +668,8 @@ void Instrumenter::dump_stretch(const Function& f, const Counts& c, const Instru
 }
 
 // The function's entry and returns, each loop nest's entry and exits.
-void Instrumenter::regions(Function& f, DominatorTree& dt, LoopInfo& li) {
+void Instrumenter::regions(Function& f, const std::string& fname, DominatorTree& dt,
+                           LoopInfo& li) {
   std::vector<Loop*> nests;
   for (Loop* l : li) {
     if (!cas_retry_loop(l)) nests.push_back(l);
@@ -695,7 +710,7 @@ void Instrumenter::regions(Function& f, DominatorTree& dt, LoopInfo& li) {
     }
   }
   if (o_.function_regions) {
-    const std::string name = function_region_name(f);
+    const std::string& name = fname;
     Constant* lit = name_literal(name);
     BasicBlock& entry = f.getEntryBlock();
     BasicBlock::iterator at = entry.getFirstInsertionPt();
@@ -911,8 +926,117 @@ void Instrumenter::write_calls_note() {
     if (plain(n)) s += "\t.asciz \"D" + n + "\"\n";
   }
   if (o_.memory) s += "\t.asciz \"M\"\n";
+  if (versioned_) s += "\t.asciz \"V\"\n";
   s += "2:\n\t.balign 4\n\t.popsection\n";
   m_.appendModuleInlineAsm(s);
+}
+
+// One function: its regions and, when `counted`, its counts and accesses.
+void Instrumenter::instrument(Function& f, const std::string& name, bool counted) {
+  mine_.clear();
+  // The memory accesses, before anything is added.
+  std::map<BasicBlock*, std::vector<MemStmt>> memory;
+  if (o_.memory && counted) {
+    for (BasicBlock& bb : f) {
+      for (Instruction& i : bb) {
+        std::vector<Access> acc = accesses(i);
+        if (!acc.empty()) memory[&bb].push_back({&i, std::move(acc)});
+      }
+    }
+  }
+  DominatorTree dt(f);
+  LoopInfo li(dt);
+  if (o_.function_regions || o_.loop_regions) regions(f, name, dt, li);
+  if (!counted) return;
+  std::set<BasicBlock*> hoisted;
+  if (!f.hasOptNone()) {
+    // Every innermost loop needs a preheader for its counts.
+    SmallVector<Loop*, 4> all = li.getLoopsInPreorder();
+    for (Loop* l : all) {
+      if (l->getSubLoops().empty() && !l->getLoopPreheader()) {
+        InsertPreheaderForLoop(l, &dt, &li, nullptr, false);
+      }
+    }
+    hoisted = hoist(f, dt, li);
+  }
+  std::vector<BasicBlock*> blocks;
+  for (BasicBlock& bb : f) blocks.push_back(&bb);
+  for (BasicBlock* bb : blocks) {
+    if (!hoisted.count(bb)) instrument_block(*bb);
+  }
+  for (auto& [bb, stmts] : memory) {
+    // A block split before (regions) keeps its statements together by
+    // their current blocks.
+    std::map<BasicBlock*, std::vector<MemStmt>> by_block;
+    std::vector<BasicBlock*> order;
+    for (const MemStmt& st : stmts) {
+      BasicBlock* at = st.inst->getParent();
+      if (!by_block.count(at)) order.push_back(at);
+      by_block[at].push_back(st);
+    }
+    for (BasicBlock* at : order) instrument_memory(by_block[at]);
+  }
+}
+
+// Whether `f` gets a plain and a counted version: optimized, with a loop
+// (not only a compare-and-swap retry), and its arguments forwardable.
+bool Instrumenter::versionable(Function& f) {
+  if (!o_.versions || f.hasOptNone() || f.isVarArg() || f.hasFnAttribute(Attribute::Naked) ||
+      f.hasFnAttribute(Attribute::ReturnsTwice) || f.getEntryBlock().isEHPad()) {
+    return false;
+  }
+  for (Argument& a : f.args()) {
+    if (a.hasInAllocaAttr() || a.hasPreallocatedAttr() || a.hasSwiftErrorAttr() ||
+        a.hasSwiftSelfAttr()) {
+      return false;
+    }
+  }
+  for (BasicBlock& bb : f) {
+    if (bb.getTerminatingMustTailCall()) return false;
+  }
+  DominatorTree dt(f);
+  LoopInfo li(dt);
+  for (Loop* l : li) {
+    if (!cas_retry_loop(l)) return true;
+  }
+  return false;
+}
+
+// Where `plain` starts (after its static allocas, before its region's
+// entry): RPROF_INST_COUNTING_SYMBOL != 0 calls `counted` with the same
+// arguments and returns what it returns.
+void Instrumenter::dispatch(Function& plain, Function* counted) {
+  BasicBlock& entry = plain.getEntryBlock();
+  BasicBlock::iterator at = entry.getFirstInsertionPt();
+  while (at != entry.end() && isa<AllocaInst>(*at)) ++at;
+  BasicBlock* rest = entry.splitBasicBlock(at, "rprof.plain");
+  Instruction* term = entry.getTerminator();
+  IRBuilder<> b(term);
+  auto* flag_type = Type::getInt32Ty(ctx_);
+  auto* flag = dyn_cast_or_null<GlobalVariable>(m_.getNamedValue(RPROF_INST_COUNTING_SYMBOL));
+  if (!flag) {
+    flag = new GlobalVariable(m_, flag_type, false, GlobalValue::ExternalLinkage, nullptr,
+                              RPROF_INST_COUNTING_SYMBOL);
+  }
+  Value* on = b.CreateICmpNE(b.CreateLoad(flag_type, flag), b.getInt32(0));
+  BasicBlock* call_bb = BasicBlock::Create(ctx_, "rprof.counted", &plain, rest);
+  IRBuilder<> c(call_bb);
+  SmallVector<Value*, 8> args;
+  for (Argument& a : plain.args()) args.push_back(&a);
+  CallInst* call = c.CreateCall(counted->getFunctionType(), counted, args);
+  call->setAttributes(plain.getAttributes());
+  call->setCallingConv(plain.getCallingConv());
+  call->setTailCall(true);
+  if (DISubprogram* sp = plain.getSubprogram()) {
+    call->setDebugLoc(DILocation::get(ctx_, sp->getLine(), 0, sp));
+  }
+  if (plain.getReturnType()->isVoidTy()) {
+    c.CreateRetVoid();
+  } else {
+    c.CreateRet(call);
+  }
+  b.CreateCondBr(on, call_bb, rest);
+  term->eraseFromParent();
 }
 
 bool Instrumenter::run() {
@@ -922,53 +1046,32 @@ bool Instrumenter::run() {
     if (f.getName().startswith("__rprof") || f.getName().startswith("rprof_inst")) continue;
     fns.push_back(&f);
   }
+  // Region names first: an OpenMP body's is its opener's, and a counted
+  // version's is its function's.
+  std::map<Function*, std::string> names;
+  for (Function* f : fns) names[f] = function_region_name(*f);
   for (Function* fp : fns) {
     Function& f = *fp;
     note_calls(f);
     for (GlobalAlias& a : m_.aliases()) {
       if (a.getAliaseeObject() == &f) defined_.insert(a.getName().str());
     }
-    mine_.clear();
-    // The memory accesses, before anything is added.
-    std::map<BasicBlock*, std::vector<MemStmt>> memory;
-    if (o_.memory) {
-      for (BasicBlock& bb : f) {
-        for (Instruction& i : bb) {
-          std::vector<Access> acc = accesses(i);
-          if (!acc.empty()) memory[&bb].push_back({&i, std::move(acc)});
-        }
-      }
-    }
-    DominatorTree dt(f);
-    LoopInfo li(dt);
-    if (o_.function_regions || o_.loop_regions) regions(f, dt, li);
-    std::set<BasicBlock*> hoisted;
-    if (!f.hasOptNone()) {
-      // Every innermost loop needs a preheader for its counts.
-      SmallVector<Loop*, 4> all = li.getLoopsInPreorder();
-      for (Loop* l : all) {
-        if (l->getSubLoops().empty() && !l->getLoopPreheader()) {
-          InsertPreheaderForLoop(l, &dt, &li, nullptr, false);
-        }
-      }
-      hoisted = hoist(f, dt, li);
-    }
-    std::vector<BasicBlock*> blocks;
-    for (BasicBlock& bb : f) blocks.push_back(&bb);
-    for (BasicBlock* bb : blocks) {
-      if (!hoisted.count(bb)) instrument_block(*bb);
-    }
-    for (auto& [bb, stmts] : memory) {
-      // A block split before (regions) keeps its statements together by
-      // their current blocks.
-      std::map<BasicBlock*, std::vector<MemStmt>> by_block;
-      std::vector<BasicBlock*> order;
-      for (const MemStmt& s : stmts) {
-        BasicBlock* at = s.inst->getParent();
-        if (!by_block.count(at)) order.push_back(at);
-        by_block[at].push_back(s);
-      }
-      for (BasicBlock* at : order) instrument_memory(by_block[at]);
+    if (versionable(f)) {
+      // Loop versions, per function: the plain function keeps its regions
+      // and calls its counted copy when the process counts.
+      ValueToValueMapTy vmap;
+      Function* counted = CloneFunction(&f, vmap);
+      counted->setName(f.getName() + ".rprof.counted");
+      counted->setLinkage(GlobalValue::InternalLinkage);
+      counted->setVisibility(GlobalValue::DefaultVisibility);
+      counted->setDLLStorageClass(GlobalValue::DefaultStorageClass);
+      instrument(f, names[&f], false);
+      dispatch(f, counted);
+      instrument(*counted, names[&f], true);
+      versioned_ = true;
+      if (o_.dump) std::fprintf(o_.dump, "%s versions: plain, counted\n", f.getName().str().c_str());
+    } else {
+      instrument(f, names[&f], true);
     }
   }
   write_calls_note();
