@@ -421,6 +421,17 @@ class Instrumenter {
 
   // The accesses of one instruction, as count() counts them.
   std::vector<Access> accesses(Instruction& i) {
+    std::vector<Access> out = accesses_any(i);
+    // Memory of another address space (a GPU's) is not the cache model's.
+    out.erase(std::remove_if(out.begin(), out.end(),
+                             [](const Access& a) {
+                               return a.ptr->getType()->getScalarType()->getPointerAddressSpace() != 0;
+                             }),
+              out.end());
+    return out;
+  }
+
+  std::vector<Access> accesses_any(Instruction& i) {
     std::vector<Access> out;
     auto cst = [&](uint64_t n) { return ConstantInt::get(i64(), n); };
     if (auto* l = dyn_cast<LoadInst>(&i)) {
@@ -814,6 +825,7 @@ std::set<BasicBlock*> Instrumenter::hoist(Function& f, DominatorTree& dt, LoopIn
 }
 
 void Instrumenter::instrument_block(BasicBlock& bb) {
+  if (bb.getFirstInsertionPt() == bb.end()) return;  // a catchswitch: nothing to count
   std::vector<Instruction*> insts;
   for (Instruction& i : bb) {
     if (!mine_.count(&i) && !isa<PHINode>(i) && !isa<DbgInfoIntrinsic>(i)) insts.push_back(&i);
@@ -858,6 +870,7 @@ void Instrumenter::instrument_block(BasicBlock& bb) {
 void Instrumenter::instrument_memory(const std::vector<MemStmt>& stmts) {
   if (stmts.empty()) return;
   BasicBlock* bb = stmts.front().inst->getParent();
+  if (bb->getFirstInsertionPt() == bb->end()) return;
   IRBuilder<> b(&*bb->getFirstInsertionPt());
   Value* bits = b.CreateLoad(i64(), slot(b, RPROF_INST_SET_BITS), "rprof.b");
   MDNode* unlikely = MDBuilder(ctx_).createBranchWeights(1, 1000);
@@ -992,7 +1005,8 @@ bool Instrumenter::versionable(Function& f) {
     }
   }
   for (BasicBlock& bb : f) {
-    if (bb.getTerminatingMustTailCall()) return false;
+    // A musttail call, or a block whose address is taken (indirectbr).
+    if (bb.getTerminatingMustTailCall() || bb.hasAddressTaken()) return false;
   }
   DominatorTree dt(f);
   LoopInfo li(dt);
