@@ -878,7 +878,8 @@ void Instrumenter::instrument_memory(const std::vector<MemStmt>& stmts) {
     // A filter that passes nothing (B = 0: the program run without rprof,
     // or counted without the cache model) skips the tests: one compare and
     // branch per statement.
-    Instruction* on = SplitBlockAndInsertIfThen(b.CreateICmpNE(bits, b.getInt64(0)), m.inst,
+    IRBuilder<> q(m.inst);  // (b's place may have moved to a split block's tail)
+    Instruction* on = SplitBlockAndInsertIfThen(q.CreateICmpNE(bits, q.getInt64(0)), m.inst,
                                                 false, unlikely);
     IRBuilder<> p(on);
     auto selected = [&](Value* a) {
