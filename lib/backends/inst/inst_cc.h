@@ -1,4 +1,5 @@
-// `rprof cc`: compiles and links with rprof's GCC plugin (the inst backend),
+// `rprof cc`: compiles and links with rprof's GCC plugin, or its LLVM pass
+// plugin for clang (the inst backend),
 // and what the inst driver asks of a program: was it built that way?
 #ifndef RPROF_BACKENDS_INST_INST_CC_H_
 #define RPROF_BACKENDS_INST_INST_CC_H_

@@ -196,6 +196,7 @@ class Instrumenter {
   // OpenMP bodies' numbers (._omp_fn.N) among their opener's.
   std::map<const Function*, int> omp_index_;
   std::map<std::string, int> omp_count_;
+  std::set<const Function*> naming_;  // the bodies whose names are being made
 
   Type* i64() { return Type::getInt64Ty(ctx_); }
   Type* i8p() { return Type::getInt8PtrTy(ctx_); }
@@ -565,7 +566,13 @@ std::string Instrumenter::function_region_name(Function& f) {
           for (User* y : ce->users()) todo.push_back(y);
         } else if (auto* cb = dyn_cast<CallBase>(x)) {
           Function* parent = cb->getFunction();
-          if (parent == &f) continue;
+          if (parent == &f || naming_.count(parent)) continue;  // no cycle
+          naming_.insert(&f);
+          struct Done {
+            std::set<const Function*>& s;
+            const Function* f;
+            ~Done() { s.erase(f); }
+          } done{naming_, &f};
           std::string p = function_region_name(*parent);
           // The body clang outlines with debug information (._debug__),
           // called by the outlined function: the same region.
