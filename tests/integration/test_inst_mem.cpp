@@ -165,6 +165,12 @@ TEST_CASE("inst memory through clang: the hooks get exactly the bytes the counte
       CHECK(plain.at("daxpy").read == 0);
       CHECK(plain.at("daxpy").write == 0);
       CHECK(plain.at("daxpy").calls == 0);
+      // RPROF_INST_COUNTING=1, counts alone: the counted version, whose
+      // filter then passes nothing (a filter that passes everything is set).
+      const std::map<std::string, Line> bytes_only = run(program, "all", "", "", "1");
+      CHECK(bytes_only.at("daxpy").read == 16000);
+      CHECK(bytes_only.at("daxpy").write == 8000);
+      CHECK(bytes_only.at("daxpy").calls == 0);
     }
     for (const char* k : {"daxpy", "masked", "stencil", "records", "blocks", "total"}) {
       INFO(k);

@@ -545,6 +545,15 @@ class Instrumenter {
   void instrument(Function& f, const std::string& name, bool counted);
   bool versionable(Function& f);
   void dispatch(Function& plain, Function* counted);
+  bool counted_copy_ = false;  // instrumenting a function's counted version
+  GlobalVariable* counting_flag() {
+    auto* flag = dyn_cast_or_null<GlobalVariable>(m_.getNamedValue(RPROF_INST_COUNTING_SYMBOL));
+    if (!flag) {
+      flag = new GlobalVariable(m_, Type::getInt32Ty(ctx_), false, GlobalValue::ExternalLinkage,
+                                nullptr, RPROF_INST_COUNTING_SYMBOL);
+    }
+    return flag;
+  }
   bool versioned_ = false;
   std::set<BasicBlock*> hoist(Function& f, DominatorTree& dt, LoopInfo& li);
   void instrument_block(BasicBlock& bb);
@@ -880,6 +889,14 @@ void Instrumenter::instrument_memory(const std::vector<MemStmt>& stmts) {
   if (bb->getFirstInsertionPt() == bb->end()) return;
   IRBuilder<> b(&*bb->getFirstInsertionPt());
   Value* bits = b.CreateLoad(i64(), slot(b, RPROF_INST_SET_BITS), "rprof.b");
+  if (counted_copy_) {
+    // A counted version runs for counts alone too (RPROF_INST_COUNTING=1,
+    // where GCC's nests run a copy without accesses): its filter then
+    // passes nothing, whatever the thread's.
+    Value* only_counts = b.CreateICmpEQ(b.CreateLoad(Type::getInt32Ty(ctx_), counting_flag()),
+                                        b.getInt32(1));
+    bits = b.CreateSelect(only_counts, b.getInt64(0), bits);
+  }
   MDNode* unlikely = MDBuilder(ctx_).createBranchWeights(1, 1000);
   for (const MemStmt& m : stmts) {
     // A filter that passes nothing (B = 0: the program run without rprof,
@@ -1035,12 +1052,7 @@ void Instrumenter::dispatch(Function& plain, Function* counted) {
   Instruction* term = entry.getTerminator();
   IRBuilder<> b(term);
   auto* flag_type = Type::getInt32Ty(ctx_);
-  auto* flag = dyn_cast_or_null<GlobalVariable>(m_.getNamedValue(RPROF_INST_COUNTING_SYMBOL));
-  if (!flag) {
-    flag = new GlobalVariable(m_, flag_type, false, GlobalValue::ExternalLinkage, nullptr,
-                              RPROF_INST_COUNTING_SYMBOL);
-  }
-  Value* on = b.CreateICmpNE(b.CreateLoad(flag_type, flag), b.getInt32(0));
+  Value* on = b.CreateICmpNE(b.CreateLoad(flag_type, counting_flag()), b.getInt32(0));
   BasicBlock* call_bb = BasicBlock::Create(ctx_, "rprof.counted", &plain, rest);
   IRBuilder<> c(call_bb);
   SmallVector<Value*, 8> args;
@@ -1089,7 +1101,9 @@ bool Instrumenter::run() {
       counted->setDLLStorageClass(GlobalValue::DefaultStorageClass);
       instrument(f, names[&f], false);
       dispatch(f, counted);
+      counted_copy_ = true;
       instrument(*counted, names[&f], true);
+      counted_copy_ = false;
       versioned_ = true;
       if (o_.dump) std::fprintf(o_.dump, "%s versions: plain, counted\n", f.getName().str().c_str());
     } else {
