@@ -38,8 +38,9 @@
 // calls where it starts when RPROF_INST_COUNTING_SYMBOL is not 0 (one load
 // and branch per call). The calls note says "V", so rprof times the plain
 // copies and counts in a second run, as for GCC. Counting with or without
-// accesses (1 or 2) runs the same counted copy: its filter, while it passes
-// nothing, costs a compare and branch per accessing statement.
+// accesses (1 or 2) runs the same counted copy; with 1 its filter passes
+// nothing, whatever the thread's, and costs a compare and branch per
+// accessing statement.
 //
 // Usage: clang -fpass-plugin=rprof_inst_llvm.so ... (rprof cc does this).
 // Options (clang passes none to pass plugins): the environment variable
