@@ -25,7 +25,11 @@
 # The sampled counted run alone costs about (rprof inst - no rprof); the
 # ratios say each against native. And code size: the .text of both builds.
 #
-# Usage: bench/inst_bench.sh [BUILD_DIR] [REPS] [SIZE] [FLAGS]
+# CC=clang (or clang-N): the same with clang and rprof's LLVM plugin, which
+# makes no loop versions: "no rprof" and "counts" then both run the counted
+# code (with its accesses' filter), and "rprof off"/"rprof inst" are one run.
+#
+# Usage: [CC=clang] bench/inst_bench.sh [BUILD_DIR] [REPS] [SIZE] [FLAGS]
 #   defaults: build, 3, LARGE, "-O3 -march=x86-64-v3" where the CPU has AVX2
 #   and FMA, else "-O2". SIZE: LARGE (PolyBench's LARGE dataset sizes) or
 #   MEDIUM. NO_SIM=1 leaves out the two Valgrind columns (minutes at LARGE);
@@ -55,8 +59,8 @@ common=(-DRPROF_ENABLE "-I$src/include" "-I$src/samples" "-L$libdir" "-Wl,-rpath
 # shellcheck disable=SC2206
 fl=($flags)
 build_both() {  # name source
-  gcc "${fl[@]}" "$2" "${common[@]}" -o "$tmp/$1.plain"
-  "$rprof" cc gcc "${fl[@]}" "$2" "${common[@]}" -o "$tmp/$1.inst"
+  "$compiler" "${fl[@]}" "$2" "${common[@]}" -o "$tmp/$1.plain"
+  "$rprof" cc -- "$compiler" "${fl[@]}" "$2" "${common[@]}" -o "$tmp/$1.inst"
 }
 text_size() { size -A "$1" | awk '$1 == ".text" { print $2 }'; }
 
@@ -70,7 +74,7 @@ for s in "${samples[@]}"; do
 done
 
 echo "# rprof inst vs native, sim and cachegrind ($(date -u +%Y-%m-%d), $(uname -m), $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))"
-echo "# $(gcc --version | head -1); flags: $flags; sizes: $size; CPU seconds (user + system), median of $reps runs"
+echo "# $("$compiler" --version | head -1); flags: $flags; sizes: $size; CPU seconds (user + system), median of $reps runs"
 echo
 printf '| %-30s | %8s | %8s | %8s | %9s | %10s | %8s | %10s | %9s | %9s | %9s | %9s | %7s |\n' \
   "kernel (args)" "native" "no rprof" "counts" "rprof off" "rprof inst" "sim" "cachegrind" \
@@ -120,8 +124,8 @@ echo
 # the mean above: "plain" calls a function of a 4096-element loop 100,000
 # times; "hot" calls a 2-element loop's function 10 million times,
 # the worst case (throttled after 10,000 calls, docs/inst-backend.md).
-gcc "${fl[@]}" "$src/tests/integration/apps/inst_regions.c" "-I$src/include" -lm -o "$tmp/regions.plain"
-"$rprof" cc gcc "${fl[@]}" \
+"$compiler" "${fl[@]}" "$src/tests/integration/apps/inst_regions.c" "-I$src/include" -lm -o "$tmp/regions.plain"
+"$rprof" cc -- "$compiler" "${fl[@]}" \
   "$src/tests/integration/apps/inst_regions.c" "-I$src/include" -lm -o "$tmp/regions.inst"
 echo "function and loop regions, no markers (CPU seconds, median of $reps runs):"
 printf '| %-30s | %8s | %8s | %10s | %9s | %11s |\n' "program (args)" "native" "inst bin" \

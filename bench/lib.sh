@@ -55,7 +55,8 @@ inst_bench_setup() {
   rprof=$build/bin/rprof
   src=$(cd "$(dirname "$0")/.." && pwd)
   [[ -x $rprof ]] || { echo "$bench_name: $rprof not found; build first" >&2; exit 1; }
-  "$rprof" cc --flags >/dev/null || { echo "$bench_name: this rprof has no GCC plugin" >&2; exit 1; }
+  compiler=${CC:-gcc}
+  "$rprof" cc --flags "$compiler" >/dev/null || { echo "$bench_name: this rprof has no plugin for $compiler" >&2; exit 1; }
   libdir=$(cd "$build/lib" && pwd)
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT

@@ -6,7 +6,8 @@
 # likwid and libpapi-dev: their backends, and the tests that run LIKWID- and
 # PAPI-annotated programs built against the real libraries under rprof;
 # gfortran: the Fortran module, sample and tests. gcc-N-plugin-dev: the inst
-# backend's GCC plugin (`rprof cc`).
+# backend's GCC plugin (`rprof cc`). clang, llvm-N-dev and libomp-N-dev: its
+# LLVM pass plugin (`rprof cc -- clang`) and clang's OpenMP test.
 # python3-pandas, python3-matplotlib: the Python package `rprof` (python/rprof)
 # and its tests, run with Debian's /usr/bin/python3.
 # The HTML report's browser test needs Debian's chromium, Node.js and the npm
@@ -30,6 +31,14 @@ if command -v gcc >/dev/null; then
   required+=("gcc-$(gcc -dumpversion | cut -d. -f1)-plugin-dev")
 else
   required+=(gcc-12-plugin-dev)
+fi
+# The LLVM pass plugin is built against the LLVM of the default clang (N its
+# major version: llvm-14-dev and libomp-14-dev on Debian 12).
+if command -v clang >/dev/null; then
+  clang_major="$(clang -dumpversion | cut -d. -f1)"
+  required+=(clang "llvm-${clang_major}-dev" "libomp-${clang_major}-dev")
+else
+  required+=(clang llvm-14-dev libomp-14-dev)
 fi
 
 missing=()

@@ -41,9 +41,10 @@ const std::string kSource =
     std::string(RPROF_SOURCE_DIR) + "/tests/integration/inst_mem/mem_kernels.c";
 
 // mem_kernels.c built with `rprof cc` and `opts`.
-std::string build(const std::string& opts, const std::string& tag) {
+std::string build(const std::string& opts, const std::string& tag,
+                  const std::string& compiler = kCc) {
   const std::string out = fresh_path("mem_kernels_" + tag);
-  std::vector<std::string> argv = {RPROF_BIN, "cc", kCc};
+  std::vector<std::string> argv = {RPROF_BIN, "cc", "--", compiler};
   for (const std::string& o : split_words(opts)) argv.push_back(o);
   for (const std::string& a : {kSource, std::string("-o"), out}) argv.push_back(a);
   return compile(argv, out);
@@ -141,6 +142,76 @@ TEST_CASE("inst memory: the hooks get exactly the bytes the counters count", "[i
       CHECK(lines.at("masked").stored > 4000);
     }
   }
+}
+
+TEST_CASE("inst memory through clang: the hooks get exactly the bytes the counters count",
+          "[inst][memory]") {
+#if !RPROF_TEST_LLVM_PLUGIN
+  skip_test("rprof is built without its LLVM plugin (no clang, or no llvm-N-dev for it)");
+#endif
+  std::vector<Level> levels = {{"-O0", "clangO0"}, {"-O2", "clangO2"}};
+  if (cpu_has_avx2()) levels.push_back({"-O3 -march=haswell", "clangO3hsw"});
+  for (const Level& lv : levels) {
+    INFO("clang " << lv.opts);
+    const std::string program = build(lv.opts, lv.tag, RPROF_TEST_CLANG);
+    CHECK(rprof::inst_memory_instrumented(program));
+    // Optimized, each function with loops has a plain and a counted version.
+    CHECK(rprof::inst_loops_versioned(program) == (lv.opts != "-O0"));
+    const std::map<std::string, Line> lines = run(program, "all");
+    if (lv.opts != "-O0") {
+      // RPROF_INST_COUNTING unset: daxpy's plain version counts nothing and
+      // calls no hook.
+      const std::map<std::string, Line> plain = run(program, "all", "", "", "");
+      CHECK(plain.at("daxpy").read == 0);
+      CHECK(plain.at("daxpy").write == 0);
+      CHECK(plain.at("daxpy").calls == 0);
+      // RPROF_INST_COUNTING=1, counts alone: the counted version, whose
+      // filter then passes nothing (a filter that passes everything is set).
+      const std::map<std::string, Line> bytes_only = run(program, "all", "", "", "1");
+      CHECK(bytes_only.at("daxpy").read == 16000);
+      CHECK(bytes_only.at("daxpy").write == 8000);
+      CHECK(bytes_only.at("daxpy").calls == 0);
+    }
+    for (const char* k : {"daxpy", "masked", "stencil", "records", "blocks", "total"}) {
+      INFO(k);
+      REQUIRE(lines.count(k) == 1);
+      const Line& l = lines.at(k);
+      CHECK(l.read > 0);
+      CHECK(l.loaded == l.read);
+      CHECK(l.stored == l.write);
+      CHECK(l.calls > 0);
+    }
+    // clang at -O0 keeps every local variable in memory (its loop counters
+    // too): accesses outside the arrays, which the counters count as well.
+    for (const char* k : {"daxpy", "masked", "stencil", "blocks"}) {
+      INFO(k);
+      if (lv.opts != "-O0") CHECK(lines.at(k).inside == lines.at(k).calls);
+    }
+    if (lv.opts == "-O0") {
+      CHECK(lines.at("daxpy").loaded > 16000);
+      CHECK(lines.at("daxpy").stored > 8000);
+      continue;
+    }
+    CHECK(lines.at("daxpy").loaded == 16000);
+    CHECK(lines.at("daxpy").stored == 8000);
+    CHECK(lines.at("blocks").loaded == 4096);
+    CHECK(lines.at("blocks").stored == 8192);
+    // The program's initial filter: nothing passed.
+    const Line& none = run(program, "all", "none").at("total");
+    CHECK(none.calls == 0);
+    CHECK(none.loaded + none.stored == 0);
+  }
+  // The GCC plugin's options, through the environment: one version, counted
+  // whatever the flag; a bad value refused with the reason.
+  const std::string one = build("-O2 -fplugin-arg-rprof_inst-versions=off", "clangO2nov",
+                                RPROF_TEST_CLANG);
+  CHECK_FALSE(rprof::inst_loops_versioned(one));
+  CHECK(run(one, "all", "", "", "").at("daxpy").read == 16000);
+  const RunResult r = run_command({RPROF_BIN, "cc", "--", RPROF_TEST_CLANG, "-O2",
+                                   "-fplugin-arg-rprof_inst-versions=maybe", "-c", kSource, "-o",
+                                   fresh_path("badv_clang") + ".o"});
+  CHECK(r.status != 0);
+  CHECK(r.err.find("versions=maybe: expected on or off") != std::string::npos);
 }
 
 TEST_CASE("inst memory: the program's initial filter calls nothing", "[inst][memory]") {

@@ -102,6 +102,7 @@ std::string compiler_major(const std::string& compiler) {
 InstFiles find_inst_files(std::string* why) {
   InstFiles files;
   files.gcc_major = RPROF_INST_GCC_MAJOR;
+  files.llvm_major = RPROF_INST_LLVM_MAJOR;
   const std::string dir = self_exe_dir();
   std::vector<std::string> dirs;
   if (!dir.empty()) {
@@ -114,6 +115,9 @@ InstFiles find_inst_files(std::string* why) {
     }
     if (files.runtime.empty() && is_file(d + "/librprof_inst_rt.a")) {
       files.runtime = resolved(d + "/librprof_inst_rt.a");
+    }
+    if (files.llvm_plugin.empty() && is_file(d + "/rprof_inst_llvm.so")) {
+      files.llvm_plugin = resolved(d + "/rprof_inst_llvm.so");
     }
     if (files.librprof.empty() && is_file(d + "/../librprof.so")) {
       files.librprof = resolved(d + "/../librprof.so");
@@ -129,7 +133,17 @@ InstFiles find_inst_files(std::string* why) {
              ")";
     }
   }
+  if (files.llvm_major.empty()) {
+    files.llvm_why = "this rprof was built without its LLVM plugin (no LLVM development files "
+                     "for the clang found at build time: install llvm-N-dev, N its major "
+                     "version, then rebuild)";
+  } else if (files.llvm_plugin.empty() || files.runtime.empty()) {
+    files.llvm_why = "the LLVM plugin or its run-time archive is missing beside this rprof "
+                     "(looked in " +
+                     (dirs.empty() ? std::string("nowhere") : dirs.front()) + ")";
+  }
   if (files.gcc_major.empty()) files.plugin.clear();
+  if (files.llvm_major.empty()) files.llvm_plugin.clear();
   return files;
 }
 
@@ -305,8 +319,18 @@ std::vector<std::string> uncounted_callees(const std::vector<std::string>& objec
   return out;
 }
 
-std::vector<std::string> inst_compile_flags(const InstFiles& files) {
+std::vector<std::string> inst_compile_flags(const InstFiles& files, bool clang) {
+  // clang: line tables name the loop regions (file:line); they change no
+  // code. A -g of the command line, after them, wins.
+  if (clang) return {"-fpass-plugin=" + files.llvm_plugin, "-gline-tables-only"};
   return {"-fplugin=" + files.plugin};
+}
+
+bool compiler_is_clang(const std::string& compiler, bool* flang) {
+  const std::string out = output_of({compiler, "--version"});
+  const std::string first = out.substr(0, out.find('\n'));
+  if (flang) *flang = first.find("flang") != std::string::npos;
+  return first.find("clang version") != std::string::npos;
 }
 
 std::vector<std::string> inst_link_flags(const InstFiles& files) {
@@ -344,23 +368,70 @@ void run_instrumented_compiler(const std::vector<std::string>& args_in) {
   }
   std::string why;
   const InstFiles files = find_inst_files(&why);
-  if (files.plugin.empty() || files.runtime.empty()) throw Error("rprof cc: " + why, 1);
   const std::string& compiler = args.front();
+  bool flang = false;
+  const bool clang = compiler_is_clang(compiler, &flang);
+  if (flang) {
+    throw Error("rprof cc: " + compiler + " is LLVM's Fortran compiler (flang-new), which rprof "
+                    "does not instrument: build the Fortran code with gfortran",
+                2);
+  }
+  if (clang) {
+    if (files.llvm_plugin.empty() || files.runtime.empty()) {
+      throw Error("rprof cc: " + files.llvm_why, 1);
+    }
+  } else if (files.plugin.empty() || files.runtime.empty()) {
+    throw Error("rprof cc: " + why, 1);
+  }
   const std::string major = compiler_major(compiler);
   if (major.empty()) {
     throw Error("rprof cc: cannot run " + compiler + " -dumpversion (is " + compiler +
                     " a compiler on PATH?)",
                 2);
   }
-  if (major != files.gcc_major) {
-    throw Error("rprof cc: " + compiler + " reports version " + major +
-                    "; rprof's plugin is built for GCC " + files.gcc_major +
-                    " (GCC loads plugins only of its own version; clang has no GCC plugins)",
+  if (clang && major != files.llvm_major) {
+    throw Error("rprof cc: " + compiler + " is clang " + major +
+                    "; rprof's LLVM plugin is built for LLVM " + files.llvm_major +
+                    " (a pass plugin loads only into the LLVM it was built against: rebuild "
+                    "rprof with llvm-" + major + "-dev installed)",
                 2);
   }
+  if (!clang && major != files.gcc_major) {
+    throw Error("rprof cc: " + compiler + " reports version " + major +
+                    "; rprof's plugin is built for GCC " + files.gcc_major +
+                    " (GCC loads plugins only of its own version)",
+                2);
+  }
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (clang) {
+    // The GCC plugin's options (-fplugin-arg-rprof_inst-KEY=VALUE), which
+    // clang has no way to pass to a pass plugin: the environment.
+    std::string options;
+    std::vector<std::string> kept;
+    for (const std::string& a : rest) {
+      static const std::string kPrefix = "-fplugin-arg-rprof_inst-";
+      if (a.rfind(kPrefix, 0) == 0) {
+        options += (options.empty() ? "" : ",") + a.substr(kPrefix.size());
+        continue;
+      }
+      if (a == "-flto" || a.rfind("-flto=", 0) == 0) {
+        throw Error("rprof cc: " + a + ": with LTO clang optimizes and vectorizes at link time, "
+                    "after rprof's plugin has run at compile time: build without -flto",
+                    2);
+      }
+      if (a == "-flegacy-pass-manager") {
+        throw Error("rprof cc: -flegacy-pass-manager: rprof's LLVM plugin is a new pass "
+                    "manager plugin; build without it",
+                    2);
+      }
+      kept.push_back(a);
+    }
+    rest = kept;
+    if (!options.empty()) setenv("RPROF_INST_LLVM_OPTIONS", options.c_str(), 1);
+  }
   std::vector<std::string> argv = {compiler};
-  for (const std::string& f : inst_compile_flags(files)) argv.push_back(f);
-  argv.insert(argv.end(), args.begin() + 1, args.end());
+  for (const std::string& f : inst_compile_flags(files, clang)) argv.push_back(f);
+  argv.insert(argv.end(), rest.begin(), rest.end());
   if (compiler_links(args)) {
     for (const std::string& f : inst_link_flags(files)) argv.push_back(f);
   }

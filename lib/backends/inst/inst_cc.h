@@ -1,4 +1,5 @@
-// `rprof cc`: compiles and links with rprof's GCC plugin (the inst backend),
+// `rprof cc`: compiles and links with rprof's GCC plugin, or its LLVM pass
+// plugin for clang (the inst backend),
 // and what the inst driver asks of a program: was it built that way?
 #ifndef RPROF_BACKENDS_INST_INST_CC_H_
 #define RPROF_BACKENDS_INST_INST_CC_H_
@@ -16,6 +17,9 @@ struct InstFiles {
   std::string runtime;  // librprof_inst_rt.a
   std::string gcc_major;  // the GCC the plugin is built for ("" when none)
   std::string librprof;   // librprof.so beside them, preloaded into a program without markers
+  std::string llvm_plugin;  // rprof_inst_llvm.so, the LLVM pass plugin for clang ("" when none)
+  std::string llvm_major;   // the LLVM (clang) major version it is built for ("" when none)
+  std::string llvm_why;     // why there is no LLVM plugin ("" when there is)
 };
 InstFiles find_inst_files(std::string* why);
 
@@ -56,14 +60,19 @@ bool inst_memory_instrumented(const std::string& program);
 // with RPROF_INST_COUNTING unset times its loops at native speed.
 bool inst_loops_versioned(const std::string& program);
 
-// What `rprof cc` adds to a compile (`-fplugin=...`) and to a link (the
-// run-time archive and -ldl), for build systems: `rprof cc --cflags/--libs`.
-std::vector<std::string> inst_compile_flags(const InstFiles& files);
+// What `rprof cc` adds to a compile (`-fplugin=...`; for clang
+// `-fpass-plugin=... -gline-tables-only`) and to a link (the run-time archive
+// and -ldl), for build systems: `rprof cc --flags [clang]` and `--libs`.
+std::vector<std::string> inst_compile_flags(const InstFiles& files, bool clang = false);
 std::vector<std::string> inst_link_flags(const InstFiles& files);
 
 // Whether a compiler command line links (no -c, -S, -E, -M, -MM,
 // -fsyntax-only, and at least one input), so the run-time archive is added.
 bool compiler_links(const std::vector<std::string>& args);
+
+// Whether `compiler` is clang (or a wrapper of it, mpicc on clang): what its
+// --version says. *flang: whether it is LLVM's Fortran compiler (flang-new).
+bool compiler_is_clang(const std::string& compiler, bool* flang = nullptr);
 
 // rprof cc [--] COMPILER ARGS...: runs COMPILER with the plugin (and, when it
 // links, the run-time archive); returns only on failure (exec replaces rprof),

@@ -33,7 +33,7 @@ namespace rprof {
 namespace {
 
 const char* const kNote =
-    "counts from the program's own instrumentation (rprof cc: rprof's GCC plugin): FLOPs "
+    "counts from the program's own instrumentation (rprof cc: rprof's GCC or LLVM plugin): FLOPs "
     "(FMA = 2, per lane) and the bytes its instrumented code loads and stores (the L1 "
     "boundary), exact for that code; code built without the plugin (libm, other libraries) "
     "is not counted (docs/inst-backend.md)";
@@ -312,7 +312,7 @@ class InstDriver final : public NativeRunDriver {
  public:
   const char* name() const override { return "inst"; }
   const char* summary() const override {
-    return "counts compiled into the program by rprof cc (GCC plugin): exact FLOPs and L1 "
+    return "counts compiled into the program by rprof cc (GCC or LLVM plugin): exact FLOPs and L1 "
            "bytes at near-native speed";
   }
   int rank() const override { return 25; }
@@ -320,15 +320,21 @@ class InstDriver final : public NativeRunDriver {
   DriverProbe probe() const override {
     std::string why;
     const InstFiles files = find_inst_files(&why);
-    if (files.plugin.empty() || files.runtime.empty()) {
-      return {false, why, "install gcc-N-plugin-dev for the GCC that builds rprof; rebuild rprof",
+    const bool gcc = !files.plugin.empty() && !files.runtime.empty();
+    const bool llvm = !files.llvm_plugin.empty() && !files.runtime.empty();
+    if (!gcc && !llvm) {
+      return {false, why,
+              "install gcc-N-plugin-dev for the GCC that builds rprof (or llvm-N-dev for "
+              "clang N); rebuild rprof",
               {"programs already built with rprof cc still run with --backend=inst"}};
     }
-    return {true,
-            "counts programs built with `rprof cc` (GCC " + files.gcc_major + " plugin " +
-                files.plugin + ")",
-            "",
-            {}};
+    std::string plugins;
+    if (gcc) plugins = "GCC " + files.gcc_major + " plugin " + files.plugin;
+    if (llvm) {
+      plugins += (gcc ? "; " : "") + std::string("clang (LLVM ") + files.llvm_major +
+                 ") plugin " + files.llvm_plugin;
+    }
+    return {true, "counts programs built with `rprof cc` (" + plugins + ")", "", {}};
   }
   // Chosen by --backend=auto for an instrumented program (after the hardware
   // backends); silent for any other program.
