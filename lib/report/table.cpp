@@ -108,8 +108,8 @@ std::string TextTable::render() const {
         const size_t pad = width[c] > w ? width[c] - w : 0;
         if (c == 0) {
           text += cell + std::string(pad, ' ');
-        } else if (wrap_last && c + 1 == n) {
-          text += "  " + cell;  // a wrapped column reads left-aligned
+        } else if ((wrap_last || last_text_) && c + 1 == n) {
+          text += "  " + cell;  // a wrapped or text column reads left-aligned
         } else {
           text += "  " + std::string(pad, ' ') + cell;
         }

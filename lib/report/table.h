@@ -18,10 +18,13 @@ class TextTable {
   // continuation lines aligned under it (it keeps at least 24 columns); 0:
   // no limit.
   void wrap_last_at(size_t columns) { max_columns_ = columns; }
+  // The last column is text (a verdict, a note): left-aligned, wrapped or not.
+  void last_is_text() { last_text_ = true; }
   std::string render() const;
 
  private:
   size_t max_columns_ = 0;
+  bool last_text_ = false;
   std::vector<std::string> headers_;
   std::vector<std::vector<std::string>> rows_;
 };

@@ -150,6 +150,7 @@ void write_summary_text(const Analysis& a, std::ostream& out) {
   if (!any) return;
   TextTable table({"Region", "Time [s]", "% run", "GFLOP/s", "% of bound", "Verdict"});
   table.wrap_last_at(kTextColumns);
+  table.last_is_text();
   for (size_t i = 0; i < a.regions.size(); ++i) {
     const RegionAnalysis& ra = a.regions[i];
     const Region& r = *ra.region;
@@ -163,7 +164,10 @@ void write_summary_text(const Analysis& a, std::ostream& out) {
          ra.time_bound ? "< " + fmt::format("{:.4g}", ra.time_bound->max_time_s)
                        : fmt::format("{:.4g}", r.time_s),
          wall > 0 && !ra.time_bound ? fmt::format("{:.1f}", 100 * r.time_s / wall) : "",
-         rr ? least + fmt::format("{:.4g}", rr->gflops) : "",
+         rr                                                ? least + fmt::format("{:.4g}", rr->gflops)
+         : ra.metrics.has_flops && r.time_s > 0 && !ra.time_bound
+             ? fmt::format("{:.4g}", ra.metrics.flops_total() / r.time_s / 1e9)
+             : "",
          rr && !rr->uncertain ? least + fmt::format("{:.0f}", 100 * rr->fraction) : "",
          v ? verdict_headline(*v) : ""});
   }

@@ -337,8 +337,9 @@ std::string verdict_headline(const Verdict& v) {
     }
     case VerdictKind::kDependencyChain: {
       const ChainEvidence& c = *v.chain;
-      s = fmt::format("dependency chain ({} of {} {} {} chain{}'s rate)", pct(v.fraction), c.chains,
-                      precision_name(c.precision), fp_op_key(c.op), c.chains == 1 ? "" : "s");
+      s = fmt::format("dependency chain ({} of {} {} {} {} rate)", pct(v.fraction), c.chains,
+                      precision_name(c.precision), fp_op_key(c.op),
+                      c.chains == 1 ? "chain's" : "chains'");
       break;
     }
     case VerdictKind::kWaiting:
